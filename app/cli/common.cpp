@@ -1,0 +1,164 @@
+#include "common.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+
+#include "base/atomic_file.h"
+#include "ir/artifact.h"
+
+namespace tc::cli {
+
+namespace {
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+}  // namespace
+
+void add_program_options(CLI::App& sub, ProgramArgs& args, bool with_positional) {
+  if (with_positional)
+    sub.add_option("PROGRAM", args.path, "artifact (.json) or Python source (.py)")->required();
+  auto* g = sub.add_option_group("compile flags", "used when PROGRAM is Python source");
+  g->add_option("--input", args.inputs, "NAME=DOMAIN for a function parameter, e.g. a=int32:-128:127 (repeatable)");
+  g->add_option("--function", args.function, "function to compile when the file defines several");
+  g->add_option("--dtype", args.dtype, "float64 (default) or float32")->check(CLI::IsMember({"float64", "float32"}));
+  g->add_option("--semantics", args.semantics, "exact, relaxed or hybrid (replaces an artifact's root semantics)")
+      ->check(CLI::IsMember({"exact", "relaxed", "hybrid"}));
+  g->add_option("--surrogate", args.surrogate, "surrogate gradient policy: sigmoid")->check(CLI::IsMember({"sigmoid"}));
+  g->add_option("--temperature", args.temperature, "relaxation temperature, finite and > 0");
+  g->add_option("--max-iterations", args.max_iterations, "budget of expanded loop iterations (default 1024)");
+  g->add_option("--max-nodes", args.max_nodes, "budget of circuit nodes (default 100000)");
+}
+
+Result<CompileOptions> compile_options_from(const ProgramArgs& args) {
+  CompileOptions o;
+  o.filename = args.path;
+  o.function = args.function;
+  for (const std::string& item : args.inputs) {
+    auto eq = item.find('=');
+    if (eq == std::string::npos || eq == 0)
+      return make_error("--input '" + item + "' must be NAME=DOMAIN, e.g. a=int32:-128:127");
+    auto d = parse_domain(item.substr(eq + 1));
+    if (!d) return make_error("--input " + item.substr(0, eq) + ": " + d.error().message);
+    for (const auto& [name, _] : o.inputs)
+      if (name == item.substr(0, eq)) return make_error("--input " + name + " is given twice");
+    o.inputs.emplace_back(item.substr(0, eq), *d);
+  }
+  if (!args.dtype.empty()) o.dtype = *dtype_from(args.dtype);
+  if (!args.semantics.empty()) o.semantics = *semantics_from(args.semantics);
+  if (!args.surrogate.empty()) o.surrogate = *surrogate_from(args.surrogate);
+  if (args.temperature) {
+    if (!std::isfinite(*args.temperature) || *args.temperature <= 0)
+      return make_error("--temperature must be finite and greater than 0");
+    o.temperature = *args.temperature;
+  }
+  o.max_iterations = args.max_iterations;
+  o.max_nodes = args.max_nodes;
+  return o;
+}
+
+Result<LoadedProgram> load_program(const ProgramArgs& args) {
+  auto text = read_file(args.path);
+  if (!text) return text.error();
+  LoadedProgram out;
+  if (ends_with(args.path, ".py")) {
+    auto opts = compile_options_from(args);
+    if (!opts) return opts.error();
+    auto compiled = compile_python(*text, *opts);
+    if (!compiled) {
+      Diagnostic d = compiled.error();
+      if (d.file.empty()) d.file = args.path;
+      return d;
+    }
+    out.program = std::move(compiled->program);
+    out.warnings = std::move(compiled->warnings);
+    out.source = std::move(*text);
+    out.compile_options = std::move(*opts);
+    return out;
+  }
+  if (!args.inputs.empty() || !args.function.empty() || !args.dtype.empty())
+    return make_error("--input, --function and --dtype apply to Python source, and '" + args.path +
+                      "' is an artifact");
+  auto program = load_artifact(*text);
+  if (!program) {
+    Diagnostic d = program.error();
+    d.loc.reset();  // artifact errors name the node; the location is the Python source's, not this file's
+    d.message = args.path + ": " + d.message;
+    return d;
+  }
+  out.program = std::move(*program);
+  if (!args.semantics.empty()) out.program.semantics = *semantics_from(args.semantics);
+  if (!args.surrogate.empty()) out.program.surrogate = *surrogate_from(args.surrogate);
+  if (args.temperature) {
+    if (!std::isfinite(*args.temperature) || *args.temperature <= 0)
+      return make_error("--temperature must be finite and greater than 0");
+    out.program.temperature = *args.temperature;
+  }
+  return out;
+}
+
+Result<std::map<std::string, double, std::less<>>> parse_assignments(const std::vector<std::string>& items,
+                                                                    const std::string& flag) {
+  std::map<std::string, double, std::less<>> out;
+  for (const std::string& item : items) {
+    auto eq = item.find('=');
+    if (eq == std::string::npos || eq == 0)
+      return make_error(flag + " '" + item + "' must be NAME=VALUE");
+    std::string name = item.substr(0, eq), value = item.substr(eq + 1);
+    double v;
+    if (value == "true" || value == "True") {
+      v = 1;
+    } else if (value == "false" || value == "False") {
+      v = 0;
+    } else {
+      char* end = nullptr;
+      v = std::strtod(value.c_str(), &end);
+      if (value.empty() || end != value.c_str() + value.size())
+        return make_error(flag + " " + name + ": '" + value + "' is not a number");
+      if (!std::isfinite(v)) return make_error(flag + " " + name + ": '" + value + "' is not a finite number");
+    }
+    if (!out.emplace(name, v).second) return make_error(flag + " " + name + " is given twice");
+  }
+  return out;
+}
+
+void report(const Diagnostic& d, const std::string& file) {
+  Diagnostic copy = d;
+  if (copy.file.empty()) copy.file = file;
+  if (!copy.loc || !copy.loc->valid()) copy.file.clear();
+  std::fprintf(stderr, "%s\n", copy.format().c_str());
+}
+
+void report_warnings(const Diagnostics& ds, const std::string& file) {
+  for (const Diagnostic& d : ds) report(d, file);
+}
+
+nlohmann::ordered_json number(double v) {
+  if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) <= 9007199254740992.0)
+    return static_cast<std::int64_t>(v);
+  return v;
+}
+
+void print_json(const nlohmann::ordered_json& j) {
+  std::string s = j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+  std::fwrite(s.data(), 1, s.size(), stdout);
+  std::fputc('\n', stdout);
+}
+
+int write_output(const std::string& path, const std::string& text) {
+  if (path.empty() || path == "-") {
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    std::fflush(stdout);
+    return kOk;
+  }
+  if (Status s = write_file_atomic(path, text); !s) {
+    report(s.error());
+    return kRejected;
+  }
+  return kOk;
+}
+
+}  // namespace tc::cli

@@ -1,0 +1,70 @@
+#pragma once
+/// Helpers shared by the CLI commands: loading PROGRAM (artifact or Python),
+/// NAME=VALUE lists, JSON output and error reporting.
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "base/result.h"
+#include "command.h"
+#include "eval/evaluator.h"
+#include "frontend/compile.h"
+#include "ir/program.h"
+
+namespace tc::cli {
+
+/// Options every command that takes a PROGRAM accepts; the compile flags are
+/// used only when PROGRAM is a .py file.
+struct ProgramArgs {
+  std::string path;
+  std::vector<std::string> inputs;  ///< NAME=DOMAIN
+  std::string function;
+  std::string dtype;
+  std::string semantics;
+  std::string surrogate;
+  std::optional<double> temperature;
+  std::size_t max_iterations = 1024;
+  std::size_t max_nodes = 100000;
+};
+
+/// Adds PROGRAM (positional) and the compile flags to `sub`. With
+/// `semantics_overrides` the --semantics/--temperature flags are documented as
+/// overriding an artifact's root policy too.
+void add_program_options(CLI::App& sub, ProgramArgs& args, bool with_positional = true);
+
+struct LoadedProgram {
+  Program program;
+  std::optional<std::string> source;  ///< the Python text when PROGRAM was .py
+  CompileOptions compile_options;     ///< how it was compiled (for .py)
+  Diagnostics warnings;
+};
+
+/// Loads an artifact or compiles Python source; applies --semantics/--temperature
+/// as root overrides for artifacts. Errors are printed-ready diagnostics.
+Result<LoadedProgram> load_program(const ProgramArgs& args);
+
+/// Parses NAME=VALUE pairs (values are finite numbers, 'true'/'false' allowed).
+Result<std::map<std::string, double, std::less<>>> parse_assignments(const std::vector<std::string>& items,
+                                                                    const std::string& flag);
+
+/// Builds the compile options from the flags (domains parsed, budgets set).
+Result<CompileOptions> compile_options_from(const ProgramArgs& args);
+
+/// Prints a diagnostic to stderr in the contract's one-line form.
+void report(const Diagnostic& d, const std::string& file = {});
+/// Prints warnings (compile warnings and the like) to stderr.
+void report_warnings(const Diagnostics& ds, const std::string& file = {});
+
+/// JSON number for output: integral values print without a fraction.
+nlohmann::ordered_json number(double v);
+/// Prints `j` on one line to stdout.
+void print_json(const nlohmann::ordered_json& j);
+
+/// Writes `text` to `path` atomically, or to stdout when `path` is empty.
+/// Returns an exit status, reporting any error.
+int write_output(const std::string& path, const std::string& text);
+
+}  // namespace tc::cli

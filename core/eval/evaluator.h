@@ -1,0 +1,106 @@
+#pragma once
+/// The checked CPU reference evaluator (forward values).
+///
+/// An Evaluator is prepared once per program and then run many times: the
+/// single-case entry point is for the CLI, the runtime and the IDE; the
+/// batched entry point evaluates a block of cases per node visit (structure
+/// of arrays) for verify, `run --cases` and benchmarks. Both follow the
+/// program's semantics per node (exact and hybrid forward are the checked
+/// exact semantics; relaxed forward is continuous and unchecked) and its
+/// dtype (float32 rounds every node result to binary32).
+///
+/// Errors (contract section 4): NaN, infinity, division by zero, an invalid
+/// index, a value outside a node's domain, a failing binding. The message
+/// names the node id, op and source location. Exact select evaluates only
+/// the chosen branch, and nodes that no output or update needs are not
+/// evaluated, so their errors never surface.
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "base/result.h"
+#include "ir/program.h"
+
+namespace tc {
+
+/// A host function bound to `call` nodes by name. Never serialized.
+struct Binding {
+  /// Forward value; a non-finite result is reported as an error of the call node.
+  std::function<double(std::span<const double> args)> forward;
+  /// Optional VJP: one partial derivative d(result)/d(arg_i) per argument.
+  /// Empty means forward-only: taking part in differentiation is an error.
+  std::function<std::vector<double>(std::span<const double> args, double result)> vjp;
+};
+using Bindings = std::map<std::string, Binding, std::less<>>;
+
+/// Named values for one case. Parameters default to their stored value and
+/// state to its initial value; every input must be given.
+struct Env {
+  std::map<std::string, double, std::less<>> inputs;
+  std::map<std::string, double, std::less<>> params;
+  std::map<std::string, double, std::less<>> state;
+};
+
+struct EvalOptions {
+  const Bindings* bindings = nullptr;       ///< must outlive the Evaluator
+  std::optional<Semantics> semantics;       ///< replaces the root semantics (nodes from include keep theirs)
+  std::optional<Dtype> dtype;               ///< replaces the program's dtype
+};
+
+/// Values one case produced.
+struct CaseResult {
+  std::vector<double> outputs;     ///< in Program::outputs order
+  std::vector<double> next_state;  ///< in Program::updates order: what the updates would commit
+};
+
+/// Per-node record of one case, for the IDE inspector and the runtime trace.
+struct CaseTrace {
+  std::vector<double> values;          ///< per node; NaN where not computed
+  std::vector<std::uint8_t> computed;  ///< 1 where the node was evaluated
+  std::vector<std::int8_t> branch;     ///< select nodes: 1 took `yes`, 0 took `no`; -1 otherwise
+};
+
+/// Results of a batch: one column per output, plus per-case failures.
+struct BatchResult {
+  std::size_t count = 0;
+  std::vector<std::vector<double>> outputs;          ///< [output][case]; unspecified where failed
+  std::vector<std::vector<double>> next_state;       ///< [update][case]
+  std::vector<std::uint8_t> failed;                  ///< [case] 1 when the case raised
+  std::vector<std::pair<std::size_t, Diagnostic>> errors;  ///< (case, error), ascending case
+};
+
+class Evaluator {
+ public:
+  /// Prepares a validated program. Fails if a call node has no binding.
+  static Result<Evaluator> create(const Program& program, EvalOptions options = {});
+
+  Evaluator(Evaluator&&) noexcept;
+  Evaluator& operator=(Evaluator&&) noexcept;
+  ~Evaluator();
+
+  [[nodiscard]] const Program& program() const;
+  /// Input node ids in ascending order: the column order of run_batch.
+  [[nodiscard]] const std::vector<NodeId>& input_ids() const;
+
+  /// One checked case. A missing or unknown input name, or a value outside
+  /// an input's domain, is an error naming the input.
+  [[nodiscard]] Result<CaseResult> run(const Env& env, CaseTrace* trace = nullptr) const;
+
+  /// `count` cases; columns[k][c] is input k (input_ids order) of case c.
+  /// Parameters and state come from `fixed` (its inputs are ignored). Input
+  /// values are checked against their domains per case.
+  [[nodiscard]] Status run_batch(std::span<const std::span<const double>> columns, std::size_t count,
+                                 const Env& fixed, BatchResult& out) const;
+
+ private:
+  struct Impl;
+  explicit Evaluator(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace tc

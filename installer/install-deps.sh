@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages tensorcode builds, tests and runs with.
+# Safe to run repeatedly: apt-get only installs what is missing.
+set -euo pipefail
+
+PACKAGES=(
+  build-essential cmake ninja-build pkg-config
+  nlohmann-json3-dev libcli11-dev libgtest-dev libbenchmark-dev
+  libpython3.11-dev python3
+  qt6-base-dev qt6-tools-dev qt6-tools-dev-tools qt6-l10n-tools qt6-svg-dev
+  qt6-charts-dev libqscintilla2-qt6-dev libgl-dev
+  libgraphviz-dev
+  libvulkan-dev mesa-vulkan-drivers glslang-dev glslang-tools spirv-tools
+  xvfb fonts-dejavu-core dpkg-dev file
+)
+# Node.js (with npm) backs the WGSL and WebAssembly cross-checks; the machine
+# image ships it, and Debian's separate npm package conflicts with that build.
+command -v node >/dev/null 2>&1 || PACKAGES+=(nodejs npm)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#PACKAGES[@]} packages present"
+  exit 0
+fi
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get -o DPkg::Lock::Timeout=600 update -q
+$SUDO apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends "${missing[@]}"
