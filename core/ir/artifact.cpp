@@ -40,6 +40,18 @@ struct Where {
 
 Result<double> get_number(const Json& j, const Where& w, const std::string& field) {
   if (!j.is_number()) return w(field, std::string("must be a number, got ") + kind_name(j));
+  // An integer literal that binary64 cannot hold would not read back identically.
+  if (j.is_number_integer()) {
+    auto i = j.get<std::int64_t>();
+    if (i != std::numeric_limits<std::int64_t>::min() &&
+        static_cast<std::int64_t>(static_cast<double>(i)) != i)
+      return w(field, "is the integer " + std::to_string(i) + ", which binary64 cannot represent exactly");
+  } else if (j.is_number_unsigned()) {
+    auto u = j.get<std::uint64_t>();
+    double d = static_cast<double>(u);
+    if (d >= 18446744073709551616.0 || static_cast<std::uint64_t>(d) != u)
+      return w(field, "is the integer " + std::to_string(u) + ", which binary64 cannot represent exactly");
+  }
   double v = j.get<double>();
   if (!std::isfinite(v)) return w(field, "is not a finite number");
   return v;

@@ -1,0 +1,67 @@
+#include "cli_util.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <fcntl.h>
+#include <fstream>
+#include <spawn.h>
+#include <sstream>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char** environ;
+
+namespace tc::testing {
+
+namespace {
+std::string slurp_path(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+}  // namespace
+
+std::string temp_dir() {
+  std::string tmpl = "/tmp/tc-cli-test-XXXXXX";
+  char* d = mkdtemp(tmpl.data());
+  return d ? std::string(d) : std::string("/tmp");
+}
+
+std::string write_temp(const std::string& dir, const std::string& name, const std::string& text) {
+  std::string path = dir + "/" + name;
+  std::ofstream(path, std::ios::binary) << text;
+  return path;
+}
+
+CliResult run_cli(const std::vector<std::string>& args, const std::string& stdin_text) {
+  std::string dir = temp_dir();
+  std::string in_path = write_temp(dir, "stdin", stdin_text);
+  std::string out_path = dir + "/stdout", err_path = dir + "/stderr";
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 0, in_path.c_str(), O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&fa, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&fa, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  std::vector<std::string> argv_s = {TC_CLI};
+  argv_s.insert(argv_s.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& a : argv_s) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  pid_t pid = 0;
+  CliResult r;
+  if (posix_spawn(&pid, TC_CLI, &fa, nullptr, argv.data(), environ) != 0) {
+    posix_spawn_file_actions_destroy(&fa);
+    r.err = "cannot start " + std::string(TC_CLI);
+    return r;
+  }
+  posix_spawn_file_actions_destroy(&fa);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  r.out = slurp_path(out_path);
+  r.err = slurp_path(err_path);
+  return r;
+}
+
+}  // namespace tc::testing

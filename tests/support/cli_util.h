@@ -1,0 +1,22 @@
+#pragma once
+// Runs the built `tensorcode` binary and captures its exit status and streams.
+#include <string>
+#include <vector>
+
+namespace tc::testing {
+
+struct CliResult {
+  int status = -1;  ///< exit status, or 128+signal when killed by a signal
+  std::string out;
+  std::string err;
+};
+
+/// Runs TC_CLI with `args` (no shell involved), optional text on stdin.
+CliResult run_cli(const std::vector<std::string>& args, const std::string& stdin_text = {});
+
+/// A fresh temporary directory for one test (removed by the OS's tmp cleanup).
+std::string temp_dir();
+/// Writes `text` to `dir/name` and returns the path.
+std::string write_temp(const std::string& dir, const std::string& name, const std::string& text);
+
+}  // namespace tc::testing
