@@ -1,0 +1,446 @@
+// The batched fast path. Cases are processed in blocks; each step (one node)
+// runs over the block's contiguous column, so the inner loops are plain
+// element-wise loops the compiler vectorises. The fast path computes with
+// IEEE semantics, never stops, and only *flags* a case when something
+// suspicious happened (a non-finite value anywhere, a failed domain, index
+// or selector check). Flagged cases are then re-run with the precise, lazy
+// scalar evaluator, which decides whether the problem was live (an error in
+// an unchosen select branch is not) and produces the exact message.
+//
+// Flags accumulate in a per-case double `acc`: acc += r * 0.0 stays 0 for
+// finite r and becomes NaN for the first inf/NaN; failed checks add NaN.
+// This keeps the hot loops free of branches and byte-wide stores.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "eval/op_math.h"
+#include "eval/prepared.h"
+
+namespace tc::eval_detail {
+
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+/// Ops whose batch kernels read uniform (scalar) operands directly.
+bool takes_uniform(Op op) {
+  switch (op) {
+    case Op::Add: case Op::Sub: case Op::Mul: case Op::Div: case Op::FloorDiv: case Op::Mod:
+    case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge: case Op::Eq: case Op::Ne:
+    case Op::Neg: case Op::Relu: case Op::Sigmoid:
+      return true;
+    case Op::Input: case Op::Parameter: case Op::Constant: case Op::State: case Op::Select: case Op::Gather:
+    case Op::GatherOneHot: case Op::Affine: case Op::SparseAffine: case Op::Call:
+      return false;
+  }
+  return false;
+}
+
+/// An operand: a column, or one value for the whole block.
+struct Col {
+  const double* p;
+  double u;
+};
+
+template <bool F32>
+inline double rnd(double v) {
+  if constexpr (F32) return round_f32(v);
+  return v;
+}
+
+template <bool F32, bool Check, bool AC, bool BC, class F>
+void loop2(const double* __restrict a, double ua, const double* __restrict b, double ub, double* __restrict out,
+           double* __restrict acc, std::size_t m, F f) {
+  for (std::size_t i = 0; i < m; ++i) {
+    const double x = AC ? a[i] : ua;
+    const double y = BC ? b[i] : ub;
+    const double r = rnd<F32>(f(x, y));
+    out[i] = r;
+    if constexpr (Check) acc[i] += r * 0.0;
+  }
+}
+
+template <bool F32, bool Check, class F>
+void map2(Col a, Col b, double* out, double* acc, std::size_t m, F f) {
+  if (a.p && b.p) return loop2<F32, Check, true, true>(a.p, 0, b.p, 0, out, acc, m, f);
+  if (a.p) return loop2<F32, Check, true, false>(a.p, 0, nullptr, b.u, out, acc, m, f);
+  if (b.p) return loop2<F32, Check, false, true>(nullptr, a.u, b.p, 0, out, acc, m, f);
+  return loop2<F32, Check, false, false>(nullptr, a.u, nullptr, b.u, out, acc, m, f);
+}
+
+template <bool F32, bool Check, class F>
+void map1(Col a, double* __restrict out, double* __restrict acc, std::size_t m, F f) {
+  if (a.p) {
+    const double* __restrict x = a.p;
+    for (std::size_t i = 0; i < m; ++i) {
+      const double r = rnd<F32>(f(x[i]));
+      out[i] = r;
+      if constexpr (Check) acc[i] += r * 0.0;
+    }
+  } else {
+    const double r = rnd<F32>(f(a.u));
+    for (std::size_t i = 0; i < m; ++i) {
+      out[i] = r;
+      if constexpr (Check) acc[i] += r * 0.0;
+    }
+  }
+}
+
+/// Everything one run_batch call owns; allocated once per call.
+struct Batch {
+  const Prepared& p;
+  std::size_t B;
+  std::vector<double> slots;
+  std::vector<const double*> col;  ///< per node: current column, or nullptr when uniform
+  std::vector<double> uval;        ///< per node: uniform value
+  std::vector<double> acc;
+  std::vector<double> scratch;
+  std::vector<const double*> ptrs;
+  std::vector<double> call_args;
+
+  Col operand(NodeId id) const { return Col{col[static_cast<std::size_t>(id)], uval[static_cast<std::size_t>(id)]}; }
+  double* out_of(NodeId id) {
+    return slots.data() + static_cast<std::size_t>(p.plan.slot_of[static_cast<std::size_t>(id)]) * B;
+  }
+};
+
+template <bool F32>
+void exec_step(Batch& bt, NodeId id, std::size_t m) {
+  const Prepared& p = bt.p;
+  const Instr& in = p.instrs[static_cast<std::size_t>(id)];
+  const NodeId* a = p.args_of(in);
+  double* out = bt.out_of(id);
+  double* acc = bt.acc.data();
+  const bool exact = in.mode == Mode::Exact;
+  const double t = in.temperature;
+  switch (in.op) {
+    case Op::Input: case Op::Parameter: case Op::Constant: case Op::State:
+      break;  // leaves are not steps
+    case Op::Add: map2<F32, true>(bt.operand(a[0]), bt.operand(a[1]), out, acc, m, [](double x, double y) { return x + y; }); break;
+    case Op::Sub: map2<F32, true>(bt.operand(a[0]), bt.operand(a[1]), out, acc, m, [](double x, double y) { return x - y; }); break;
+    case Op::Mul: map2<F32, true>(bt.operand(a[0]), bt.operand(a[1]), out, acc, m, [](double x, double y) { return x * y; }); break;
+    case Op::Div: map2<F32, true>(bt.operand(a[0]), bt.operand(a[1]), out, acc, m, [](double x, double y) { return x / y; }); break;
+    // Division by zero yields a non-finite value here (IEEE, or NaN from fmod), which flags the case.
+    case Op::FloorDiv: map2<F32, true>(bt.operand(a[0]), bt.operand(a[1]), out, acc, m, [](double x, double y) { return kernels::py_floordiv(x, y); }); break;
+    case Op::Mod: map2<F32, true>(bt.operand(a[0]), bt.operand(a[1]), out, acc, m, [](double x, double y) { return kernels::py_mod(x, y); }); break;
+    case Op::Neg: map1<F32, false>(bt.operand(a[0]), out, acc, m, [](double x) { return -x; }); break;
+    case Op::Relu: map1<F32, false>(bt.operand(a[0]), out, acc, m, [](double x) { return kernels::relu(x); }); break;
+    case Op::Sigmoid: map1<F32, true>(bt.operand(a[0]), out, acc, m, [](double x) { return kernels::sigmoid(x); }); break;
+    case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge: case Op::Eq: case Op::Ne: {
+      const Col x = bt.operand(a[0]), y = bt.operand(a[1]);
+      if (exact) {
+        switch (in.op) {
+          case Op::Lt: map2<false, false>(x, y, out, acc, m, [](double u, double v) { return u < v ? 1.0 : 0.0; }); break;
+          case Op::Le: map2<false, false>(x, y, out, acc, m, [](double u, double v) { return u <= v ? 1.0 : 0.0; }); break;
+          case Op::Gt: map2<false, false>(x, y, out, acc, m, [](double u, double v) { return u > v ? 1.0 : 0.0; }); break;
+          case Op::Ge: map2<false, false>(x, y, out, acc, m, [](double u, double v) { return u >= v ? 1.0 : 0.0; }); break;
+          case Op::Eq: map2<false, false>(x, y, out, acc, m, [](double u, double v) { return u == v ? 1.0 : 0.0; }); break;
+          default: map2<false, false>(x, y, out, acc, m, [](double u, double v) { return u != v ? 1.0 : 0.0; }); break;
+        }
+      } else {
+        const Op op = in.op;
+        map2<F32, true>(x, y, out, acc, m, [op, t](double u, double v) { return relaxed_compare(op, u, v, t); });
+      }
+      break;
+    }
+    case Op::Select: {
+      const double* __restrict c = bt.col[static_cast<std::size_t>(a[0])];
+      const double* __restrict y = bt.col[static_cast<std::size_t>(a[1])];
+      const double* __restrict n = bt.col[static_cast<std::size_t>(a[2])];
+      if (exact) {
+        // The chosen branch's value only; the other branch's flags (if
+        // any) send the case to the scalar re-run, which ignores them.
+        for (std::size_t i = 0; i < m; ++i) out[i] = c[i] != 0.0 ? y[i] : n[i];
+      } else {
+        for (std::size_t i = 0; i < m; ++i) {
+          const double r = rnd<F32>(kernels::relaxed_select(c[i], y[i], n[i]));
+          out[i] = r;
+          acc[i] += r * 0.0;
+        }
+      }
+      break;
+    }
+    case Op::Gather: {
+      const std::size_t n = in.nargs - 1;
+      const double* __restrict idx = bt.col[static_cast<std::size_t>(a[0])];
+      const double** vp = bt.ptrs.data();
+      for (std::size_t k = 0; k < n; ++k) vp[k] = bt.col[static_cast<std::size_t>(a[1 + k])];
+      if (exact) {
+        for (std::size_t i = 0; i < m; ++i) {
+          const double x = idx[i];
+          const bool ok = valid_index(x, n);
+          out[i] = vp[ok ? static_cast<std::size_t>(x) : 0][i];
+          acc[i] += ok ? 0.0 : kNaN;
+        }
+      } else {
+        for (std::size_t i = 0; i < m; ++i) {
+          const double r = rnd<F32>(relaxed_gather(idx[i], n, t, [&](std::size_t k) { return vp[k][i]; }));
+          out[i] = r;
+          acc[i] += r * 0.0;
+        }
+      }
+      break;
+    }
+    case Op::GatherOneHot: {
+      const std::size_t n = in.nargs / 2;
+      const double** vp = bt.ptrs.data();
+      for (std::size_t k = 0; k < in.nargs; ++k) vp[k] = bt.col[static_cast<std::size_t>(a[k])];
+      if (exact) {
+        double* __restrict cnt = bt.scratch.data();
+        std::fill(cnt, cnt + m, 0.0);
+        std::fill(out, out + m, 0.0);
+        for (std::size_t k = 0; k < n; ++k) {
+          const double* __restrict s = vp[k];
+          const double* __restrict v = vp[n + k];
+          for (std::size_t i = 0; i < m; ++i) {
+            const double si = s[i];
+            acc[i] += (si == 0.0 || si == 1.0) ? 0.0 : kNaN;
+            cnt[i] += si;
+            out[i] = si == 1.0 ? v[i] : out[i];
+          }
+        }
+        for (std::size_t i = 0; i < m; ++i) acc[i] += cnt[i] == 1.0 ? 0.0 : kNaN;
+      } else {
+        for (std::size_t i = 0; i < m; ++i) {
+          const double r = rnd<F32>(relaxed_one_hot(
+              n, [&](std::size_t k) { return vp[k][i]; }, [&](std::size_t k) { return vp[n + k][i]; }));
+          out[i] = r;
+          acc[i] += r * 0.0;
+        }
+      }
+      break;
+    }
+    case Op::Affine:
+    case Op::SparseAffine: {
+      const double* c = p.coefs.data() + in.coef_begin;
+      const std::int32_t* pos = in.op == Op::SparseAffine ? p.positions.data() + in.coef_begin : nullptr;
+      auto xcol = [&](std::uint32_t j) -> const double* {
+        return bt.col[static_cast<std::size_t>(a[pos ? static_cast<std::uint32_t>(pos[j]) : j])];
+      };
+      {
+        const double* __restrict x = xcol(0);
+        const double c0 = c[0];
+        for (std::size_t i = 0; i < m; ++i) out[i] = rnd<F32>(c0 * x[i]);
+      }
+      for (std::uint32_t j = 1; j < in.ncoef; ++j) {
+        const double* __restrict x = xcol(j);
+        const double cj = c[j];
+        for (std::size_t i = 0; i < m; ++i) out[i] = rnd<F32>(out[i] + rnd<F32>(cj * x[i]));
+      }
+      if (in.has_bias) {
+        const double b = in.bias;
+        for (std::size_t i = 0; i < m; ++i) out[i] = rnd<F32>(out[i] + b);
+      }
+      for (std::size_t i = 0; i < m; ++i) acc[i] += out[i] * 0.0;
+      break;
+    }
+    case Op::Call: {
+      const Binding& b = *p.bindings[static_cast<std::size_t>(in.slot)];
+      const double** vp = bt.ptrs.data();
+      for (std::size_t k = 0; k < in.nargs; ++k) vp[k] = bt.col[static_cast<std::size_t>(a[k])];
+      double* args = bt.call_args.data();
+      for (std::size_t i = 0; i < m; ++i) {
+        for (std::size_t k = 0; k < in.nargs; ++k) args[k] = vp[k][i];
+        const double r = rnd<F32>(b.forward(std::span<const double>(args, in.nargs)));
+        out[i] = r;
+        acc[i] += r * 0.0;
+      }
+      break;
+    }
+  }
+  if (in.check_domain) {
+    const Domain& d = p.domains[static_cast<std::size_t>(in.domain)];
+    const double lo = d.lo(), hi = d.hi();
+    if (d.is_integral()) {
+      for (std::size_t i = 0; i < m; ++i) {
+        const double r = out[i];
+        acc[i] += (r >= lo && r <= hi && r == std::floor(r)) ? 0.0 : kNaN;
+      }
+    } else {
+      for (std::size_t i = 0; i < m; ++i) {
+        const double r = out[i];
+        acc[i] += (r >= lo && r <= hi) ? 0.0 : kNaN;
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void build_plan(Prepared& p) {
+  BatchPlan& plan = p.plan;
+  const std::size_t n = p.instrs.size();
+  plan.slot_of.assign(n, -1);
+  plan.uniform.assign(n, 0);
+  plan.input_rounds.assign(p.inputs.size(), 0);
+  std::vector<std::uint8_t> wants_column(n, 0);
+  for (NodeId t : p.targets) wants_column[static_cast<std::size_t>(t)] = 1;
+  for (std::size_t i = 0; i < n; ++i) {
+    const Instr& in = p.instrs[i];
+    if (in.op == Op::Constant || in.op == Op::Parameter || in.op == Op::State) plan.uniform[i] = 1;
+    if (!p.needed[i] || is_leaf(in.op)) continue;
+    plan.steps.push_back(static_cast<NodeId>(i));
+    plan.max_args = std::max(plan.max_args, in.nargs);
+    if (!takes_uniform(in.op))
+      for (std::uint32_t k = 0; k < in.nargs; ++k) wants_column[static_cast<std::size_t>(p.args[in.arg_begin + k])] = 1;
+  }
+  // Last reader of every value (targets live to the end of the block).
+  constexpr std::size_t kForever = std::numeric_limits<std::size_t>::max();
+  std::vector<std::size_t> last(n, 0);
+  for (NodeId t : p.targets) last[static_cast<std::size_t>(t)] = kForever;
+  for (std::size_t s = 0; s < plan.steps.size(); ++s) {
+    const Instr& in = p.instrs[static_cast<std::size_t>(plan.steps[s])];
+    for (std::uint32_t k = 0; k < in.nargs; ++k) {
+      std::size_t& l = last[static_cast<std::size_t>(p.args[in.arg_begin + k])];
+      if (l != kForever) l = std::max(l, s + 1);  // step index + 1, so 0 means "never read"
+    }
+  }
+  std::vector<std::int32_t> free_slots;
+  auto take = [&]() {
+    if (!free_slots.empty()) {
+      std::int32_t s = free_slots.back();
+      free_slots.pop_back();
+      return s;
+    }
+    return plan.nslots++;
+  };
+  for (std::size_t i = 0; i < n; ++i)
+    if (plan.uniform[i] && p.needed[i] && wants_column[i]) {
+      plan.broadcast.push_back(static_cast<NodeId>(i));
+      plan.slot_of[i] = take();
+    }
+  for (std::size_t k = 0; k < p.inputs.size(); ++k) {
+    const NodeId id = p.inputs[k];
+    const bool rounds = p.f32 || p.program.nodes[static_cast<std::size_t>(id)].domain->type == DomainType::Float32;
+    if (rounds && p.needed[static_cast<std::size_t>(id)]) {
+      plan.input_rounds[k] = 1;
+      plan.slot_of[static_cast<std::size_t>(id)] = take();
+    }
+  }
+  std::vector<std::uint8_t> released(n, 0);
+  for (std::size_t s = 0; s < plan.steps.size(); ++s) {
+    const NodeId id = plan.steps[s];
+    plan.slot_of[static_cast<std::size_t>(id)] = take();
+    const Instr& in = p.instrs[static_cast<std::size_t>(id)];
+    for (std::uint32_t k = 0; k < in.nargs; ++k) {
+      const auto arg = static_cast<std::size_t>(p.args[in.arg_begin + k]);
+      if (last[arg] == s + 1 && !released[arg] && plan.slot_of[arg] >= 0 && !plan.uniform[arg]) {
+        released[arg] = 1;
+        free_slots.push_back(plan.slot_of[arg]);
+      }
+    }
+  }
+}
+
+Status run_batch_impl(const Prepared& p, std::span<const std::span<const double>> columns, std::size_t count,
+                      const Env& fixed_env, BatchResult& out) {
+  if (columns.size() != p.inputs.size())
+    return make_error("run_batch: expected " + std::to_string(p.inputs.size()) + " input columns, got " +
+                      std::to_string(columns.size()));
+  for (std::size_t k = 0; k < columns.size(); ++k)
+    if (columns[k].size() < count)
+      return make_error("run_batch: the column of input '" +
+                        p.program.nodes[static_cast<std::size_t>(p.inputs[k])].name + "' has " +
+                        std::to_string(columns[k].size()) + " values, expected " + std::to_string(count));
+  auto fixed = resolve_fixed(p, fixed_env);
+  if (!fixed) return fixed.error();
+
+  const BatchPlan& plan = p.plan;
+  const std::size_t n = p.instrs.size();
+  const std::size_t nout = p.program.outputs.size();
+  const std::size_t nupd = p.program.updates.size();
+  out.count = count;
+  out.outputs.assign(nout, std::vector<double>(count, kNaN));
+  out.next_state.assign(nupd, std::vector<double>(count, kNaN));
+  out.failed.assign(count, 0);
+  out.errors.clear();
+  if (count == 0) return ok_status();
+
+  Batch bt{p, plan.block, {}, {}, {}, {}, {}, {}, {}};
+  const std::size_t B = bt.B;
+  bt.slots.assign(static_cast<std::size_t>(plan.nslots) * B, 0.0);
+  bt.col.assign(n, nullptr);
+  bt.uval.assign(n, 0.0);
+  bt.acc.assign(B, 0.0);
+  bt.scratch.assign(B, 0.0);
+  bt.ptrs.assign(std::max<std::size_t>(plan.max_args, 1), nullptr);
+  bt.call_args.assign(std::max<std::size_t>(plan.max_args, 1), 0.0);
+  // Uniform values; a non-finite one (a constant overflowing float32) flags
+  // every case so the scalar re-run decides whether it is live.
+  double acc_init = 0.0;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!plan.uniform[i]) continue;
+    const Instr& in = p.instrs[i];
+    double v = in.op == Op::Constant    ? in.value
+               : in.op == Op::Parameter ? fixed->params[static_cast<std::size_t>(in.slot)]
+                                        : fixed->states[static_cast<std::size_t>(in.slot)];
+    bt.uval[i] = v;
+    if (p.needed[i] && !std::isfinite(v)) acc_init = kNaN;
+  }
+  for (std::size_t i = 0; i < n; ++i)
+    if (plan.slot_of[i] >= 0) bt.col[i] = bt.slots.data() + static_cast<std::size_t>(plan.slot_of[i]) * B;
+  for (NodeId id : plan.broadcast) std::fill_n(bt.slots.data() + static_cast<std::size_t>(plan.slot_of[static_cast<std::size_t>(id)]) * B, B, bt.uval[static_cast<std::size_t>(id)]);
+
+  Workspace ws;
+  std::vector<double> case_inputs(p.inputs.size());
+  Diagnostic err;
+  for (std::size_t start = 0; start < count; start += B) {
+    const std::size_t m = std::min(B, count - start);
+    double* acc = bt.acc.data();
+    std::fill(acc, acc + m, acc_init);
+    for (std::size_t k = 0; k < p.inputs.size(); ++k) {
+      const auto id = static_cast<std::size_t>(p.inputs[k]);
+      const double* __restrict src = columns[k].data() + start;
+      const Domain& d = *p.program.nodes[id].domain;
+      const double lo = d.lo(), hi = d.hi();
+      if (d.is_integral()) {
+        for (std::size_t i = 0; i < m; ++i)
+          acc[i] += (src[i] >= lo && src[i] <= hi && src[i] == std::floor(src[i])) ? 0.0 : kNaN;
+      } else {
+        for (std::size_t i = 0; i < m; ++i) acc[i] += (src[i] >= lo && src[i] <= hi) ? 0.0 : kNaN;
+      }
+      if (plan.input_rounds[k]) {
+        double* __restrict dst = bt.slots.data() + static_cast<std::size_t>(plan.slot_of[id]) * B;
+        for (std::size_t i = 0; i < m; ++i) dst[i] = round_f32(src[i]);
+      } else {
+        bt.col[id] = src;
+      }
+    }
+    if (p.f32) {
+      for (NodeId id : plan.steps) exec_step<true>(bt, id, m);
+    } else {
+      for (NodeId id : plan.steps) exec_step<false>(bt, id, m);
+    }
+    for (std::size_t o = 0; o < nout; ++o) {
+      const double* src = bt.col[static_cast<std::size_t>(p.targets[o])];
+      std::copy(src, src + m, out.outputs[o].begin() + static_cast<std::ptrdiff_t>(start));
+    }
+    for (std::size_t u = 0; u < nupd; ++u) {
+      const double* src = bt.col[static_cast<std::size_t>(p.targets[nout + u])];
+      std::copy(src, src + m, out.next_state[u].begin() + static_cast<std::ptrdiff_t>(start));
+    }
+    for (std::size_t i = 0; i < m; ++i) {
+      if (acc[i] == 0.0) continue;
+      const std::size_t c = start + i;
+      // The precise verdict: check the inputs, then evaluate lazily.
+      std::optional<Diagnostic> bad;
+      for (std::size_t k = 0; k < p.inputs.size() && !bad; ++k)
+        bad = check_input(p, static_cast<int>(k), columns[k][c], case_inputs[k]);
+      if (!bad && !eval_case(p, case_inputs.data(), *fixed, ws, err)) bad = err;
+      if (bad) {
+        out.failed[c] = 1;
+        for (auto& col : out.outputs) col[c] = kNaN;
+        for (auto& col : out.next_state) col[c] = kNaN;
+        out.errors.emplace_back(c, std::move(*bad));
+        continue;
+      }
+      for (std::size_t o = 0; o < nout; ++o) out.outputs[o][c] = ws.values[static_cast<std::size_t>(p.targets[o])];
+      for (std::size_t u = 0; u < nupd; ++u)
+        out.next_state[u][c] = ws.values[static_cast<std::size_t>(p.targets[nout + u])];
+    }
+  }
+  return ok_status();
+}
+
+}  // namespace tc::eval_detail

@@ -1,0 +1,238 @@
+// Evaluator: preparation (flattening the program once) and the single-case
+// entry point. The lazy checked evaluation itself is in scalar.cpp, the
+// batched fast path in batch.cpp.
+#include "eval/evaluator.h"
+
+#include <charconv>
+#include <cmath>
+#include <limits>
+
+#include "eval/prepared.h"
+
+namespace tc {
+
+using eval_detail::Instr;
+using eval_detail::Mode;
+using eval_detail::Prepared;
+
+struct Evaluator::Impl {
+  Prepared p;
+};
+
+namespace eval_detail {
+
+std::string format_number(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  char buf[64];
+  auto res = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, res.ptr);
+}
+
+Diagnostic node_error(const Prepared& p, NodeId id, const std::string& reason) {
+  const Node& n = p.program.nodes[static_cast<std::size_t>(id)];
+  return make_error(describe_node(p.program, id) + ": " + reason, n.location, id);
+}
+
+void Workspace::reset(std::size_t n) {
+  values.assign(n, std::numeric_limits<double>::quiet_NaN());
+  status.assign(n, 0);
+  branch.assign(n, -1);
+  stack.clear();
+}
+
+namespace {
+
+/// A domain check that the op's own result range already guarantees
+/// (a comparison always yields 0 or 1) is skipped.
+bool domain_implied(Op op, const Domain& d) { return is_comparison(op) && d.lo() <= 0.0 && d.hi() >= 1.0; }
+
+Diagnostic named_error(const Prepared& p, NodeId id, const std::string& what, const std::string& reason) {
+  const Node& n = p.program.nodes[static_cast<std::size_t>(id)];
+  return make_error(what + " '" + n.name + "': " + reason, n.location, id);
+}
+
+}  // namespace
+
+Result<Fixed> resolve_fixed(const Prepared& p, const Env& env) {
+  Fixed f;
+  f.params.resize(p.params.size());
+  for (std::size_t k = 0; k < p.params.size(); ++k) f.params[k] = p.instrs[static_cast<std::size_t>(p.params[k])].value;
+  for (const auto& [name, v] : env.params) {
+    auto it = p.param_index.find(name);
+    if (it == p.param_index.end()) return make_error("unknown parameter '" + name + "'");
+    f.params[static_cast<std::size_t>(it->second)] = v;
+  }
+  for (std::size_t k = 0; k < p.params.size(); ++k) {
+    if (!std::isfinite(f.params[k]))
+      return named_error(p, p.params[k], "parameter", format_number(f.params[k]) + " is not a finite number");
+    f.params[k] = p.round(f.params[k]);
+  }
+  f.states.resize(p.states.size());
+  for (std::size_t k = 0; k < p.states.size(); ++k) f.states[k] = p.instrs[static_cast<std::size_t>(p.states[k])].value;
+  for (const auto& [name, v] : env.state) {
+    auto it = p.state_index.find(name);
+    if (it == p.state_index.end()) return make_error("unknown state '" + name + "'");
+    f.states[static_cast<std::size_t>(it->second)] = v;
+  }
+  for (std::size_t k = 0; k < p.states.size(); ++k) {
+    const Node& n = p.program.nodes[static_cast<std::size_t>(p.states[k])];
+    if (auto why = n.domain->check(f.states[k])) return named_error(p, n.id, "state", *why);
+    f.states[k] = p.round(f.states[k]);
+  }
+  return f;
+}
+
+std::optional<Diagnostic> check_input(const Prepared& p, int k, double raw, double& out) {
+  NodeId id = p.inputs[static_cast<std::size_t>(k)];
+  const Node& n = p.program.nodes[static_cast<std::size_t>(id)];
+  if (auto why = n.domain->check(raw)) return named_error(p, id, "input", *why);
+  // A float32 domain describes a binary32 input representation: the value
+  // enters as the nearest binary32 whatever the arithmetic dtype.
+  out = (p.f32 || n.domain->type == DomainType::Float32) ? round_f32(raw) : raw;
+  return std::nullopt;
+}
+
+}  // namespace eval_detail
+
+Result<Evaluator> Evaluator::create(const Program& program, EvalOptions options) {
+  if (Status s = validate(program); !s) return s.error();
+  auto impl = std::make_unique<Impl>();
+  Prepared& p = impl->p;
+  p.program = program;
+  p.f32 = options.dtype.value_or(program.dtype) == Dtype::Float32;
+  const Semantics root = options.semantics.value_or(program.semantics);
+  const std::size_t n = program.nodes.size();
+  p.instrs.resize(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const Node& node = program.nodes[i];
+    Instr& in = p.instrs[i];
+    in.op = node.op;
+    in.mode = node.semantics.value_or(root) == Semantics::Relaxed ? Mode::Relaxed : Mode::Exact;
+    in.temperature = program.temperature_of(node);
+    in.arg_begin = static_cast<std::uint32_t>(p.args.size());
+    in.nargs = static_cast<std::uint32_t>(node.args.size());
+    p.args.insert(p.args.end(), node.args.begin(), node.args.end());
+    in.value = node.value;
+    if (node.domain) {
+      in.domain = static_cast<std::int32_t>(p.domains.size());
+      p.domains.push_back(*node.domain);
+      in.check_domain = !is_leaf(node.op) && in.mode == Mode::Exact && !eval_detail::domain_implied(node.op, *node.domain);
+    }
+    switch (node.op) {
+      case Op::Input:
+        in.slot = static_cast<std::int32_t>(p.inputs.size());
+        p.input_index.emplace(node.name, in.slot);
+        p.inputs.push_back(node.id);
+        break;
+      case Op::Parameter:
+        in.slot = static_cast<std::int32_t>(p.params.size());
+        p.param_index.emplace(node.name, in.slot);
+        p.params.push_back(node.id);
+        break;
+      case Op::State:
+        in.slot = static_cast<std::int32_t>(p.states.size());
+        p.state_index.emplace(node.name, in.slot);
+        p.states.push_back(node.id);
+        break;
+      case Op::Constant:
+        in.value = p.round(node.value);
+        break;
+      case Op::Affine:
+      case Op::SparseAffine:
+        // Coefficients and bias are stored constants: under float32 they are
+        // binary32 values like every constant node.
+        in.coef_begin = static_cast<std::uint32_t>(p.coefs.size());
+        in.ncoef = static_cast<std::uint32_t>(node.coefficients.size());
+        for (double c : node.coefficients) p.coefs.push_back(p.round(c));
+        if (node.op == Op::SparseAffine) {
+          p.positions.resize(in.coef_begin);
+          p.positions.insert(p.positions.end(), node.indices.begin(), node.indices.end());
+        }
+        in.has_bias = node.bias.has_value();
+        in.bias = p.round(node.bias.value_or(0.0));
+        break;
+      case Op::Call: {
+        const Binding* b = nullptr;
+        if (options.bindings) {
+          auto it = options.bindings->find(node.name);
+          if (it != options.bindings->end() && it->second.forward) b = &it->second;
+        }
+        if (!b) return eval_detail::node_error(p, node.id, "no binding named '" + node.name + "' was provided");
+        in.slot = static_cast<std::int32_t>(p.bindings.size());
+        p.bindings.push_back(b);
+        break;
+      }
+      case Op::Add: case Op::Sub: case Op::Mul: case Op::Div: case Op::Neg: case Op::FloorDiv: case Op::Mod:
+      case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge: case Op::Eq: case Op::Ne: case Op::Select:
+      case Op::Relu: case Op::Sigmoid: case Op::Gather: case Op::GatherOneHot:
+        break;
+    }
+  }
+  for (const auto& [name, id] : program.outputs) p.targets.push_back(id);
+  for (const auto& [state, next] : program.updates) p.targets.push_back(next);
+  // Reachability from the targets; arguments have smaller ids, so one
+  // backward sweep suffices.
+  p.needed.assign(n, 0);
+  for (NodeId t : p.targets) p.needed[static_cast<std::size_t>(t)] = 1;
+  for (std::size_t i = n; i-- > 0;) {
+    if (!p.needed[i]) continue;
+    const Instr& in = p.instrs[i];
+    for (std::uint32_t k = 0; k < in.nargs; ++k) p.needed[static_cast<std::size_t>(p.args[in.arg_begin + k])] = 1;
+  }
+  eval_detail::build_plan(p);
+  return Evaluator(std::move(impl));
+}
+
+Evaluator::Evaluator(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Evaluator::Evaluator(Evaluator&&) noexcept = default;
+Evaluator& Evaluator::operator=(Evaluator&&) noexcept = default;
+Evaluator::~Evaluator() = default;
+
+const Program& Evaluator::program() const { return impl_->p.program; }
+const std::vector<NodeId>& Evaluator::input_ids() const { return impl_->p.inputs; }
+
+Result<CaseResult> Evaluator::run(const Env& env, CaseTrace* trace) const {
+  const Prepared& p = impl_->p;
+  if (trace) {
+    trace->values.assign(p.program.nodes.size(), std::numeric_limits<double>::quiet_NaN());
+    trace->computed.assign(p.program.nodes.size(), 0);
+    trace->branch.assign(p.program.nodes.size(), -1);
+  }
+  for (const auto& [name, v] : env.inputs)
+    if (!p.input_index.count(name)) return make_error("unknown input '" + name + "'");
+  std::vector<double> inputs(p.inputs.size());
+  for (std::size_t k = 0; k < p.inputs.size(); ++k) {
+    const std::string& name = p.program.nodes[static_cast<std::size_t>(p.inputs[k])].name;
+    auto it = env.inputs.find(name);
+    if (it == env.inputs.end()) return make_error("missing input '" + name + "'");
+    if (auto err = eval_detail::check_input(p, static_cast<int>(k), it->second, inputs[k])) return *err;
+  }
+  auto fixed = eval_detail::resolve_fixed(p, env);
+  if (!fixed) return fixed.error();
+  eval_detail::Workspace ws;
+  Diagnostic err;
+  const bool ok = eval_detail::eval_case(p, inputs.data(), *fixed, ws, err);
+  if (trace) {
+    for (std::size_t i = 0; i < p.program.nodes.size(); ++i) {
+      if (ws.status[i] != 2) continue;
+      trace->values[i] = ws.values[i];
+      trace->computed[i] = 1;
+      trace->branch[i] = ws.branch[i];
+    }
+  }
+  if (!ok) return err;
+  CaseResult out;
+  out.outputs.reserve(p.program.outputs.size());
+  for (const auto& [name, id] : p.program.outputs) out.outputs.push_back(ws.values[static_cast<std::size_t>(id)]);
+  out.next_state.reserve(p.program.updates.size());
+  for (const auto& [state, next] : p.program.updates) out.next_state.push_back(ws.values[static_cast<std::size_t>(next)]);
+  return out;
+}
+
+Status Evaluator::run_batch(std::span<const std::span<const double>> columns, std::size_t count, const Env& fixed,
+                            BatchResult& out) const {
+  return eval_detail::run_batch_impl(impl_->p, columns, count, fixed, out);
+}
+
+}  // namespace tc

@@ -1,0 +1,213 @@
+// The checked scalar evaluator: demand-driven from the targets with an
+// explicit stack (circuits can be 100,000 nodes deep, so no recursion).
+// Exact select evaluates its condition, then only the chosen branch; every
+// other op evaluates all of its arguments first. A node nobody demands is
+// never computed, so its errors never surface.
+#include <cmath>
+#include <string>
+
+#include "eval/op_math.h"
+#include "eval/prepared.h"
+
+namespace tc::eval_detail {
+
+namespace {
+
+/// Computes node `id` from already computed arguments. Returns false with a
+/// reason (the op-specific part of the message) on an error.
+bool compute(const Prepared& p, const Instr& in, const double* v, const Fixed& fixed, const double* inputs,
+             Workspace& ws, double& r, std::string& reason) {
+  const NodeId* a = p.args_of(in);
+  auto arg = [&](std::uint32_t k) { return v[a[k]]; };
+  const bool exact = in.mode == Mode::Exact;
+  switch (in.op) {
+    case Op::Input: r = inputs[in.slot]; return true;
+    case Op::Parameter: r = fixed.params[static_cast<std::size_t>(in.slot)]; return true;
+    case Op::State: r = fixed.states[static_cast<std::size_t>(in.slot)]; return true;
+    case Op::Constant: r = in.value; break;
+    case Op::Add: r = arg(0) + arg(1); break;
+    case Op::Sub: r = arg(0) - arg(1); break;
+    case Op::Mul: r = arg(0) * arg(1); break;
+    case Op::Neg: r = -arg(0); break;
+    case Op::Div:
+    case Op::FloorDiv:
+    case Op::Mod:
+      if (arg(1) == 0.0) {
+        reason = "division by zero";
+        return false;
+      }
+      r = in.op == Op::Div ? arg(0) / arg(1)
+          : in.op == Op::FloorDiv ? kernels::py_floordiv(arg(0), arg(1))
+                                  : kernels::py_mod(arg(0), arg(1));
+      break;
+    case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge: case Op::Eq: case Op::Ne:
+      r = exact ? exact_compare(in.op, arg(0), arg(1)) : relaxed_compare(in.op, arg(0), arg(1), in.temperature);
+      break;
+    case Op::Select:
+      // Exact select is resolved by the caller (one branch only); this is the relaxed blend.
+      r = kernels::relaxed_select(arg(0), arg(1), arg(2));
+      break;
+    case Op::Relu: r = kernels::relu(arg(0)); break;
+    case Op::Sigmoid: r = kernels::sigmoid(arg(0)); break;
+    case Op::Gather: {
+      const std::size_t n = in.nargs - 1;
+      const double index = arg(0);
+      if (exact) {
+        if (!valid_index(index, n)) {
+          reason = "index " + format_number(index) +
+                   (index == std::floor(index) ? " is out of range for " + std::to_string(n) + " values"
+                                               : " is not an integer");
+          return false;
+        }
+        r = arg(1 + static_cast<std::uint32_t>(index));
+      } else {
+        r = relaxed_gather(index, n, in.temperature, [&](std::size_t k) { return arg(1 + static_cast<std::uint32_t>(k)); });
+        if (std::isnan(r)) {
+          reason = "relaxed gather weights are all zero (index " + format_number(index) + " is far from every position)";
+          return false;
+        }
+      }
+      break;
+    }
+    case Op::GatherOneHot: {
+      const std::uint32_t n = in.nargs / 2;
+      if (exact) {
+        std::uint32_t chosen = n, ones = 0;
+        for (std::uint32_t k = 0; k < n; ++k) {
+          const double s = arg(k);
+          if (s != 0.0 && s != 1.0) {
+            reason = "selector " + std::to_string(k) + " is " + format_number(s) + ", expected 0 or 1";
+            return false;
+          }
+          if (s == 1.0) {
+            ++ones;
+            if (chosen == n) chosen = k;
+          }
+        }
+        if (ones != 1) {
+          reason = ones == 0 ? "no selector is 1, expected exactly one"
+                             : std::to_string(ones) + " selectors are 1, expected exactly one";
+          return false;
+        }
+        r = arg(n + chosen);
+      } else {
+        r = relaxed_one_hot(
+            n, [&](std::size_t k) { return arg(static_cast<std::uint32_t>(k)); },
+            [&](std::size_t k) { return arg(n + static_cast<std::uint32_t>(k)); });
+      }
+      break;
+    }
+    case Op::Affine:
+    case Op::SparseAffine: {
+      // Contract section 2: acc = c0*x0, acc = acc + ci*xi in order, then +
+      // bias, rounding (float32) after every product and every sum.
+      const double* c = p.coefs.data() + in.coef_begin;
+      const std::int32_t* pos = in.op == Op::SparseAffine ? p.positions.data() + in.coef_begin : nullptr;
+      auto x = [&](std::uint32_t j) { return pos ? arg(static_cast<std::uint32_t>(pos[j])) : arg(j); };
+      double acc = p.round(c[0] * x(0));
+      for (std::uint32_t j = 1; j < in.ncoef; ++j) acc = p.round(acc + p.round(c[j] * x(j)));
+      if (in.has_bias) acc = p.round(acc + in.bias);
+      r = acc;
+      break;
+    }
+    case Op::Call: {
+      ws.call_args.resize(in.nargs);
+      for (std::uint32_t k = 0; k < in.nargs; ++k) ws.call_args[k] = arg(k);
+      const Binding& b = *p.bindings[static_cast<std::size_t>(in.slot)];
+      r = b.forward(std::span<const double>(ws.call_args.data(), in.nargs));
+      if (!std::isfinite(r)) {
+        reason = "binding '" + p.program.nodes[static_cast<std::size_t>(&in - p.instrs.data())].name + "' returned " +
+                 format_number(r);
+        return false;
+      }
+      break;
+    }
+  }
+  const double unrounded = r;
+  r = p.round(r);
+  if (!std::isfinite(r)) {
+    if (std::isfinite(unrounded)) {
+      reason = "result " + format_number(unrounded) + " overflows float32";
+    } else {
+      reason = std::isnan(r) ? "result is nan" : "result is infinite";
+    }
+    return false;
+  }
+  if (in.check_domain) {
+    if (auto why = p.domains[static_cast<std::size_t>(in.domain)].check(r)) {
+      reason = "value " + *why + " (domain " + p.domains[static_cast<std::size_t>(in.domain)].to_string() + ")";
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+bool eval_case(const Prepared& p, const double* inputs, const Fixed& fixed, Workspace& ws, Diagnostic& err) {
+  ws.reset(p.instrs.size());
+  double* v = ws.values.data();
+  std::uint8_t* st = ws.status.data();
+  std::string reason;
+  enum : std::uint8_t { kNew = 0, kArgsPushed = 1, kBranchPushed = 2 };
+  for (NodeId target : p.targets) {
+    if (st[target] == 2) continue;
+    ws.stack.emplace_back(target, kNew);
+    while (!ws.stack.empty()) {
+      const NodeId id = ws.stack.back().first;
+      const std::uint8_t phase = ws.stack.back().second;
+      if (st[id] == 2) {
+        ws.stack.pop_back();
+        continue;
+      }
+      const Instr& in = p.instrs[static_cast<std::size_t>(id)];
+      const NodeId* a = p.args_of(in);
+      if (in.op == Op::Select && in.mode == Mode::Exact) {
+        if (phase == kNew) {
+          ws.stack.back().second = kArgsPushed;
+          st[id] = 1;
+          if (st[a[0]] != 2) ws.stack.emplace_back(a[0], kNew);
+          continue;
+        }
+        const bool yes = v[a[0]] != 0.0;
+        const NodeId chosen = yes ? a[1] : a[2];
+        if (phase == kArgsPushed) {
+          ws.stack.back().second = kBranchPushed;
+          ws.branch[static_cast<std::size_t>(id)] = yes ? 1 : 0;
+          if (st[chosen] != 2) ws.stack.emplace_back(chosen, kNew);
+          continue;
+        }
+        v[id] = v[chosen];
+        if (in.check_domain) {
+          double r = v[id];
+          if (auto why = p.domains[static_cast<std::size_t>(in.domain)].check(r)) {
+            err = node_error(p, id, "value " + *why + " (domain " + p.domains[static_cast<std::size_t>(in.domain)].to_string() + ")");
+            return false;
+          }
+        }
+        st[id] = 2;
+        ws.stack.pop_back();
+        continue;
+      }
+      if (phase == kNew && in.nargs > 0) {
+        ws.stack.back().second = kArgsPushed;
+        st[id] = 1;
+        // Reverse order so the first argument is evaluated (and fails) first.
+        for (std::uint32_t k = in.nargs; k-- > 0;)
+          if (st[a[k]] != 2) ws.stack.emplace_back(a[k], kNew);
+        continue;
+      }
+      double r = 0.0;
+      if (!compute(p, in, v, fixed, inputs, ws, r, reason)) {
+        err = node_error(p, id, reason);
+        return false;
+      }
+      v[id] = r;
+      st[id] = 2;
+      ws.stack.pop_back();
+    }
+  }
+  return true;
+}
+
+}  // namespace tc::eval_detail
