@@ -1,0 +1,267 @@
+// `tensorcode run PROGRAM --set NAME=VALUE ...` evaluates one case with the
+// checked evaluator and prints its outputs; `--cases FILE.jsonl` evaluates a
+// whole file of cases with the batched evaluator and prints one JSON line per
+// case (its outputs, or {"error": ...}).
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common.h"
+#include "ir/artifact.h"
+
+namespace tc::cli {
+namespace {
+
+struct RunArgs {
+  ProgramArgs program;
+  std::vector<std::string> sets, params, states;
+  std::string cases;
+  std::string backend = "cpu";
+};
+
+// ---------------------------------------------------------------------------
+// Backend seam (owned by the backends engineer): evaluates a batch on a
+// backend other than the CPU evaluator. Replace the body of this one function
+// when the Vulkan runner is wired in; it receives the same columns (input_ids
+// order) and fixed parameter/state values as Evaluator::run_batch and must
+// fill `out` the same way.
+Status run_batch_on_backend(const std::string& backend, const Program& program,
+                            std::span<const std::span<const double>> columns, std::size_t count, const Env& fixed,
+                            BatchResult& out) {
+  (void)program;
+  (void)columns;
+  (void)count;
+  (void)fixed;
+  (void)out;
+  return make_error("the " + backend + " backend is not available in this build");
+}
+// ---------------------------------------------------------------------------
+
+/// Reports an evaluation error. Locations in a compiled artifact refer to the
+/// Python source it came from, not to the .json file, so they are rendered
+/// with a file name only when PROGRAM is that source.
+void report_runtime(const Diagnostic& d, const LoadedProgram& loaded, const std::string& path) {
+  Diagnostic copy = d;
+  if (!loaded.source) copy.loc.reset();
+  report(copy, path);
+}
+
+nlohmann::ordered_json outputs_json(const Program& p, const std::vector<std::vector<double>>& cols, std::size_t c) {
+  nlohmann::ordered_json j = nlohmann::ordered_json::object();
+  for (std::size_t o = 0; o < p.outputs.size(); ++o) j[p.outputs[o].first] = number(cols[o][c]);
+  return j;
+}
+
+int run_single(const RunArgs& args, const LoadedProgram& loaded, const Evaluator& ev, Env env) {
+  auto inputs = parse_assignments(args.sets, "--set");
+  if (!inputs) {
+    report(inputs.error());
+    return kUsage;
+  }
+  env.inputs = std::move(*inputs);
+  const Program& p = loaded.program;
+  if (args.backend != "cpu") {
+    // One case through the backend seam, so both paths behave alike.
+    std::vector<double> values(ev.input_ids().size());
+    for (const auto& [name, v] : env.inputs)
+      if (!p.find_named(Op::Input, name)) {
+        report(make_error("unknown input '" + name + "'"));
+        return kRejected;
+      }
+    for (std::size_t k = 0; k < values.size(); ++k) {
+      const std::string& name = p.nodes[static_cast<std::size_t>(ev.input_ids()[k])].name;
+      auto it = env.inputs.find(name);
+      if (it == env.inputs.end()) {
+        report(make_error("missing input '" + name + "'"));
+        return kRejected;
+      }
+      values[k] = it->second;
+    }
+    std::vector<std::span<const double>> columns;
+    for (double& v : values) columns.emplace_back(&v, 1);
+    BatchResult br;
+    if (Status s = run_batch_on_backend(args.backend, p, columns, 1, env, br); !s) {
+      report(s.error());
+      return kRejected;
+    }
+    if (!br.errors.empty()) {
+      report_runtime(br.errors.front().second, loaded, args.program.path);
+      return kRejected;
+    }
+    print_json(outputs_json(p, br.outputs, 0));
+    return kOk;
+  }
+  auto r = ev.run(env);
+  if (!r) {
+    report_runtime(r.error(), loaded, args.program.path);
+    return kRejected;
+  }
+  nlohmann::ordered_json j = nlohmann::ordered_json::object();
+  for (std::size_t o = 0; o < p.outputs.size(); ++o) j[p.outputs[o].first] = number(r->outputs[o]);
+  print_json(j);
+  return kOk;
+}
+
+/// Reads the cases file into columns (input_ids order). Any malformed line
+/// is an error naming its 1-based line (Diagnostic::loc.line, column 0);
+/// blank lines are skipped.
+Status read_cases(const std::string& path, const Program& p, const std::vector<NodeId>& ids,
+                  std::vector<std::vector<double>>& columns, std::size_t& count) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return make_error("cannot open cases file '" + path + "'");
+  in.exceptions(std::ios::goodbit);
+  std::map<std::string, std::size_t, std::less<>> index;
+  for (std::size_t k = 0; k < ids.size(); ++k) index.emplace(p.nodes[static_cast<std::size_t>(ids[k])].name, k);
+  columns.assign(ids.size(), {});
+  count = 0;
+  std::string line;
+  std::size_t lineno = 0;
+  std::vector<std::uint8_t> seen(ids.size());
+  auto fail = [&](const std::string& msg) { return make_error(msg, SourceLoc{static_cast<int>(lineno), 0}); };
+  while (std::getline(in, line)) {
+    ++lineno;
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    auto j = parse_json_limited(line, 4);
+    if (!j) return fail(j.error().message);
+    if (!j->is_object()) return fail("a case must be a json object of input values");
+    std::fill(seen.begin(), seen.end(), 0);
+    for (auto& col : columns) col.push_back(0.0);
+    for (auto it = j->begin(); it != j->end(); ++it) {
+      auto k = index.find(it.key());
+      if (k == index.end()) return fail("unknown input '" + it.key() + "'");
+      double v;
+      if (it->is_number()) {
+        v = it->get<double>();
+      } else if (it->is_boolean()) {
+        v = it->get<bool>() ? 1.0 : 0.0;
+      } else {
+        return fail("input '" + it.key() + "' must be a number");
+      }
+      columns[k->second].back() = v;
+      seen[k->second] = 1;
+    }
+    for (std::size_t k = 0; k < ids.size(); ++k)
+      if (!seen[k]) return fail("missing input '" + p.nodes[static_cast<std::size_t>(ids[k])].name + "'");
+    ++count;
+  }
+  if (in.bad()) return make_error("cannot read cases file '" + path + "'");
+  return ok_status();
+}
+
+int run_cases(const RunArgs& args, const LoadedProgram& loaded, const Evaluator& ev, const Env& fixed) {
+  const Program& p = loaded.program;
+  std::vector<std::vector<double>> columns;
+  std::size_t count = 0;
+  if (Status s = read_cases(args.cases, p, ev.input_ids(), columns, count); !s) {
+    const Diagnostic& d = s.error();
+    // "FILE:LINE: error: MESSAGE", as replay reports event lines.
+    if (d.loc)
+      std::fprintf(stderr, "%s:%d: error: %s\n", args.cases.c_str(), d.loc->line, d.message.c_str());
+    else
+      report(d);
+    return kRejected;
+  }
+  if (count == 0) return kOk;
+  // Chunks bound the memory of the results and let progress show; the
+  // evaluator blocks cases further inside each chunk.
+  constexpr std::size_t kChunk = 1 << 16;
+  const auto started = std::chrono::steady_clock::now();
+  const bool tty = isatty(STDERR_FILENO) != 0;
+  bool progress_shown = false;
+  BatchResult br;
+  std::string text;
+  std::vector<std::span<const double>> spans(columns.size());
+  for (std::size_t start = 0; start < count; start += kChunk) {
+    const std::size_t m = std::min(kChunk, count - start);
+    for (std::size_t k = 0; k < columns.size(); ++k) spans[k] = std::span<const double>(columns[k].data() + start, m);
+    Status s = args.backend == "cpu" ? ev.run_batch(spans, m, fixed, br)
+                                     : run_batch_on_backend(args.backend, p, spans, m, fixed, br);
+    if (!s) {
+      if (progress_shown) std::fputs("\n", stderr);
+      report(s.error());
+      return kRejected;
+    }
+    text.clear();
+    std::size_t next_error = 0;
+    for (std::size_t c = 0; c < m; ++c) {
+      if (br.failed[c]) {
+        while (next_error < br.errors.size() && br.errors[next_error].first < c) ++next_error;
+        std::string msg = next_error < br.errors.size() && br.errors[next_error].first == c
+                              ? br.errors[next_error].second.message
+                              : "evaluation failed";
+        nlohmann::ordered_json j;
+        j["error"] = msg;
+        text += j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+      } else {
+        text += outputs_json(p, br.outputs, c).dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+      }
+      text += '\n';
+    }
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    if (tty && elapsed > 1.0 && start + m < count) {
+      std::fprintf(stderr, "\rrun: %zu of %zu cases", start + m, count);
+      progress_shown = true;
+    }
+  }
+  if (progress_shown) std::fprintf(stderr, "\rrun: %zu of %zu cases\n", count, count);
+  std::fflush(stdout);
+  return kOk;
+}
+
+int run_command(const RunArgs& args) {
+  auto loaded = load_program(args.program);
+  if (!loaded) {
+    report(loaded.error());
+    return kRejected;
+  }
+  report_warnings(loaded->warnings, args.program.path);
+  Env fixed;
+  auto params = parse_assignments(args.params, "--param");
+  if (!params) {
+    report(params.error());
+    return kUsage;
+  }
+  fixed.params = std::move(*params);
+  auto states = parse_assignments(args.states, "--state");
+  if (!states) {
+    report(states.error());
+    return kUsage;
+  }
+  fixed.state = std::move(*states);
+  auto ev = Evaluator::create(loaded->program);
+  if (!ev) {
+    report_runtime(ev.error(), *loaded, args.program.path);
+    return kRejected;
+  }
+  if (!args.cases.empty()) return run_cases(args, *loaded, *ev, fixed);
+  return run_single(args, *loaded, *ev, std::move(fixed));
+}
+
+CommandRegistration reg{
+    "run", "Evaluate a program with the checked evaluator: one case (--set) or a JSON Lines file of cases (--cases)",
+    [](CLI::App& sub) {
+      auto args = std::make_shared<RunArgs>();
+      add_program_options(sub, args->program);
+      auto* set = sub.add_option("--set", args->sets, "NAME=VALUE for an input (repeatable; true/false allowed)");
+      sub.add_option("--param", args->params, "NAME=VALUE overriding a parameter's stored value (repeatable)");
+      sub.add_option("--state", args->states, "NAME=VALUE for a state value (default: its initial value; repeatable)");
+      auto* cases = sub.add_option("--cases", args->cases,
+                                   "JSON Lines file, one object of input values per line; prints one line per case");
+      cases->excludes(set);
+      sub.add_option("--backend", args->backend, "where to evaluate: cpu (default) or vulkan")
+          ->check(CLI::IsMember({"cpu", "vulkan"}));
+      sub.footer("Examples:\n  tensorcode run choose.json --set a=5        -> {\"result\": 10}\n"
+                 "  tensorcode run choose.json --cases cases.jsonl\n"
+                 "A failing case prints {\"error\": MESSAGE} and the batch still exits 0; a malformed\n"
+                 "cases line is an error naming the line (exit 3).");
+      return [args] { return run_command(*args); };
+    }};
+
+}  // namespace
+}  // namespace tc::cli
