@@ -94,6 +94,9 @@ class GradientTape {
   /// decision's derivative needs an unchosen value that is undefined.
   Status backward(const Env& env, std::span<const double> seeds, std::span<double> outputs,
                   std::span<double> gradients);
+  /// Reverse pass over the values of the last successful forward() (or
+  /// backward()) call, for callers whose seeds depend on the outputs.
+  Status reverse(std::span<const double> seeds, std::span<double> gradients);
   /// Single-output convenience: value and gradients by name.
   Result<GradResult> run(const Env& env);
 

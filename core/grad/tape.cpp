@@ -64,6 +64,7 @@ struct GradientTape::Impl {
   std::vector<std::int32_t> fail;  ///< 0: defined; else 1 + id of the node that failed
   std::vector<std::uint8_t> reached;
   std::vector<std::string> why;  ///< failure message of a node that failed itself
+  bool ready = false;            ///< the buffers hold a successful forward pass
 
   NodeId arg(const TNode& n, int k) const { return args[static_cast<std::size_t>(n.first + k)]; }
   double v(const TNode& n, int k) const { return val[static_cast<std::size_t>(arg(n, k))]; }
@@ -605,6 +606,7 @@ Status GradientTape::Impl::backward_pass(std::span<const double> seeds) {
 Status GradientTape::forward(const Env& env, std::span<double> outputs) {
   Impl& m = *impl_;
   TC_ASSERT(outputs.size() == m.out_ids.size());
+  m.ready = false;
   if (Status s = m.load_leaves(env); !s) return s;
   m.forward_pass();
   for (std::size_t k = 0; k < m.out_ids.size(); ++k) {
@@ -612,14 +614,20 @@ Status GradientTape::forward(const Env& env, std::span<double> outputs) {
     if (m.fail[o]) return m.poison_error(m.fail[o]);
     outputs[k] = m.val[o];
   }
+  m.ready = true;
   return ok_status();
 }
 
 Status GradientTape::backward(const Env& env, std::span<const double> seeds, std::span<double> outputs,
                               std::span<double> gradients) {
+  if (Status s = forward(env, outputs); !s) return s;
+  return reverse(seeds, gradients);
+}
+
+Status GradientTape::reverse(std::span<const double> seeds, std::span<double> gradients) {
   Impl& m = *impl_;
   TC_ASSERT(seeds.size() == m.out_ids.size() && gradients.size() == m.leaves.size());
-  if (Status s = forward(env, outputs); !s) return s;
+  if (!m.ready) return make_error("the reverse pass needs a successful forward pass first");
   if (Status s = m.backward_pass(seeds); !s) return s;
   for (std::size_t k = 0; k < m.leaves.size(); ++k) {
     const auto l = static_cast<std::size_t>(m.leaves[k].node);
