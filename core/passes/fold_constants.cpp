@@ -1,0 +1,223 @@
+#include "passes/fold_constants.h"
+
+#include <charconv>
+#include <cmath>
+#include <optional>
+#include <string>
+
+#include "ir/kernels.h"
+#include "passes/pass_util.h"
+
+namespace tc {
+
+namespace {
+
+std::string num(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  char buf[64];
+  auto res = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, res.ptr);
+}
+
+class Folder {
+ public:
+  Folder(const Program& p, const FoldOptions& o) : p_(p), o_(o), f32_(p.dtype == Dtype::Float32) {}
+
+  Result<Program> run() {
+    const std::size_t n = p_.nodes.size();
+    live_ = passes::live_nodes(p_);
+    value_.assign(n, std::nullopt);
+    alias_ = passes::identity_alias(p_);
+    out_ = p_;
+    for (const Node& node : p_.nodes) {
+      if (Status s = visit(node); !s) return s.error();
+    }
+    Program folded = passes::compact(out_, std::vector<bool>(n, true), alias_);
+    if (Status s = passes::validate_output(folded, "constant folding"); !s) return s.error();
+    return folded;
+  }
+
+ private:
+  double round(double v) const { return f32_ ? round_f32(v) : v; }
+
+  // The constant value of argument k, looking through replaced nodes.
+  std::optional<double> arg(const Node& n, std::size_t k) const {
+    return value_[static_cast<std::size_t>(target(n.args[k]))];
+  }
+  NodeId target(NodeId id) const {
+    while (alias_[static_cast<std::size_t>(id)] != id) id = alias_[static_cast<std::size_t>(id)];
+    return id;
+  }
+  bool all_constant(const Node& n) const {
+    for (std::size_t k = 0; k < n.args.size(); ++k)
+      if (!arg(n, k)) return false;
+    return true;
+  }
+
+  Diagnostic error(const Node& n, const std::string& what) const {
+    return make_error(describe_node(p_, n.id) + ": " + what, n.location, n.id);
+  }
+
+  Status visit(const Node& n) {
+    const std::size_t i = static_cast<std::size_t>(n.id);
+    if (n.op == Op::Constant) {
+      // The evaluator rounds constants under float32; a constant that
+      // overflows binary32 fails whenever it is used.
+      double v = round(n.value);
+      if (!std::isfinite(v)) {
+        if (live_[i]) return error(n, "constant " + num(n.value) + " overflows float32");
+        return ok_status();
+      }
+      value_[i] = v;
+      return ok_status();
+    }
+    if (!live_[i] || is_leaf(n.op) || n.op == Op::Call) return ok_status();
+    const Semantics sem = p_.semantics_of(n);
+    if (sem == Semantics::Relaxed) return ok_status();
+    const bool decide = o_.fold_decisions && sem == Semantics::Exact;
+    switch (n.op) {
+      case Op::Select: {
+        auto c = arg(n, 0);
+        if (!c) return ok_status();
+        if (!decide && !all_constant(n)) return ok_status();
+        return choose(n, *c != 0.0 ? 1 : 2);
+      }
+      case Op::Gather: {
+        auto index = arg(n, 0);
+        if (!index) return ok_status();
+        if (!decide && !all_constant(n)) return ok_status();
+        const std::size_t count = n.args.size() - 1;
+        if (*index != std::floor(*index)) return error(n, "constant index " + num(*index) + " is not an integer");
+        if (*index < 0 || *index >= static_cast<double>(count))
+          return error(n, "constant index " + num(*index) + " is out of range for " + std::to_string(count) + " values");
+        return choose(n, static_cast<std::size_t>(*index) + 1);
+      }
+      case Op::GatherOneHot: {
+        const std::size_t count = n.args.size() / 2;
+        std::optional<std::size_t> chosen;
+        int ones = 0;
+        for (std::size_t k = 0; k < count; ++k) {
+          auto s = arg(n, k);
+          if (!s) return ok_status();
+          if (*s != 0.0 && *s != 1.0)
+            return error(n, "constant selector " + std::to_string(k) + " is " + num(*s) + ", expected 0 or 1");
+          if (*s == 1.0) {
+            ++ones;
+            if (!chosen) chosen = k;
+          }
+        }
+        if (ones != 1) return error(n, "constant selectors have " + std::to_string(ones) + " ones, expected exactly one");
+        if (!decide && !all_constant(n)) return ok_status();
+        return choose(n, count + *chosen);
+      }
+      case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge: case Op::Eq: case Op::Ne:
+        if (!o_.fold_decisions) return ok_status();
+        [[fallthrough]];
+      case Op::Add: case Op::Sub: case Op::Mul: case Op::Div: case Op::Neg: case Op::FloorDiv: case Op::Mod:
+      case Op::Relu: case Op::Sigmoid: case Op::Affine: case Op::SparseAffine: {
+        if (!all_constant(n)) return ok_status();
+        auto v = compute(n);
+        if (!v) return v.error();
+        return replace_by_constant(n, *v);
+      }
+      case Op::Input: case Op::Parameter: case Op::Constant: case Op::State: case Op::Call:
+        break;
+    }
+    return ok_status();
+  }
+
+  // Exact select / gather / gather_one_hot resolved to argument position k.
+  Status choose(const Node& n, std::size_t k) {
+    NodeId chosen = target(n.args[k]);
+    auto v = value_[static_cast<std::size_t>(chosen)];
+    if (v) return replace_by_constant(n, *v);
+    if (n.domain) return ok_status();  // keep the node so its domain check stays
+    alias_[static_cast<std::size_t>(n.id)] = chosen;
+    return ok_status();
+  }
+
+  Status replace_by_constant(const Node& n, double v) {
+    if (n.domain && !(is_comparison(n.op) && n.domain->lo() <= 0.0 && n.domain->hi() >= 1.0)) {
+      if (auto why = n.domain->check(v)) return error(n, "constant value " + *why + " (domain " + n.domain->to_string() + ")");
+    }
+    Node& c = out_.nodes[static_cast<std::size_t>(n.id)];
+    c.op = Op::Constant;
+    c.args.clear();
+    c.name.clear();
+    c.value = v;
+    c.differentiable = false;
+    c.coefficients.clear();
+    c.bias.reset();
+    c.indices.clear();
+    c.semantics.reset();
+    c.surrogate.reset();
+    c.temperature.reset();
+    value_[static_cast<std::size_t>(n.id)] = v;
+    return ok_status();
+  }
+
+  Result<double> compute(const Node& n) const {
+    auto a = [&](std::size_t k) { return *arg(n, k); };
+    double r = 0.0;
+    switch (n.op) {
+      case Op::Add: r = a(0) + a(1); break;
+      case Op::Sub: r = a(0) - a(1); break;
+      case Op::Mul: r = a(0) * a(1); break;
+      case Op::Neg: r = -a(0); break;
+      case Op::Div:
+      case Op::FloorDiv:
+      case Op::Mod:
+        if (a(1) == 0.0) return error(n, "constant division by zero");
+        r = n.op == Op::Div ? a(0) / a(1) : n.op == Op::FloorDiv ? kernels::py_floordiv(a(0), a(1)) : kernels::py_mod(a(0), a(1));
+        break;
+      case Op::Lt: r = kernels::b2d(a(0) < a(1)); break;
+      case Op::Le: r = kernels::b2d(a(0) <= a(1)); break;
+      case Op::Gt: r = kernels::b2d(a(0) > a(1)); break;
+      case Op::Ge: r = kernels::b2d(a(0) >= a(1)); break;
+      case Op::Eq: r = kernels::b2d(a(0) == a(1)); break;
+      case Op::Ne: r = kernels::b2d(a(0) != a(1)); break;
+      case Op::Relu: r = kernels::relu(a(0)); break;
+      case Op::Sigmoid: r = kernels::sigmoid(a(0)); break;
+      case Op::Affine:
+      case Op::SparseAffine: {
+        // The contract's accumulation order, rounding after every product and sum.
+        auto x = [&](std::size_t j) {
+          return a(n.op == Op::SparseAffine ? static_cast<std::size_t>(n.indices[j]) : j);
+        };
+        double acc = round(round(n.coefficients[0]) * x(0));
+        for (std::size_t j = 1; j < n.coefficients.size(); ++j) acc = round(acc + round(round(n.coefficients[j]) * x(j)));
+        if (n.bias) acc = round(acc + round(*n.bias));
+        r = acc;
+        break;
+      }
+      case Op::Input: case Op::Parameter: case Op::Constant: case Op::State: case Op::Select: case Op::Gather:
+      case Op::GatherOneHot: case Op::Call:
+        TC_ASSERT(false);
+    }
+    const double unrounded = r;
+    r = round(r);
+    if (!std::isfinite(r)) {
+      if (std::isfinite(unrounded)) return error(n, "constant result " + num(unrounded) + " overflows float32");
+      return error(n, std::string("constant result is ") + (std::isnan(r) ? "nan" : "infinite"));
+    }
+    return r;
+  }
+
+  const Program& p_;
+  const FoldOptions& o_;
+  const bool f32_;
+  std::vector<bool> live_;
+  std::vector<std::optional<double>> value_;
+  std::vector<NodeId> alias_;
+  Program out_;
+};
+
+}  // namespace
+
+Result<Program> fold_constants(const Program& program, const FoldOptions& options) {
+  if (Status s = passes::validate_input(program, "constant folding"); !s) return s.error();
+  return Folder(program, options).run();
+}
+
+}  // namespace tc
