@@ -10,6 +10,15 @@
 // Flags accumulate in a per-case double `acc`: acc += r * 0.0 stays 0 for
 // finite r and becomes NaN for the first inf/NaN; failed checks add NaN.
 // This keeps the hot loops free of branches and byte-wide stores.
+//
+// Not every node's value needs the finiteness test. add, sub, mul, neg and
+// the affine ops keep a non-finite operand non-finite (inf*0 and inf-inf are
+// NaN), and so does the branch an exact select takes. A non-finite value can
+// only turn finite again at a "laundering" op: a comparison, relu, sigmoid,
+// division (x/inf == 0), floordiv, mod, gather, gather_one_hot, call, a
+// relaxed select, or as an exact select's condition. So only the values that
+// feed such an argument, and the targets, are tested (fused into the loop
+// that produces them); a live non-finite value always reaches one of them.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -35,6 +44,22 @@ bool takes_uniform(Op op) {
       return false;
   }
   return false;
+}
+
+/// Whether argument `k` of `op` (in `mode`) can turn a non-finite value into a
+/// finite one, so the value must be tested where it is produced.
+bool launders(Op op, Mode mode, std::uint32_t k) {
+  switch (op) {
+    case Op::Add: case Op::Sub: case Op::Mul: case Op::Neg: case Op::Affine: case Op::SparseAffine:
+      return false;
+    case Op::Select:
+      return mode == Mode::Relaxed || k == 0;
+    case Op::Div: case Op::FloorDiv: case Op::Mod: case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge:
+    case Op::Eq: case Op::Ne: case Op::Relu: case Op::Sigmoid: case Op::Gather: case Op::GatherOneHot:
+    case Op::Call: case Op::Input: case Op::Parameter: case Op::Constant: case Op::State:
+      return true;
+  }
+  return true;
 }
 
 /// An operand: a column, or one value for the whole block.
@@ -105,7 +130,7 @@ struct Batch {
   }
 };
 
-template <bool F32>
+template <bool F32, bool Chk>
 void exec_step(Batch& bt, NodeId id, std::size_t m) {
   const Prepared& p = bt.p;
   const Instr& in = p.instrs[static_cast<std::size_t>(id)];
@@ -117,16 +142,16 @@ void exec_step(Batch& bt, NodeId id, std::size_t m) {
   switch (in.op) {
     case Op::Input: case Op::Parameter: case Op::Constant: case Op::State:
       break;  // leaves are not steps
-    case Op::Add: map2<F32, true>(bt.operand(a[0]), bt.operand(a[1]), out, acc, m, [](double x, double y) { return x + y; }); break;
-    case Op::Sub: map2<F32, true>(bt.operand(a[0]), bt.operand(a[1]), out, acc, m, [](double x, double y) { return x - y; }); break;
-    case Op::Mul: map2<F32, true>(bt.operand(a[0]), bt.operand(a[1]), out, acc, m, [](double x, double y) { return x * y; }); break;
-    case Op::Div: map2<F32, true>(bt.operand(a[0]), bt.operand(a[1]), out, acc, m, [](double x, double y) { return x / y; }); break;
+    case Op::Add: map2<F32, Chk>(bt.operand(a[0]), bt.operand(a[1]), out, acc, m, [](double x, double y) { return x + y; }); break;
+    case Op::Sub: map2<F32, Chk>(bt.operand(a[0]), bt.operand(a[1]), out, acc, m, [](double x, double y) { return x - y; }); break;
+    case Op::Mul: map2<F32, Chk>(bt.operand(a[0]), bt.operand(a[1]), out, acc, m, [](double x, double y) { return x * y; }); break;
+    case Op::Div: map2<F32, Chk>(bt.operand(a[0]), bt.operand(a[1]), out, acc, m, [](double x, double y) { return x / y; }); break;
     // Division by zero yields a non-finite value here (IEEE, or NaN from fmod), which flags the case.
-    case Op::FloorDiv: map2<F32, true>(bt.operand(a[0]), bt.operand(a[1]), out, acc, m, [](double x, double y) { return kernels::py_floordiv(x, y); }); break;
-    case Op::Mod: map2<F32, true>(bt.operand(a[0]), bt.operand(a[1]), out, acc, m, [](double x, double y) { return kernels::py_mod(x, y); }); break;
-    case Op::Neg: map1<F32, false>(bt.operand(a[0]), out, acc, m, [](double x) { return -x; }); break;
-    case Op::Relu: map1<F32, false>(bt.operand(a[0]), out, acc, m, [](double x) { return kernels::relu(x); }); break;
-    case Op::Sigmoid: map1<F32, true>(bt.operand(a[0]), out, acc, m, [](double x) { return kernels::sigmoid(x); }); break;
+    case Op::FloorDiv: map2<F32, Chk>(bt.operand(a[0]), bt.operand(a[1]), out, acc, m, [](double x, double y) { return kernels::py_floordiv(x, y); }); break;
+    case Op::Mod: map2<F32, Chk>(bt.operand(a[0]), bt.operand(a[1]), out, acc, m, [](double x, double y) { return kernels::py_mod(x, y); }); break;
+    case Op::Neg: map1<F32, Chk>(bt.operand(a[0]), out, acc, m, [](double x) { return -x; }); break;
+    case Op::Relu: map1<F32, Chk>(bt.operand(a[0]), out, acc, m, [](double x) { return kernels::relu(x); }); break;
+    case Op::Sigmoid: map1<F32, Chk>(bt.operand(a[0]), out, acc, m, [](double x) { return kernels::sigmoid(x); }); break;
     case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge: case Op::Eq: case Op::Ne: {
       const Col x = bt.operand(a[0]), y = bt.operand(a[1]);
       if (exact) {
@@ -140,7 +165,7 @@ void exec_step(Batch& bt, NodeId id, std::size_t m) {
         }
       } else {
         const Op op = in.op;
-        map2<F32, true>(x, y, out, acc, m, [op, t](double u, double v) { return relaxed_compare(op, u, v, t); });
+        map2<F32, Chk>(x, y, out, acc, m, [op, t](double u, double v) { return relaxed_compare(op, u, v, t); });
       }
       break;
     }
@@ -151,7 +176,11 @@ void exec_step(Batch& bt, NodeId id, std::size_t m) {
       if (exact) {
         // The chosen branch's value only; the other branch's flags (if
         // any) send the case to the scalar re-run, which ignores them.
-        for (std::size_t i = 0; i < m; ++i) out[i] = c[i] != 0.0 ? y[i] : n[i];
+        for (std::size_t i = 0; i < m; ++i) {
+          const double r = c[i] != 0.0 ? y[i] : n[i];
+          out[i] = r;
+          if constexpr (Chk) acc[i] += r * 0.0;
+        }
       } else {
         for (std::size_t i = 0; i < m; ++i) {
           const double r = rnd<F32>(kernels::relaxed_select(c[i], y[i], n[i]));
@@ -170,8 +199,10 @@ void exec_step(Batch& bt, NodeId id, std::size_t m) {
         for (std::size_t i = 0; i < m; ++i) {
           const double x = idx[i];
           const bool ok = valid_index(x, n);
-          out[i] = vp[ok ? static_cast<std::size_t>(x) : 0][i];
+          const double r = vp[ok ? static_cast<std::size_t>(x) : 0][i];
+          out[i] = r;
           acc[i] += ok ? 0.0 : kNaN;
+          if constexpr (Chk) acc[i] += r * 0.0;
         }
       } else {
         for (std::size_t i = 0; i < m; ++i) {
@@ -201,6 +232,8 @@ void exec_step(Batch& bt, NodeId id, std::size_t m) {
           }
         }
         for (std::size_t i = 0; i < m; ++i) acc[i] += cnt[i] == 1.0 ? 0.0 : kNaN;
+        if constexpr (Chk)
+          for (std::size_t i = 0; i < m; ++i) acc[i] += out[i] * 0.0;
       } else {
         for (std::size_t i = 0; i < m; ++i) {
           const double r = rnd<F32>(relaxed_one_hot(
@@ -232,7 +265,8 @@ void exec_step(Batch& bt, NodeId id, std::size_t m) {
         const double b = in.bias;
         for (std::size_t i = 0; i < m; ++i) out[i] = rnd<F32>(out[i] + b);
       }
-      for (std::size_t i = 0; i < m; ++i) acc[i] += out[i] * 0.0;
+      if constexpr (Chk)
+        for (std::size_t i = 0; i < m; ++i) acc[i] += out[i] * 0.0;
       break;
     }
     case Op::Call: {
@@ -276,14 +310,19 @@ void build_plan(Prepared& p) {
   plan.input_rounds.assign(p.inputs.size(), 0);
   std::vector<std::uint8_t> wants_column(n, 0);
   for (NodeId t : p.targets) wants_column[static_cast<std::size_t>(t)] = 1;
+  plan.check.assign(n, 0);
+  for (NodeId t : p.targets) plan.check[static_cast<std::size_t>(t)] = 1;
   for (std::size_t i = 0; i < n; ++i) {
     const Instr& in = p.instrs[i];
     if (in.op == Op::Constant || in.op == Op::Parameter || in.op == Op::State) plan.uniform[i] = 1;
     if (!p.needed[i] || is_leaf(in.op)) continue;
     plan.steps.push_back(static_cast<NodeId>(i));
     plan.max_args = std::max(plan.max_args, in.nargs);
-    if (!takes_uniform(in.op))
-      for (std::uint32_t k = 0; k < in.nargs; ++k) wants_column[static_cast<std::size_t>(p.args[in.arg_begin + k])] = 1;
+    for (std::uint32_t k = 0; k < in.nargs; ++k) {
+      const auto arg = static_cast<std::size_t>(p.args[in.arg_begin + k]);
+      if (!takes_uniform(in.op)) wants_column[arg] = 1;
+      if (launders(in.op, in.mode, k)) plan.check[arg] = 1;
+    }
   }
   // Last reader of every value (targets live to the end of the block).
   constexpr std::size_t kForever = std::numeric_limits<std::size_t>::max();
@@ -407,10 +446,13 @@ Status run_batch_impl(const Prepared& p, std::span<const std::span<const double>
         bt.col[id] = src;
       }
     }
-    if (p.f32) {
-      for (NodeId id : plan.steps) exec_step<true>(bt, id, m);
-    } else {
-      for (NodeId id : plan.steps) exec_step<false>(bt, id, m);
+    for (NodeId id : plan.steps) {
+      const bool chk = plan.check[static_cast<std::size_t>(id)] != 0;
+      if (p.f32) {
+        chk ? exec_step<true, true>(bt, id, m) : exec_step<true, false>(bt, id, m);
+      } else {
+        chk ? exec_step<false, true>(bt, id, m) : exec_step<false, false>(bt, id, m);
+      }
     }
     for (std::size_t o = 0; o < nout; ++o) {
       const double* src = bt.col[static_cast<std::size_t>(p.targets[o])];

@@ -45,6 +45,7 @@ struct BatchPlan {
   std::vector<NodeId> steps;           ///< needed computing nodes, ascending
   std::vector<std::int32_t> slot_of;   ///< per node: column slot, or -1 (uniform scalar / caller's input column)
   std::vector<std::uint8_t> uniform;   ///< per node: constant, parameter or state (one value for the whole batch)
+  std::vector<std::uint8_t> check;     ///< per node: test its values for inf/NaN where produced (see batch.cpp)
   std::vector<NodeId> broadcast;       ///< uniform nodes that also need a filled column (permanent slots)
   std::vector<std::uint8_t> input_rounds;  ///< per input: copied into its slot as binary32
   std::int32_t nslots = 0;
