@@ -1,0 +1,251 @@
+#include "runtime/runtime.h"
+
+#include <cmath>
+#include <utility>
+
+#include "ir/artifact.h"
+#include "runtime/runtime_impl.h"
+#include "runtime/trace.h"
+
+namespace tc {
+
+namespace {
+
+std::string in_quotes(std::string_view s) {
+  std::string out;
+  out.reserve(s.size() + 2);
+  out.push_back('\'');
+  out.append(s);
+  out.push_back('\'');
+  return out;
+}
+
+}  // namespace
+
+std::string short_json(const nlohmann::ordered_json& value) {
+  std::string s = value.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+  if (s.size() > 40) s = s.substr(0, 37) + "...";
+  return s;
+}
+
+Result<Runtime> Runtime::create(Program program, std::uint64_t max_steps, const Bindings* bindings) {
+  if (Status s = validate(program); !s) return s.error();
+  auto impl = std::make_unique<Impl>();
+  impl->program = std::move(program);
+  impl->bindings = bindings;
+  impl->max_steps = max_steps;
+  const Program& p = impl->program;
+
+  for (const Node& n : p.nodes) {
+    if (n.op == Op::Input) {
+      TC_ASSERT(n.domain.has_value());
+      impl->inputs.push_back({n.name, n.id, *n.domain});
+    } else if (n.op == Op::State) {
+      TC_ASSERT(n.domain.has_value());
+      if (auto why = n.domain->check(n.value))
+        return make_error(describe_node(p, n.id) + ": initial value: " + *why, n.location, n.id);
+      impl->state_names.push_back(n.name);
+      impl->state_ids.push_back(n.id);
+      impl->state_domains.push_back(*n.domain);
+      impl->state.push_back(n.value);
+    }
+  }
+  impl->state_index.assign(p.nodes.size(), -1);
+  for (std::size_t i = 0; i < impl->state_ids.size(); ++i)
+    impl->state_index[static_cast<std::size_t>(impl->state_ids[i])] = static_cast<int>(i);
+  for (const auto& [state, next] : p.updates)
+    impl->updates.push_back({static_cast<std::size_t>(impl->state_index[static_cast<std::size_t>(state)]), next});
+  for (const auto& [name, _] : p.outputs) impl->output_names.push_back(name);
+
+  EvalOptions options;
+  options.bindings = bindings;
+  // The evaluator may keep a reference to the program: it lives in the
+  // heap-allocated Impl, whose address never changes.
+  auto evaluator = Evaluator::create(impl->program, options);
+  if (!evaluator) return evaluator.error();
+  impl->evaluator.emplace(std::move(*evaluator));
+  return Runtime(std::move(impl));
+}
+
+Runtime::Runtime(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Runtime::Runtime(Runtime&&) noexcept = default;
+Runtime& Runtime::operator=(Runtime&&) noexcept = default;
+Runtime::~Runtime() = default;
+
+Result<Runtime> Runtime::clone() const {
+  auto copy = create(impl_->program, impl_->max_steps, impl_->bindings);
+  if (!copy) return copy.error();
+  copy->impl_->state = impl_->state;
+  copy->impl_->steps = impl_->steps;
+  return copy;
+}
+
+const Program& Runtime::program() const { return impl_->program; }
+const Evaluator& Runtime::evaluator() const { return *impl_->evaluator; }
+const std::vector<std::string>& Runtime::state_names() const { return impl_->state_names; }
+const std::vector<NodeId>& Runtime::state_ids() const { return impl_->state_ids; }
+const std::vector<std::string>& Runtime::output_names() const { return impl_->output_names; }
+const std::vector<double>& Runtime::state() const { return impl_->state; }
+NamedValues Runtime::state_map() const { return named_state(impl_->state); }
+std::uint64_t Runtime::steps() const { return impl_->steps; }
+std::uint64_t Runtime::max_steps() const { return impl_->max_steps; }
+
+NamedValues Runtime::named_outputs(const StepResult& r) const {
+  NamedValues out;
+  for (std::size_t i = 0; i < impl_->output_names.size() && i < r.outputs.size(); ++i)
+    out.emplace(impl_->output_names[i], r.outputs[i]);
+  return out;
+}
+
+NamedValues Runtime::named_state(std::span<const double> state) const {
+  NamedValues out;
+  for (std::size_t i = 0; i < impl_->state_names.size() && i < state.size(); ++i)
+    out.emplace(impl_->state_names[i], state[i]);
+  return out;
+}
+
+Status Runtime::Impl::check_inputs(const NamedValues& values) const {
+  std::size_t known = 0;
+  for (const InputInfo& in : inputs) known += values.contains(in.name) ? 1 : 0;
+  if (known != values.size()) {  // only the error path pays for the name search
+    for (const auto& [name, _] : values) {
+      bool found = false;
+      for (const InputInfo& in : inputs) found = found || in.name == name;
+      if (!found) return make_error("unknown input " + in_quotes(name) + inputs_hint());
+    }
+  }
+  for (const InputInfo& in : inputs) {
+    auto it = values.find(in.name);
+    if (it == values.end()) return make_error("missing input " + in_quotes(in.name));
+    if (auto why = in.domain.check(it->second)) return make_error("input " + in_quotes(in.name) + ": " + *why);
+  }
+  return ok_status();
+}
+
+std::string Runtime::Impl::inputs_hint() const {
+  if (inputs.empty()) return " (the program has no inputs)";
+  std::string out = " (the program's inputs are";
+  for (std::size_t i = 0; i < inputs.size(); ++i) out += (i ? ", " : " ") + inputs[i].name;
+  return out + ")";
+}
+
+Result<StepResult> Runtime::step(const NamedValues& inputs, const NamedValues& state) const {
+  std::vector<double> vec(impl_->state_names.size());
+  for (const auto& [name, _] : state) {
+    bool found = false;
+    for (const std::string& s : impl_->state_names) found = found || s == name;
+    if (!found) return make_error("unknown state " + in_quotes(name));
+  }
+  for (std::size_t i = 0; i < vec.size(); ++i) {
+    auto it = state.find(impl_->state_names[i]);
+    if (it == state.end()) return make_error("missing state " + in_quotes(impl_->state_names[i]));
+    vec[i] = it->second;
+  }
+  return step(inputs, vec);
+}
+
+Result<StepResult> Runtime::step(const NamedValues& inputs, std::span<const double> state, CaseTrace* trace) const {
+  const Impl& m = *impl_;
+  if (state.size() != m.state_names.size())
+    return make_error("expected " + std::to_string(m.state_names.size()) + " state values, got " +
+                      std::to_string(state.size()));
+  for (std::size_t i = 0; i < state.size(); ++i)
+    if (auto why = m.state_domains[i].check(state[i])) return make_error("state " + in_quotes(m.state_names[i]) + ": " + *why);
+  if (Status s = m.check_inputs(inputs); !s) return s.error();
+
+  Env env;
+  env.inputs = inputs;
+  for (std::size_t i = 0; i < state.size(); ++i) env.state.emplace(m.state_names[i], state[i]);
+  auto run = m.evaluator->run(env, trace);
+  if (!run) return run.error();
+
+  StepResult out;
+  out.outputs = std::move(run->outputs);
+  out.state.assign(state.begin(), state.end());
+  TC_ASSERT(run->next_state.size() == m.updates.size());
+  // Every new value is checked before any is kept: the caller commits all or nothing.
+  for (std::size_t k = 0; k < m.updates.size(); ++k) {
+    const auto& [slot, next] = m.updates[k];
+    const double v = run->next_state[k];
+    if (auto why = m.state_domains[slot].check(v)) {
+      const Node& n = m.program.nodes[static_cast<std::size_t>(next)];
+      return make_error(describe_node(m.program, next) + ": new value of state " + in_quotes(m.state_names[slot]) +
+                            ": " + *why,
+                        n.location, next);
+    }
+    out.state[slot] = v;
+  }
+  return out;
+}
+
+Result<StepResult> Runtime::dispatch(const NamedValues& inputs, CaseTrace* trace) {
+  if (impl_->steps >= impl_->max_steps)
+    return make_error("step budget exhausted: " + std::to_string(impl_->steps) + " of " +
+                      std::to_string(impl_->max_steps) + " steps used");
+  auto r = step(inputs, impl_->state, trace);
+  if (!r) return r.error();
+  impl_->state = r->state;  // commit: all new values together, and the step
+  ++impl_->steps;
+  return r;
+}
+
+ReplayResult Runtime::replay(std::span<const NamedValues> events, StepTrace* trace) {
+  ReplayResult result;
+  CaseTrace node_trace;
+  std::vector<double> input_row;
+  if (trace) {
+    if (trace->empty()) {
+      trace->begin(*this);
+    } else if (trace->end_step() != impl_->steps || trace->state_ids() != impl_->state_ids) {
+      result.failure = ReplayFailure{0, make_error("the trace ends at step " + std::to_string(trace->end_step()) +
+                                                   " but the runtime is at step " + std::to_string(impl_->steps))};
+      return result;
+    }
+    trace->reserve(events.size());
+  }
+  for (std::size_t i = 0; i < events.size(); ++i) {
+    auto r = dispatch(events[i], trace ? &node_trace : nullptr);
+    if (!r) {
+      result.failure = ReplayFailure{i, r.error()};
+      return result;
+    }
+    ++result.committed;
+    if (trace) {
+      input_row.clear();
+      for (const Impl::InputInfo& in : impl_->inputs) input_row.push_back(events[i].find(in.name)->second);
+      trace->append(input_row, r->outputs, r->state, node_trace);
+    }
+  }
+  return result;
+}
+
+Result<NamedValues> Runtime::event_from_json(const nlohmann::ordered_json& event) const {
+  if (!event.is_object())
+    return make_error(std::string("an event must be a JSON object of input values, got ") + event.type_name());
+  NamedValues out;
+  for (const auto& [name, value] : event.items()) {
+    const Impl::InputInfo* input = nullptr;
+    for (const Impl::InputInfo& in : impl_->inputs)
+      if (in.name == name) input = &in;
+    if (!input) return make_error("unknown input " + in_quotes(name) + impl_->inputs_hint());
+    double v;
+    if (value.is_number()) {
+      v = value.get<double>();
+      if (!std::isfinite(v)) return make_error("input " + in_quotes(name) + ": the value is not a finite number");
+    } else if (value.is_boolean() && input->domain.type == DomainType::Boolean) {
+      v = value.get<bool>() ? 1.0 : 0.0;
+    } else {
+      return make_error("input " + in_quotes(name) + ": " + short_json(value) + " is not a number");
+    }
+    out[name] = v;
+  }
+  return out;
+}
+
+Result<NamedValues> Runtime::parse_event(std::string_view line) const {
+  auto json = parse_json_limited(line);
+  if (!json) return json.error();
+  return event_from_json(*json);
+}
+
+}  // namespace tc
