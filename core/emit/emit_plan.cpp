@@ -1,0 +1,172 @@
+#include "emit/emit_plan.h"
+
+#include <bit>
+#include <cfloat>
+#include <cmath>
+#include <cstring>
+#include <unordered_map>
+
+namespace tc::emit {
+
+namespace {
+
+std::uint32_t bits_of(float f) { return std::bit_cast<std::uint32_t>(f); }
+
+/// Smallest float >= v (v finite double), clamped to the finite float range.
+float f32_at_least(double v) {
+  if (v <= -static_cast<double>(FLT_MAX)) return -FLT_MAX;
+  float f = static_cast<float>(v);
+  if (static_cast<double>(f) < v) f = std::nextafter(f, INFINITY);
+  return f;
+}
+/// Largest float <= v (v finite double), clamped to the finite float range.
+float f32_at_most(double v) {
+  if (v >= static_cast<double>(FLT_MAX)) return FLT_MAX;
+  float f = static_cast<float>(v);
+  if (static_cast<double>(f) > v) f = std::nextafter(f, -INFINITY);
+  return f;
+}
+
+}  // namespace
+
+F32Check f32_check(const Domain& d) {
+  F32Check c;
+  double lo = d.lo(), hi = d.hi();
+  c.integral = d.type == DomainType::Int32;
+  c.boolean = d.type == DomainType::Boolean;
+  if (lo > static_cast<double>(FLT_MAX) || hi < -static_cast<double>(FLT_MAX)) {
+    c.empty = true;
+    return c;
+  }
+  c.lo = f32_at_least(lo);
+  c.hi = f32_at_most(hi);
+  if (c.lo > c.hi) c.empty = true;
+  return c;
+}
+
+Result<Plan> make_plan(const Program& program, std::string_view target) {
+  if (Status s = validate(program); !s.ok()) return s.error();
+  const std::string t(target);
+  if (program.has_state())
+    return make_error("the " + t + " backend runs stateless programs only; this program has state");
+  if (program.has_calls()) {
+    NodeId c = program.nodes_of(Op::Call).front();
+    return make_error("the " + t + " backend cannot run host calls: " + describe_node(program, c) +
+                          " calls binding '" + program.nodes[static_cast<std::size_t>(c)].name + "'",
+                      program.nodes[static_cast<std::size_t>(c)].location, c);
+  }
+  if (program.nodes.size() > static_cast<std::size_t>(kMaxEncodableNode))
+    return make_error("the " + t + " backend supports at most " + std::to_string(kMaxEncodableNode) + " nodes");
+  if (program.outputs.empty()) return make_error("the program has no outputs");
+
+  Plan plan;
+  plan.program = program;
+  const std::size_t n = program.nodes.size();
+  plan.needed.assign(n, 0);
+  plan.always_live.assign(n, 0);
+  plan.users.assign(n, {});
+  plan.leaf_value.assign(n, 0.0f);
+  plan.leaf_nonfinite.assign(n, 0);
+  plan.check.assign(n, std::nullopt);
+  plan.constant_index.assign(n, -1);
+
+  for (const auto& [name, id] : program.outputs) {
+    plan.output_nodes.push_back(id);
+    plan.needed[static_cast<std::size_t>(id)] = 1;
+    plan.always_live[static_cast<std::size_t>(id)] = 1;
+  }
+  // Every input is a column of the case buffer, needed or not, so the case
+  // layout depends only on the program's inputs.
+  plan.inputs = program.nodes_of(Op::Input);
+
+  for (std::size_t i = n; i-- > 0;) {
+    if (!plan.needed[i]) continue;
+    const Node& node = program.nodes[i];
+    const NodeId id = static_cast<NodeId>(i);
+    if (program.semantics_of(node) == Semantics::Relaxed && !is_leaf(node.op))
+      return make_error("the " + t + " backend runs exact (or hybrid) forward semantics only; " +
+                            describe_node(program, id) + " uses relaxed semantics",
+                        node.location, id);
+    const bool live = plan.always_live[i] != 0;
+    auto edge = [&](NodeId arg, UseEdge::Kind kind, std::int32_t k) {
+      auto a = static_cast<std::size_t>(arg);
+      plan.needed[a] = 1;
+      plan.users[a].push_back({id, kind, k});
+      if (live && kind == UseEdge::Always) plan.always_live[a] = 1;
+    };
+    const auto& args = node.args;
+    switch (node.op) {
+      case Op::Select:
+        edge(args[0], UseEdge::Always, 0);
+        edge(args[1], UseEdge::SelectYes, 0);
+        edge(args[2], UseEdge::SelectNo, 0);
+        break;
+      case Op::Gather:
+        edge(args[0], UseEdge::Always, 0);
+        for (std::size_t k = 1; k < args.size(); ++k)
+          edge(args[k], UseEdge::GatherValue, static_cast<std::int32_t>(k - 1));
+        break;
+      case Op::GatherOneHot: {
+        const std::size_t half = args.size() / 2;
+        for (std::size_t k = 0; k < half; ++k) edge(args[k], UseEdge::Always, 0);
+        for (std::size_t k = 0; k < half; ++k)
+          edge(args[half + k], UseEdge::OneHotValue, static_cast<std::int32_t>(k));
+        break;
+      }
+      case Op::Input: case Op::Parameter: case Op::Constant: case Op::State: case Op::Add: case Op::Sub:
+      case Op::Mul: case Op::Div: case Op::Neg: case Op::FloorDiv: case Op::Mod: case Op::Lt: case Op::Le:
+      case Op::Gt: case Op::Ge: case Op::Eq: case Op::Ne: case Op::Relu: case Op::Sigmoid: case Op::Affine:
+      case Op::SparseAffine: case Op::Call:
+        for (NodeId a : args) edge(a, UseEdge::Always, 0);
+        break;
+    }
+  }
+
+  std::unordered_map<std::uint32_t, std::int32_t> by_bits;
+  for (std::size_t i = 0; i < n; ++i) {
+    const Node& node = program.nodes[i];
+    if (node.op == Op::Input) plan.check[i] = f32_check(*node.domain);
+    if (!plan.needed[i]) continue;
+    ++plan.needed_count;
+    if (!plan.always_live[i]) plan.has_control = true;
+    if (node.op != Op::Input && node.domain) plan.check[i] = f32_check(*node.domain);
+    if (node.op == Op::Constant || node.op == Op::Parameter) {
+      const float f = static_cast<float>(node.value);
+      if (!std::isfinite(f)) {
+        plan.leaf_nonfinite[i] = 1;
+        continue;
+      }
+      plan.leaf_value[i] = f;
+      auto [it, fresh] = by_bits.try_emplace(bits_of(f), static_cast<std::int32_t>(plan.constants.size()));
+      if (fresh) plan.constants.push_back(f);
+      plan.constant_index[i] = it->second;
+    }
+  }
+  return plan;
+}
+
+Diagnostic error_diagnostic(const Program& program, std::uint32_t code) {
+  const NodeId id = error_node(code);
+  std::string what;
+  switch (error_kind(code)) {
+    case ErrorKind::None: what = "no error"; break;
+    case ErrorKind::NonFinite: what = "non-finite result"; break;
+    case ErrorKind::DivisionByZero: what = "division by zero"; break;
+    case ErrorKind::InvalidIndex: what = "index is not an integer in range"; break;
+    case ErrorKind::OneHotSelection: what = "selectors are not exactly one 1 among 0s"; break;
+    case ErrorKind::Domain: {
+      what = "value outside its domain";
+      if (id >= 0 && static_cast<std::size_t>(id) < program.nodes.size()) {
+        const auto& d = program.nodes[static_cast<std::size_t>(id)].domain;
+        if (d) what += " " + d->to_string();
+      }
+      break;
+    }
+  }
+  std::optional<SourceLoc> loc;
+  if (id >= 0 && static_cast<std::size_t>(id) < program.nodes.size())
+    loc = program.nodes[static_cast<std::size_t>(id)].location;
+  return make_error(describe_node(program, id) + ": " + what, loc, id);
+}
+
+}  // namespace tc::emit

@@ -1,0 +1,98 @@
+#pragma once
+/// What every backend emitter (WGSL, WebAssembly) needs to know about a
+/// program before writing code: which nodes are needed, their float32
+/// constants, the liveness edges that give exact select/gather semantics, and
+/// the per-case error codes the generated code reports.
+///
+/// Backends run stateless, call-free programs in float32 with the exact (or
+/// hybrid, whose forward pass is exact) semantics. Every needed node is
+/// computed for every case, because GPU and WASM arithmetic never traps; a
+/// node's failure only counts when the node is *live* for that case, that is
+/// when the checked CPU evaluator would have evaluated it. Liveness follows
+/// the argument edges backwards from the outputs; the edge into a select
+/// branch, a gather value or a gather_one_hot value holds only when that
+/// branch is chosen. The reported error is the live failing node with the
+/// lowest id.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/result.h"
+#include "ir/program.h"
+
+namespace tc::emit {
+
+/// Why a case failed; stored in the low 3 bits of an error code.
+enum class ErrorKind : std::uint32_t {
+  None = 0,
+  NonFinite = 1,        ///< NaN or infinity (includes float32 overflow)
+  DivisionByZero = 2,   ///< div, floordiv or mod by zero
+  InvalidIndex = 3,     ///< gather index not an integer in [0, n)
+  OneHotSelection = 4,  ///< gather_one_hot selectors not 0/1 with exactly one 1
+  Domain = 5,           ///< value outside the node's (or input's) domain
+};
+
+/// Per-case error code: 0 = the case succeeded, else (node << 3) | kind.
+constexpr std::uint32_t encode_error(NodeId node, ErrorKind kind) {
+  return (static_cast<std::uint32_t>(node) << 3) | static_cast<std::uint32_t>(kind);
+}
+constexpr NodeId error_node(std::uint32_t code) { return static_cast<NodeId>(code >> 3); }
+constexpr ErrorKind error_kind(std::uint32_t code) { return static_cast<ErrorKind>(code & 7u); }
+/// Largest node id an error code can carry.
+inline constexpr NodeId kMaxEncodableNode = (1 << 28) - 1;
+
+/// A user -> argument edge, for liveness.
+struct UseEdge {
+  enum Kind : std::uint8_t {
+    Always,       ///< the argument is needed whenever the user is live
+    SelectYes,    ///< needed when the select's condition (arg 0) is non-zero
+    SelectNo,     ///< needed when the select's condition is zero
+    GatherValue,  ///< needed when the gather index (arg 0) equals `k`
+    OneHotValue,  ///< needed when selector `k` (arg k) equals 1
+  };
+  NodeId user = 0;
+  Kind kind = Always;
+  std::int32_t k = 0;
+};
+
+/// Float32 bounds of a domain check: v passes when lo <= v <= hi (and v is
+/// an integer / 0 or 1 when `integral` / `boolean`). The bounds are the
+/// binary32 values closest inside the double bounds, so the float32 test
+/// gives the same answer as the double test for every float32 v.
+struct F32Check {
+  float lo = 0;
+  float hi = 0;
+  bool empty = false;  ///< no float32 value passes
+  bool integral = false;
+  bool boolean = false;
+};
+
+struct Plan {
+  Program program;                     ///< as given (parameters already applied)
+  std::vector<NodeId> inputs;          ///< input node ids ascending: column order
+  std::vector<NodeId> output_nodes;    ///< node of each output, Program::outputs order
+  std::vector<std::uint8_t> needed;    ///< [node] 1 when some output depends on it
+  std::vector<std::uint8_t> always_live;  ///< [node] live in every case (no conditional edge on any path)
+  std::vector<std::vector<UseEdge>> users;  ///< [node] edges from needed users
+  std::vector<float> leaf_value;       ///< [node] float32 value of constants/parameters
+  std::vector<std::uint8_t> leaf_nonfinite;  ///< [node] constant/parameter rounds to inf in float32
+  std::vector<std::optional<F32Check>> check;  ///< [node] domain check to apply in code
+  std::vector<float> constants;        ///< distinct float32 constant values (by bit pattern), first-use order
+  std::vector<std::int32_t> constant_index;  ///< [node] index into `constants`, -1 if not a constant leaf
+  bool has_control = false;            ///< some needed node has a conditional edge
+  std::size_t needed_count = 0;
+};
+
+/// Checks that `program` can run on a backend (validated, no state, no calls,
+/// no relaxed semantics on a needed node, at most kMaxEncodableNode nodes)
+/// and analyses it. `target` names the backend in error messages ("wgsl").
+Result<Plan> make_plan(const Program& program, std::string_view target);
+
+/// The message the CPU evaluator would give for an error code, naming the node.
+Diagnostic error_diagnostic(const Program& program, std::uint32_t code);
+
+/// Float32 domain-check bounds for `d` (see F32Check).
+F32Check f32_check(const Domain& d);
+
+}  // namespace tc::emit
