@@ -1,0 +1,109 @@
+// Training through the API: the description's learned-correction example,
+// Adam, multiple cases and failure reporting.
+#include <cmath>
+
+#include <gtest/gtest.h>
+
+#include "eval/evaluator.h"
+#include "grad/fit.h"
+#include "ir/builder.h"
+
+namespace tc {
+namespace {
+
+/// The description's program: the rule `10 if a > 4 else 12` included under
+/// prefix "algorithm", plus correction * x.
+Program learned_correction() {
+  Builder rules;
+  Value a = rules.input("a");
+  auto algorithm = rules.build(rules.select(a > 4, 10, 12));
+  EXPECT_TRUE(algorithm.ok());
+  Builder b;
+  Value x = b.input("x");
+  Value correction = b.parameter("correction", 0.0);
+  auto region = b.include(*algorithm, {{"a", x}}, "algorithm");
+  auto p = b.build(region.at("result") + correction * x);
+  EXPECT_TRUE(p.ok());
+  return *p;
+}
+
+TEST(Fit, DescriptionLearnedCorrectionOneSgdStep) {
+  Program p = learned_correction();
+  FitOptions o;
+  o.targets = {"result"};
+  o.optimizer = Optimizer::Sgd;
+  o.learning_rate = 0.01;
+  o.steps = 1;
+  std::vector<FitCase> cases = {{Env{{{"x", 5.0}}, {}, {}}, {11.0}}};
+  auto r = fit(p, cases, o);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  ASSERT_EQ(r->parameters.size(), 1u);
+  EXPECT_EQ(r->parameters[0].first, "correction");
+  // d/dcorrection (out - 11)^2 = 2 (10 - 11) * 5 = -10; 0 - 0.01 * -10 = 0.1.
+  EXPECT_DOUBLE_EQ(r->parameters[0].second, 0.1);
+  EXPECT_EQ(r->initial_loss, 1.0);
+  EXPECT_DOUBLE_EQ(r->final_loss, 0.25);
+
+  auto before = Evaluator::create(p)->run(Env{{{"x", 5.0}}, {}, {}});
+  auto after = Evaluator::create(r->program)->run(Env{{{"x", 5.0}}, {}, {}});
+  EXPECT_EQ(before->outputs[0], 10.0);
+  EXPECT_DOUBLE_EQ(after->outputs[0], 10.5);
+
+  // Only the parameter's value changed: comparison and constants are fixed.
+  Program expected = p;
+  for (Node& n : expected.nodes)
+    if (n.op == Op::Parameter) n.value = r->parameters[0].second;
+  EXPECT_EQ(r->program, expected);
+}
+
+TEST(Fit, AdamConvergesOnALine) {
+  Builder b;
+  Value x = b.input("x");
+  Value w = b.parameter("w", 0.0);
+  Value c = b.parameter("c", 0.0);
+  auto p = b.build(w * x + c);
+  ASSERT_TRUE(p.ok());
+  std::vector<FitCase> cases;
+  for (double xv : {-2.0, -1.0, 0.0, 1.0, 2.0}) cases.push_back({Env{{{"x", xv}}, {}, {}}, {3.0 * xv - 1.0}});
+  FitOptions o;
+  o.targets = {"result"};
+  o.optimizer = Optimizer::Adam;
+  o.learning_rate = 0.05;
+  o.steps = 2000;
+  auto r = fit(*p, cases, o);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_GT(r->initial_loss, 1.0);
+  EXPECT_LT(r->final_loss, 1e-6);
+  EXPECT_NEAR(r->parameters[0].second, 3.0, 1e-3);
+  EXPECT_NEAR(r->parameters[1].second, -1.0, 1e-3);
+
+  // The loss is averaged over cases: SGD on the same data from 0 moves w by
+  // lr * (2/N) sum (3x - 1) x... = lr * 2 * 30 / 5.
+  o.optimizer = Optimizer::Sgd;
+  o.learning_rate = 0.01;
+  o.steps = 1;
+  auto s = fit(*p, cases, o);
+  ASSERT_TRUE(s.ok());
+  EXPECT_NEAR(s->parameters[0].second, 0.01 * 2.0 * 30.0 / 5.0, 1e-15);
+}
+
+TEST(Fit, FailingCaseIsReported) {
+  Builder b;
+  Value x = b.input("x");
+  Value w = b.parameter("w", 1.0);
+  auto p = b.build(w / x);
+  ASSERT_TRUE(p.ok());
+  std::vector<FitCase> cases = {{Env{{{"x", 1.0}}, {}, {}}, {1.0}}, {Env{{{"x", 0.0}}, {}, {}}, {1.0}}};
+  FitOptions o;
+  o.targets = {"result"};
+  std::size_t failed = 99;
+  auto r = fit(*p, cases, o, &failed);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(failed, 1u);
+  EXPECT_NE(r.error().message.find("division by zero"), std::string::npos);
+  o.targets = {"nope"};
+  EXPECT_FALSE(fit(*p, cases, o).ok());
+}
+
+}  // namespace
+}  // namespace tc
