@@ -1,0 +1,159 @@
+// `tensorcode verify PROGRAM` (contract section 5): runs every case on the
+// circuit and on an independent reference (by default the Python source
+// itself, executed by the embedded CPython) and prints the report.
+// Exit 0 when every case agrees, 1 on a mismatch, 2 on a usage error, 3 when
+// the program or the reference cannot be loaded or run.
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include "base/atomic_file.h"
+#include "common.h"
+#include "verify/python_reference.h"
+#include "verify/terminal_progress.h"
+#include "verify/verify.h"
+
+namespace tc::cli {
+namespace {
+
+struct VerifyArgs {
+  ProgramArgs program;
+  std::string reference;
+  std::string reference_function;
+  std::string cases;
+  std::size_t max_cases = 100000;
+  std::size_t samples = 10000;
+  std::uint64_t seed = kDefaultVerifySeed;
+  double atol = 0.0;
+  double rtol = 0.0;
+  double reference_timeout = 10.0;
+};
+
+/// The function the program was compiled from, to pick the same one in a
+/// reference module that defines several.
+std::string compiled_function(const LoadedProgram& loaded) {
+  if (!loaded.compile_options.function.empty()) return loaded.compile_options.function;
+  if (!loaded.source) return {};
+  auto fns = list_functions(*loaded.source, loaded.compile_options.filename);
+  if (fns && fns->size() == 1) return fns->front().name;
+  return {};
+}
+
+int run_verify(const VerifyArgs& args) {
+  if (!std::isfinite(args.atol) || args.atol < 0 || !std::isfinite(args.rtol) || args.rtol < 0) {
+    std::fprintf(stderr, "error: --atol and --rtol must be finite and not negative\n");
+    return kUsage;
+  }
+  if (args.samples == 0) {
+    std::fprintf(stderr, "error: --samples must be at least 1\n");
+    return kUsage;
+  }
+  if (!std::isfinite(args.reference_timeout) || args.reference_timeout <= 0) {
+    std::fprintf(stderr, "error: --reference-timeout must be a positive number of seconds\n");
+    return kUsage;
+  }
+  if (!args.reference_function.empty() && args.reference.empty()) {
+    std::fprintf(stderr, "error: --reference-function needs --reference (use --function to pick the program's function)\n");
+    return kUsage;
+  }
+  auto loaded = load_program(args.program);
+  if (!loaded) {
+    report(loaded.error(), args.program.path);
+    return kRejected;
+  }
+  report_warnings(loaded->warnings, args.program.path);
+  if (args.reference.empty() && !loaded->source) {
+    std::fprintf(stderr,
+                 "error: %s is an artifact and has no source to verify against: give --reference REF.py\n",
+                 args.program.path.c_str());
+    return kUsage;
+  }
+
+  PythonReferenceOptions ro;
+  ro.max_seconds_per_case = args.reference_timeout;
+  if (args.reference.empty()) {
+    ro.source = *loaded->source;
+    ro.filename = args.program.path;
+    ro.function = loaded->compile_options.function;
+  } else {
+    auto text = read_file(args.reference);
+    if (!text) {
+      report(text.error());
+      return kRejected;
+    }
+    ro.source = std::move(*text);
+    ro.filename = args.reference;
+    ro.function = args.reference_function;
+    ro.preferred_function = compiled_function(*loaded);
+  }
+  auto reference = make_python_reference(ro);
+  if (!reference) {
+    report(reference.error(), ro.filename);
+    return kRejected;
+  }
+
+  VerifyOptions vo;
+  vo.max_cases = args.max_cases;
+  vo.samples = args.samples;
+  vo.seed = args.seed;
+  vo.tolerance = {args.atol, args.rtol};
+  if (!args.cases.empty()) {
+    auto text = read_file(args.cases);
+    if (!text) {
+      report(text.error());
+      return kRejected;
+    }
+    auto cases = parse_cases_jsonl(*text, program_inputs(loaded->program), args.cases);
+    if (!cases) {
+      report(cases.error());
+      return kRejected;
+    }
+    vo.cases = std::move(*cases);
+  }
+  TerminalProgress progress("verify");
+  vo.progress = &progress;
+  auto result = verify(loaded->program, **reference, vo);
+  progress.finish();
+  if (!result) {
+    report(result.error(), ro.filename);
+    return kRejected;
+  }
+  print_json(report_to_json(*result));
+  if (!result->passed) {
+    std::fprintf(stderr, "verify: %zu of %zu cases disagree with %s\n", result->mismatch_count, result->cases,
+                 (*reference)->describe().c_str());
+    return kMismatch;
+  }
+  return kOk;
+}
+
+CommandRegistration reg{
+    "verify",
+    "Check a program against an independent reference on every case (exhaustive for small int32/bool domains)",
+    [](CLI::App& sub) {
+      auto args = std::make_shared<VerifyArgs>();
+      add_program_options(sub, args->program);
+      sub.add_option("--reference", args->reference,
+                     "Python file whose function is the reference (default: the program's own source; required "
+                     "for an artifact)");
+      sub.add_option("--reference-function", args->reference_function,
+                     "function of --reference to call (default: its only function, or the one named like the "
+                     "program's)");
+      sub.add_option("--cases", args->cases,
+                     "JSON Lines file of cases ({\"a\": 5} per line), used when the domains cannot be enumerated");
+      sub.add_option("--max-cases", args->max_cases,
+                     "enumerate int32/bool domains exhaustively up to this many cases (default 100000)");
+      sub.add_option("--samples", args->samples,
+                     "cases drawn when an input is floating or too wide and no --cases is given (default 10000; "
+                     "domain ends and zero always included)");
+      sub.add_option("--seed", args->seed, "seed of the drawn cases (default fixed, so runs repeat)");
+      sub.add_option("--atol", args->atol, "absolute tolerance: |a-b| <= atol + rtol*|b| (default 0)");
+      sub.add_option("--rtol", args->rtol, "relative tolerance, relative to the reference's value (default 0)");
+      sub.add_option("--reference-timeout", args->reference_timeout,
+                     "seconds one case of the reference may run before verify stops with an error (default 10)");
+      return [args] { return run_verify(*args); };
+    }};
+
+}  // namespace
+}  // namespace tc::cli
