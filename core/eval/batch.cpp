@@ -440,9 +440,16 @@ Status run_batch_impl(const Prepared& p, std::span<const std::span<const double>
         for (std::size_t i = 0; i < m; ++i) acc[i] += (src[i] >= lo && src[i] <= hi) ? 0.0 : kNaN;
       }
       if (plan.input_rounds[k]) {
+        // Rounded to binary32 on entry; a value beyond the binary32 range
+        // rounds to infinity, which is an input error.
         double* __restrict dst = bt.slots.data() + static_cast<std::size_t>(plan.slot_of[id]) * B;
-        for (std::size_t i = 0; i < m; ++i) dst[i] = round_f32(src[i]);
+        for (std::size_t i = 0; i < m; ++i) {
+          dst[i] = round_f32(src[i]);
+          acc[i] += dst[i] * 0.0;
+        }
       } else {
+        if (p.f32)  // an unused input is still checked like run() checks it
+          for (std::size_t i = 0; i < m; ++i) acc[i] += round_f32(src[i]) * 0.0;
         bt.col[id] = src;
       }
     }

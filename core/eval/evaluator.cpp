@@ -89,7 +89,12 @@ std::optional<Diagnostic> check_input(const Prepared& p, int k, double raw, doub
   if (auto why = n.domain->check(raw)) return named_error(p, id, "input", *why);
   // A float32 domain describes a binary32 input representation: the value
   // enters as the nearest binary32 whatever the arithmetic dtype.
-  out = (p.f32 || n.domain->type == DomainType::Float32) ? round_f32(raw) : raw;
+  if (p.f32 || n.domain->type == DomainType::Float32) {
+    out = round_f32(raw);
+    if (!std::isfinite(out)) return named_error(p, id, "input", format_number(raw) + " is outside the float32 range");
+  } else {
+    out = raw;
+  }
   return std::nullopt;
 }
 
