@@ -1,0 +1,2 @@
+def choose(a):
+    return 10 if a > 4 else 12
