@@ -321,7 +321,13 @@ void build_plan(Prepared& p) {
     for (std::uint32_t k = 0; k < in.nargs; ++k) {
       const auto arg = static_cast<std::size_t>(p.args[in.arg_begin + k]);
       if (!takes_uniform(in.op)) wants_column[arg] = 1;
-      if (launders(in.op, in.mode, k)) plan.check[arg] = 1;
+      bool drops = launders(in.op, in.mode, k);
+      if (in.op == Op::SparseAffine) {
+        // An argument no index refers to is evaluated but its value dropped.
+        const std::int32_t* pos = p.positions.data() + in.coef_begin;
+        drops = std::find(pos, pos + in.ncoef, static_cast<std::int32_t>(k)) == pos + in.ncoef;
+      }
+      if (drops) plan.check[arg] = 1;
     }
   }
   // Last reader of every value (targets live to the end of the block).
