@@ -1,0 +1,186 @@
+// End-to-end tests of `tensorcode run`: the built binary is spawned on the
+// artifacts in tests/data/eval/cli and on temporary cases files.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "support/cli_util.h"
+
+namespace tc {
+namespace {
+
+using nlohmann::json;
+using testing::run_cli;
+
+std::string data(const std::string& name) { return std::string(TC_TEST_DATA) + "/eval/cli/" + name; }
+
+std::vector<json> json_lines(const std::string& text) {
+  std::vector<json> out;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) out.push_back(json::parse(line));
+  return out;
+}
+
+/// Exactly one line on stderr.
+bool one_line(const std::string& err) { return !err.empty() && err.find('\n') == err.size() - 1; }
+
+TEST(RunCli, SingleCasePrintsOutputsByName) {
+  auto r = run_cli({"run", data("choose.json"), "--set", "a=5"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(json::parse(r.out), json::parse(R"({"result": 10})"));
+  r = run_cli({"run", data("choose.json"), "--set", "a=4"});
+  EXPECT_EQ(json::parse(r.out)["result"], 12);
+  r = run_cli({"run", data("ratio.json"), "--set", "a=7", "--set", "b=2"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "{\"result[0]\":3.5,\"result[1]\":3}\n");
+}
+
+TEST(RunCli, ParametersOverrideStoredValues) {
+  auto r = run_cli({"run", data("gated.json"), "--set", "x=5"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(json::parse(r.out)["result"], 0);
+  r = run_cli({"run", data("gated.json"), "--set", "x=5", "--param", "weight=0.5"});
+  EXPECT_EQ(json::parse(r.out)["result"], 2.5);
+  r = run_cli({"run", data("gated.json"), "--set", "x=5", "--param", "nope=1"});
+  EXPECT_EQ(r.status, 3);
+  EXPECT_EQ(r.err, "error: unknown parameter 'nope'\n");
+}
+
+TEST(RunCli, RuntimeErrorIsOneLineWithExit3) {
+  auto r = run_cli({"run", data("ratio.json"), "--set", "a=7", "--set", "b=0"});
+  EXPECT_EQ(r.status, 3);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err, "error: node 2 (div) at line 2, column 12: division by zero\n");
+}
+
+TEST(RunCli, InputProblemsAreErrors) {
+  auto r = run_cli({"run", data("choose.json")});
+  EXPECT_EQ(r.status, 3);
+  EXPECT_EQ(r.err, "error: missing input 'a'\n");
+  r = run_cli({"run", data("choose.json"), "--set", "a=500"});
+  EXPECT_EQ(r.status, 3);
+  EXPECT_EQ(r.err, "error: input 'a': 500 is above the maximum 127\n");
+  r = run_cli({"run", data("choose.json"), "--set", "a=1.5"});
+  EXPECT_EQ(r.status, 3);
+  EXPECT_TRUE(one_line(r.err)) << r.err;
+  r = run_cli({"run", data("choose.json"), "--set", "a=5", "--set", "b=1"});
+  EXPECT_EQ(r.status, 3);
+  EXPECT_EQ(r.err, "error: unknown input 'b'\n");
+  r = run_cli({"run", data("choose.json"), "--set", "a=five"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_TRUE(one_line(r.err)) << r.err;
+  r = run_cli({"run", data("missing.json"), "--set", "a=5"});
+  EXPECT_EQ(r.status, 3);
+  EXPECT_EQ(r.err.rfind("error: ", 0), 0u) << r.err;
+}
+
+TEST(RunCli, CasesFilePrintsOneLinePerCaseAndExits0WhenCasesFail) {
+  const std::string dir = testing::temp_dir();
+  const std::string cases =
+      testing::write_temp(dir, "cases.jsonl", "{\"a\": 7, \"b\": 2}\n{\"a\": 1, \"b\": 0}\n\n{\"b\": -3, \"a\": 9}\n"
+                                             "{\"a\": 11, \"b\": 1}\n{\"a\": true, \"b\": 1}\n");
+  auto r = run_cli({"run", data("ratio.json"), "--cases", cases});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  auto lines = json_lines(r.out);
+  ASSERT_EQ(lines.size(), 5u) << r.out;  // the blank line is skipped
+  EXPECT_EQ(lines[0], json::parse(R"({"result[0]": 3.5, "result[1]": 3})"));
+  EXPECT_EQ(lines[1], json::parse(R"({"error": "node 2 (div) at line 2, column 12: division by zero"})"));
+  EXPECT_EQ(lines[2], json::parse(R"({"result[0]": -3, "result[1]": -3})"));
+  EXPECT_EQ(lines[3], json::parse(R"({"error": "input 'a': 11 is above the maximum 10"})"));
+  EXPECT_EQ(lines[4], json::parse(R"({"result[0]": 1, "result[1]": 1})"));
+}
+
+TEST(RunCli, ManyCasesAgreeWithSingleRuns) {
+  std::string text;
+  for (int a = -10; a <= 10; ++a)
+    for (int b = -10; b <= 10; ++b) text += "{\"a\": " + std::to_string(a) + ", \"b\": " + std::to_string(b) + "}\n";
+  const std::string dir = testing::temp_dir();
+  auto r = run_cli({"run", data("ratio.json"), "--cases", testing::write_temp(dir, "all.jsonl", text)});
+  ASSERT_EQ(r.status, 0) << r.err;
+  auto lines = json_lines(r.out);
+  ASSERT_EQ(lines.size(), 441u);
+  std::size_t i = 0;
+  for (int a = -10; a <= 10; ++a)
+    for (int b = -10; b <= 10; ++b, ++i) {
+      if (b == 0) {
+        EXPECT_TRUE(lines[i].contains("error")) << lines[i];
+        continue;
+      }
+      // Python semantics: a / b and a // b (floor).
+      EXPECT_EQ(lines[i]["result[0]"].get<double>(), static_cast<double>(a) / b);
+      const double fl = std::floor(static_cast<double>(a) / b);
+      EXPECT_EQ(lines[i]["result[1]"].get<double>(), fl) << a << " // " << b;
+    }
+}
+
+TEST(RunCli, MalformedCasesLineNamesTheLineAndPrintsNothing) {
+  const std::string dir = testing::temp_dir();
+  const std::vector<std::pair<std::string, std::string>> bad = {
+      {"{\"a\": 1, \"b\": 2\n", "invalid json"},
+      {"[1, 2]\n", "must be a json object"},
+      {"{\"a\": \"x\", \"b\": 2}\n", "input 'a' must be a number"},
+      {"{\"a\": 1}\n", "missing input 'b'"},
+      {"{\"a\": 1, \"b\": 2, \"c\": 3}\n", "unknown input 'c'"},
+      {"{\"a\": null, \"b\": 2}\n", "input 'a' must be a number"},
+  };
+  for (const auto& [line, want] : bad) {
+    SCOPED_TRACE(line);
+    const std::string path = testing::write_temp(dir, "bad.jsonl", "{\"a\": 1, \"b\": 2}\n\n" + line);
+    auto r = run_cli({"run", data("ratio.json"), "--cases", path});
+    EXPECT_EQ(r.status, 3);
+    EXPECT_EQ(r.out, "");
+    EXPECT_EQ(r.err.rfind(path + ":3: error: ", 0), 0u) << r.err;
+    EXPECT_NE(r.err.find(want), std::string::npos) << r.err;
+    EXPECT_TRUE(one_line(r.err)) << r.err;
+  }
+  auto r = run_cli({"run", data("ratio.json"), "--cases", dir + "/does-not-exist.jsonl"});
+  EXPECT_EQ(r.status, 3);
+  EXPECT_TRUE(one_line(r.err)) << r.err;
+}
+
+TEST(RunCli, UsageErrors) {
+  const std::string dir = testing::temp_dir();
+  const std::string cases = testing::write_temp(dir, "c.jsonl", "{\"a\": 1}\n");
+  auto r = run_cli({"run", data("choose.json"), "--set", "a=1", "--cases", cases});
+  EXPECT_EQ(r.status, 2);
+  r = run_cli({"run", data("choose.json"), "--set", "a=1", "--backend", "tpu"});
+  EXPECT_EQ(r.status, 2);
+  r = run_cli({"run", "--help"});
+  EXPECT_EQ(r.status, 0);
+  for (const char* opt : {"--set", "--param", "--cases", "--backend", "--state"})
+    EXPECT_NE(r.out.find(opt), std::string::npos) << opt;
+}
+
+TEST(RunCli, VulkanBackendEitherRunsOrSaysItIsUnavailable) {
+  auto r = run_cli({"run", data("choose.json"), "--set", "a=5", "--backend", "vulkan"});
+  if (r.status == 3) {
+    EXPECT_EQ(r.err.rfind("error: the vulkan backend is not available in this build", 0), 0u) << r.err;
+    EXPECT_TRUE(one_line(r.err)) << r.err;
+  } else {
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(json::parse(r.out)["result"], 10);
+  }
+}
+
+TEST(RunCli, PythonSourceIsCompiledOnTheFly) {
+  const std::string dir = testing::temp_dir();
+  const std::string src = testing::write_temp(dir, "choose.py", "def choose(a):\n    return 10 if a > 4 else 12\n");
+  auto r = run_cli({"run", src, "--input", "a=int32:-128:127", "--set", "a=5"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(json::parse(r.out)["result"], 10);
+  const std::string div = testing::write_temp(dir, "div.py", "def f(a, b):\n    return a / b\n");
+  r = run_cli({"run", div, "--input", "a=int32:-5:5", "--input", "b=int32:-5:5", "--set", "a=1", "--set", "b=0"});
+  EXPECT_EQ(r.status, 3);
+  // A source location in the .py file leads the line.
+  EXPECT_EQ(r.err.rfind(div + ":2:", 0), 0u) << r.err;
+  EXPECT_NE(r.err.find("division by zero"), std::string::npos) << r.err;
+  EXPECT_TRUE(one_line(r.err)) << r.err;
+}
+
+}  // namespace
+}  // namespace tc
