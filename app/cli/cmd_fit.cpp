@@ -1,0 +1,220 @@
+// `tensorcode fit PROGRAM --data CASES.jsonl --target OUTPUT=FIELD ...`
+// trains the program's differentiable parameters by gradient descent on the
+// squared error, averaged over the cases, and writes the updated artifact.
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common.h"
+#include "grad/fit.h"
+#include "ir/artifact.h"
+
+namespace tc::cli {
+namespace {
+
+struct FitArgs {
+  ProgramArgs program;
+  std::string data;
+  std::vector<std::string> targets;  ///< OUTPUT=FIELD
+  std::vector<std::string> params;
+  std::string optimizer = "sgd";
+  double lr = 0.01;
+  std::size_t steps = 100;
+  std::string out;
+};
+
+/// Terminal progress: drawn on stderr only when it is a terminal and the run
+/// has taken more than a second.
+class TerminalProgress : public Progress {
+ public:
+  TerminalProgress() : tty_(isatty(STDERR_FILENO) != 0), start_(std::chrono::steady_clock::now()) {}
+  ~TerminalProgress() override {
+    if (shown_) std::fputc('\n', stderr);
+  }
+  void update(std::uint64_t done, std::uint64_t total, std::string_view what) override {
+    if (!tty_) return;
+    const auto now = std::chrono::steady_clock::now();
+    if (now - start_ < std::chrono::seconds(1) || (shown_ && done != total && now - last_ < std::chrono::milliseconds(100)))
+      return;
+    last_ = now;
+    shown_ = true;
+    std::fprintf(stderr, "\rfit: %llu of %llu %.*s", static_cast<unsigned long long>(done),
+                 static_cast<unsigned long long>(total), static_cast<int>(what.size()), what.data());
+    std::fflush(stderr);
+  }
+
+ private:
+  bool tty_;
+  bool shown_ = false;
+  std::chrono::steady_clock::time_point start_, last_;
+};
+
+struct Target {
+  std::string output, field;
+};
+
+/// Reads the JSON Lines cases; errors carry the 1-based line in loc.line.
+Status read_data(const std::string& path, const Program& p, const std::vector<Target>& targets,
+                 std::vector<FitCase>& cases, std::vector<std::size_t>& lines) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return make_error("cannot open data file '" + path + "'");
+  std::string line;
+  std::size_t lineno = 0;
+  auto fail = [&](const std::string& msg) { return make_error(msg, SourceLoc{static_cast<int>(lineno), 0}); };
+  while (std::getline(in, line)) {
+    ++lineno;
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    auto j = parse_json_limited(line, 4);
+    if (!j) return fail(j.error().message);
+    if (!j->is_object()) return fail("a case must be a json object of input and target values");
+    FitCase c;
+    c.targets.assign(targets.size(), 0.0);
+    std::vector<bool> have(targets.size(), false);
+    for (auto it = j->begin(); it != j->end(); ++it) {
+      double v;
+      if (it->is_number()) {
+        v = it->get<double>();
+      } else if (it->is_boolean()) {
+        v = it->get<bool>() ? 1.0 : 0.0;
+      } else {
+        return fail("field '" + it.key() + "' must be a number");
+      }
+      if (!std::isfinite(v)) return fail("field '" + it.key() + "' is not a finite number");
+      bool used = false;
+      for (std::size_t t = 0; t < targets.size(); ++t)
+        if (targets[t].field == it.key()) {
+          c.targets[t] = v;
+          have[t] = true;
+          used = true;
+        }
+      if (p.find_named(Op::Input, it.key())) {
+        c.env.inputs[it.key()] = v;
+        used = true;
+      }
+      if (!used) return fail("field '" + it.key() + "' is neither an input nor a target");
+    }
+    for (std::size_t t = 0; t < targets.size(); ++t)
+      if (!have[t]) return fail("missing target field '" + targets[t].field + "'");
+    for (const Node& n : p.nodes)
+      if (n.op == Op::Input && !c.env.inputs.count(n.name)) return fail("missing input '" + n.name + "'");
+    cases.push_back(std::move(c));
+    lines.push_back(lineno);
+  }
+  if (in.bad()) return make_error("cannot read data file '" + path + "'");
+  if (cases.empty()) return make_error("data file '" + path + "' has no cases");
+  return ok_status();
+}
+
+void report_line(const std::string& file, std::size_t line, const std::string& message) {
+  std::fprintf(stderr, "%s:%zu: error: %s\n", file.c_str(), line, message.c_str());
+}
+
+int fit_command(const FitArgs& args) {
+  std::vector<Target> targets;
+  for (const std::string& t : args.targets) {
+    auto eq = t.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == t.size()) {
+      report(make_error("--target '" + t + "' must be OUTPUT=FIELD"));
+      return kUsage;
+    }
+    targets.push_back({t.substr(0, eq), t.substr(eq + 1)});
+  }
+  if (!(args.lr > 0) || !std::isfinite(args.lr)) {
+    report(make_error("--lr must be finite and greater than 0"));
+    return kUsage;
+  }
+  auto params = parse_assignments(args.params, "--param");
+  if (!params) {
+    report(params.error());
+    return kUsage;
+  }
+  auto loaded = load_program(args.program);
+  if (!loaded) {
+    report(loaded.error());
+    return kRejected;
+  }
+  report_warnings(loaded->warnings, args.program.path);
+  Program program = loaded->program;
+  // --param sets the starting values, which the saved artifact then carries forward.
+  for (const auto& [name, v] : *params) {
+    auto id = program.find_named(Op::Parameter, name);
+    if (!id) {
+      report(make_error("the program has no parameter '" + name + "'"));
+      return kRejected;
+    }
+    program.nodes[static_cast<std::size_t>(*id)].value = v;
+  }
+  std::vector<FitCase> cases;
+  std::vector<std::size_t> lines;
+  if (Status s = read_data(args.data, program, targets, cases, lines); !s) {
+    if (s.error().loc)
+      report_line(args.data, static_cast<std::size_t>(s.error().loc->line), s.error().message);
+    else
+      report(s.error());
+    return kRejected;
+  }
+  FitOptions options;
+  for (const Target& t : targets) options.targets.push_back(t.output);
+  options.optimizer = args.optimizer == "adam" ? Optimizer::Adam : Optimizer::Sgd;
+  options.learning_rate = args.lr;
+  options.steps = args.steps;
+  TerminalProgress progress;
+  options.progress = &progress;
+  std::size_t failed = cases.size();
+  auto r = fit(program, cases, options, &failed);
+  if (!r) {
+    if (failed < cases.size()) {
+      report_line(args.data, lines[failed], r.error().message);
+    } else {
+      Diagnostic d = r.error();
+      if (!loaded->source) d.loc.reset();
+      report(d, args.program.path);
+    }
+    return kRejected;
+  }
+  if (!args.out.empty()) {
+    if (int rc = write_output(args.out, save_artifact(r->program)); rc != kOk) return rc;
+  }
+  nlohmann::ordered_json j;
+  j["steps"] = r->steps;
+  j["optimizer"] = args.optimizer;
+  j["initial_loss"] = number(r->initial_loss);
+  j["final_loss"] = number(r->final_loss);
+  j["parameters"] = nlohmann::ordered_json::object();
+  for (const auto& [name, v] : r->parameters) j["parameters"][name] = number(v);
+  if (!args.out.empty()) j["output"] = args.out;
+  print_json(j);
+  return kOk;
+}
+
+CommandRegistration reg{
+    "fit",
+    "Train the program's parameters on a JSON Lines data file (squared error, averaged over cases)",
+    [](CLI::App& sub) {
+      auto args = std::make_shared<FitArgs>();
+      add_program_options(sub, args->program);
+      sub.add_option("--data", args->data, "JSON Lines file: one object per case with input values and target fields")
+          ->required();
+      sub.add_option("--target", args->targets,
+                     "OUTPUT=FIELD: train OUTPUT towards the case's FIELD (repeatable; losses add up)")
+          ->required();
+      sub.add_option("--param", args->params, "NAME=VALUE starting value of a parameter (repeatable)");
+      sub.add_option("--optimizer", args->optimizer, "sgd (default) or adam")->check(CLI::IsMember({"sgd", "adam"}));
+      sub.add_option("--lr", args->lr, "learning rate (default 0.01)");
+      sub.add_option("--steps", args->steps, "number of full-batch optimizer steps (default 100)");
+      sub.add_option("-o,--out", args->out, "write the trained artifact here (atomically); without it nothing is written");
+      sub.footer(
+          "Loss: mean over cases of the sum over targets of (output - target)^2. Only differentiable\n"
+          "parameters change; the written artifact is otherwise identical to PROGRAM.\n"
+          "Example:\n  tensorcode fit corrected.json --data cases.jsonl --target result=y --lr 0.01 --steps 1 -o trained.json");
+      return [args] { return fit_command(*args); };
+    }};
+
+}  // namespace
+}  // namespace tc::cli
