@@ -1,0 +1,52 @@
+// `tensorcode compile SRC.py --input NAME=DOMAIN ...`: Python source to an
+// artifact (contract section 6).
+#include <cstdio>
+
+#include "base/atomic_file.h"
+#include "common.h"
+#include "ir/artifact.h"
+
+namespace tc::cli {
+
+namespace {
+
+struct CompileArgs {
+  ProgramArgs program;
+  std::string out;
+};
+
+int run_compile(const CompileArgs& a) {
+  auto text = read_file(a.program.path);
+  if (!text) {
+    report(text.error());
+    return kRejected;
+  }
+  auto opts = compile_options_from(a.program);
+  if (!opts) {
+    report(opts.error());
+    return kUsage;
+  }
+  auto compiled = compile_python(*text, *opts);
+  if (!compiled) {
+    report(compiled.error(), a.program.path);
+    return kRejected;
+  }
+  report_warnings(compiled->warnings, a.program.path);
+  return write_output(a.out, save_artifact(compiled->program));
+}
+
+const CommandRegistration reg{
+    "compile", "compile a Python function to an artifact (JSON)", [](CLI::App& sub) -> std::function<int()> {
+      auto args = std::make_shared<CompileArgs>();
+      sub.add_option("SRC", args->program.path, "Python source file (.py)")->required();
+      add_program_options(sub, args->program, /*with_positional=*/false);
+      sub.add_option("-o,--output", args->out, "write the artifact to this file (atomically) instead of stdout");
+      sub.footer("Every function parameter needs an --input domain: int32[:MIN:MAX], bool, float64[:MIN:MAX] or "
+                 "float32[:MIN:MAX].\nErrors are reported as FILE:LINE:COL: error: MESSAGE with exit status 3, and "
+                 "nothing is written.");
+      return [args] { return run_compile(*args); };
+    }};
+
+}  // namespace
+
+}  // namespace tc::cli

@@ -1,0 +1,25 @@
+#pragma once
+/// The syntactic half of the subset check: walks one function in source
+/// order and rejects the first construct outside the accepted language with
+/// a message naming it and what to write instead. Semantic checks (types,
+/// unbound names, budgets, exactness) happen during lowering.
+#include <set>
+#include <string>
+
+#include "base/result.h"
+#include "frontend/ast.h"
+
+namespace tc::py {
+
+/// Builtins the frontend lowers itself; every other call is rejected.
+bool is_supported_builtin(const std::string& name);
+
+/// Rejects unsupported syntax anywhere in `fn` (dead code included).
+/// `functions` holds the module's top-level function names (for the message
+/// about calling them).
+Status check_subset(const FunctionDef& fn, const std::set<std::string>& functions);
+
+/// The advice for an Unsupported node's description (statements and expressions).
+std::string unsupported_message(const std::string& what);
+
+}  // namespace tc::py
