@@ -13,6 +13,9 @@
 
 #include "common.h"
 #include "ir/artifact.h"
+#ifdef TC_HAVE_VULKAN
+#include "vulkan/runner.h"  // backends engineer: the vulkan seam below
+#endif
 
 namespace tc::cli {
 namespace {
@@ -33,12 +36,27 @@ struct RunArgs {
 Status run_batch_on_backend(const std::string& backend, const Program& program,
                             std::span<const std::span<const double>> columns, std::size_t count, const Env& fixed,
                             BatchResult& out) {
+#ifdef TC_HAVE_VULKAN
+  if (backend != "vulkan") return make_error("unknown backend '" + backend + "' (expected cpu or vulkan)");
+  // Parameters become shader constants, so --param values are applied to a
+  // copy of the program before the shader is emitted.
+  Program copy = program;
+  for (const auto& [name, v] : fixed.params) {
+    auto id = copy.find_named(Op::Parameter, name);
+    if (!id) return make_error("unknown parameter '" + name + "'");
+    copy.nodes[static_cast<std::size_t>(*id)].value = v;
+  }
+  auto runner = vk::Runner::create(copy);
+  if (!runner) return runner.error();
+  return runner->run_batch(columns, count, out);
+#else
   (void)program;
   (void)columns;
   (void)count;
   (void)fixed;
   (void)out;
-  return make_error("the " + backend + " backend is not available in this build");
+  return make_error("the " + backend + " backend is not available in this build (configured without TC_ENABLE_VULKAN)");
+#endif
 }
 // ---------------------------------------------------------------------------
 

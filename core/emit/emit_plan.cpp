@@ -88,36 +88,24 @@ Result<Plan> make_plan(const Program& program, std::string_view target) {
                             describe_node(program, id) + " uses relaxed semantics",
                         node.location, id);
     const bool live = plan.always_live[i] != 0;
-    auto edge = [&](NodeId arg, UseEdge::Kind kind, std::int32_t k) {
+    auto edge = [&](NodeId arg, UseEdge::Kind kind) {
       auto a = static_cast<std::size_t>(arg);
       plan.needed[a] = 1;
-      plan.users[a].push_back({id, kind, k});
+      plan.users[a].push_back({id, kind});
       if (live && kind == UseEdge::Always) plan.always_live[a] = 1;
     };
     const auto& args = node.args;
     switch (node.op) {
       case Op::Select:
-        edge(args[0], UseEdge::Always, 0);
-        edge(args[1], UseEdge::SelectYes, 0);
-        edge(args[2], UseEdge::SelectNo, 0);
+        edge(args[0], UseEdge::Always);
+        edge(args[1], UseEdge::SelectYes);
+        edge(args[2], UseEdge::SelectNo);
         break;
-      case Op::Gather:
-        edge(args[0], UseEdge::Always, 0);
-        for (std::size_t k = 1; k < args.size(); ++k)
-          edge(args[k], UseEdge::GatherValue, static_cast<std::int32_t>(k - 1));
-        break;
-      case Op::GatherOneHot: {
-        const std::size_t half = args.size() / 2;
-        for (std::size_t k = 0; k < half; ++k) edge(args[k], UseEdge::Always, 0);
-        for (std::size_t k = 0; k < half; ++k)
-          edge(args[half + k], UseEdge::OneHotValue, static_cast<std::int32_t>(k));
-        break;
-      }
       case Op::Input: case Op::Parameter: case Op::Constant: case Op::State: case Op::Add: case Op::Sub:
       case Op::Mul: case Op::Div: case Op::Neg: case Op::FloorDiv: case Op::Mod: case Op::Lt: case Op::Le:
       case Op::Gt: case Op::Ge: case Op::Eq: case Op::Ne: case Op::Relu: case Op::Sigmoid: case Op::Affine:
-      case Op::SparseAffine: case Op::Call:
-        for (NodeId a : args) edge(a, UseEdge::Always, 0);
+      case Op::SparseAffine: case Op::Call: case Op::Gather: case Op::GatherOneHot:
+        for (NodeId a : args) edge(a, UseEdge::Always);
         break;
     }
   }
@@ -158,7 +146,7 @@ Diagnostic error_diagnostic(const Program& program, std::uint32_t code) {
       what = "value outside its domain";
       if (id >= 0 && static_cast<std::size_t>(id) < program.nodes.size()) {
         const auto& d = program.nodes[static_cast<std::size_t>(id)].domain;
-        if (d) what += " " + d->to_string();
+        if (d) what.append(" ").append(d->to_string());
       }
       break;
     }

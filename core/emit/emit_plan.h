@@ -10,8 +10,8 @@
 /// node's failure only counts when the node is *live* for that case, that is
 /// when the checked CPU evaluator would have evaluated it. Liveness follows
 /// the argument edges backwards from the outputs; the edge into a select
-/// branch, a gather value or a gather_one_hot value holds only when that
-/// branch is chosen. The reported error is the live failing node with the
+/// branch holds only when that branch is chosen (like the CPU evaluator,
+/// gather and gather_one_hot need all of their arguments). The reported error is the live failing node with the
 /// lowest id.
 #include <cstdint>
 #include <optional>
@@ -48,12 +48,9 @@ struct UseEdge {
     Always,       ///< the argument is needed whenever the user is live
     SelectYes,    ///< needed when the select's condition (arg 0) is non-zero
     SelectNo,     ///< needed when the select's condition is zero
-    GatherValue,  ///< needed when the gather index (arg 0) equals `k`
-    OneHotValue,  ///< needed when selector `k` (arg k) equals 1
   };
   NodeId user = 0;
   Kind kind = Always;
-  std::int32_t k = 0;
 };
 
 /// Float32 bounds of a domain check: v passes when lo <= v <= hi (and v is

@@ -335,8 +335,6 @@ class WasmGen {
       case UseEdge::Always: return;
       case UseEdge::SelectYes: ld(u.args[0]); f32c(0.0f); op(kF32Ne); break;
       case UseEdge::SelectNo: ld(u.args[0]); f32c(0.0f); op(kF32Eq); break;
-      case UseEdge::GatherValue: ld(u.args[0]); f32c(static_cast<float>(e.k)); op(kF32Eq); break;
-      case UseEdge::OneHotValue: ld(u.args[static_cast<std::size_t>(e.k)]); f32c(1.0f); op(kF32Eq); break;
     }
     op(kI32And);
   }

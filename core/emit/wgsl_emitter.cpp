@@ -297,8 +297,6 @@ class Gen {
       case UseEdge::Always: return lu;
       case UseEdge::SelectYes: cond = val(u.args[0]) + " != 0.0f"; break;
       case UseEdge::SelectNo: cond = val(u.args[0]) + " == 0.0f"; break;
-      case UseEdge::GatherValue: cond = val(u.args[0]) + " == " + konst(static_cast<float>(e.k)); break;
-      case UseEdge::OneHotValue: cond = val(u.args[static_cast<std::size_t>(e.k)]) + " == 1.0f"; break;
     }
     return lu == "true" ? "(" + cond + ")" : "(" + lu + " && (" + cond + "))";
   }
