@@ -1,0 +1,168 @@
+// Gradient cost relative to a forward run, on a 10,000-node circuit.
+//
+// The circuit mixes every op a gradient usually crosses (affine halves and
+// differences, mul, sigmoid, relu, neg, comparisons feeding selects) with
+// values kept in [-1, 1], over 8 inputs and 8 parameters, in hybrid semantics
+// (hard forward, surrogate derivatives: both branches of every select are
+// needed for the backward pass). The figure of merit is
+//
+//     gradient time (GradientTape::backward: forward + reverse, one case)
+//   / forward time  (Evaluator::run, one case)
+//
+// measured in interleaved rounds on the same inputs; the median ratio over
+// the rounds is printed (target <= 3). Google Benchmark timings of both sides
+// are printed too. The two forward values are compared bit for bit first.
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+#include <vector>
+
+#include "eval/evaluator.h"
+#include "grad/gradients.h"
+#include "ir/builder.h"
+
+namespace {
+
+constexpr int kNodes = 10000;
+
+tc::Program circuit(tc::Semantics semantics) {
+  std::mt19937_64 rng(1234);
+  std::uniform_real_distribution<double> unit(-1.0, 1.0);
+  tc::Builder b(semantics);
+  std::vector<tc::Value> pool;
+  for (int k = 0; k < 8; ++k) pool.push_back(b.input("x" + std::to_string(k), tc::Domain::float64(-1, 1)));
+  for (int k = 0; k < 8; ++k) pool.push_back(b.parameter("p" + std::to_string(k), unit(rng)));
+  auto recent = [&] {
+    const std::size_t window = std::min<std::size_t>(pool.size(), 64);
+    return pool[pool.size() - 1 - rng() % window];
+  };
+  while (static_cast<int>(b.node_count()) < kNodes - 1) {
+    tc::Value v;
+    switch (rng() % 8) {
+      case 0: v = b.affine({recent(), recent()}, {0.5, 0.5}); break;
+      case 1: v = b.affine({recent(), recent()}, {0.5, -0.5}); break;
+      case 2: case 3: v = recent() * recent(); break;
+      case 4: v = b.sigmoid(recent()); break;
+      case 5: v = b.relu(recent()); break;
+      case 6: v = -recent(); break;
+      default: v = b.select(recent() > recent(), recent(), recent()); break;
+    }
+    pool.push_back(v);
+  }
+  std::vector<tc::Arg> tail(pool.end() - 16, pool.end());
+  auto p = b.build(b.affine(tail, std::vector<double>(16, 1.0 / 16)));
+  if (!p) {
+    std::fprintf(stderr, "building the circuit failed: %s\n", p.error().message.c_str());
+    std::exit(1);
+  }
+  return std::move(p.value());
+}
+
+tc::Env env_for(int seed) {
+  std::mt19937_64 rng(static_cast<std::uint64_t>(seed));
+  std::uniform_real_distribution<double> unit(-1.0, 1.0);
+  tc::Env env;
+  for (int k = 0; k < 8; ++k) env.inputs["x" + std::to_string(k)] = unit(rng);
+  return env;
+}
+
+struct Sides {
+  tc::Program program;
+  tc::Evaluator evaluator;
+  tc::GradientTape tape;
+  std::vector<double> grads;
+};
+
+Sides prepare(tc::Semantics semantics) {
+  tc::Program p = circuit(semantics);
+  auto ev = tc::Evaluator::create(p);
+  auto tape = tc::GradientTape::create(p);
+  if (!ev || !tape) {
+    std::fprintf(stderr, "preparing failed\n");
+    std::exit(1);
+  }
+  const std::size_t leaves = tape->leaves().size();
+  return Sides{std::move(p), std::move(ev.value()), std::move(tape.value()), std::vector<double>(leaves)};
+}
+
+bool forward(const Sides& s, const tc::Env& env, double& out) {
+  auto r = s.evaluator.run(env);
+  if (!r) return false;
+  out = r->outputs[0];
+  return true;
+}
+
+bool gradient(Sides& s, const tc::Env& env, double& out) {
+  const double seed = 1.0;
+  return s.tape.backward(env, std::span<const double>(&seed, 1), std::span<double>(&out, 1), s.grads).ok();
+}
+
+void BM_forward(benchmark::State& state) {
+  Sides s = prepare(tc::Semantics::Hybrid);
+  const tc::Env env = env_for(1);
+  double out = 0;
+  for (auto _ : state) {
+    if (!forward(s, env, out)) state.SkipWithError("forward failed");
+    benchmark::DoNotOptimize(out);
+  }
+}
+
+void BM_gradient(benchmark::State& state) {
+  Sides s = prepare(tc::Semantics::Hybrid);
+  const tc::Env env = env_for(1);
+  double out = 0;
+  for (auto _ : state) {
+    if (!gradient(s, env, out)) state.SkipWithError("gradient failed");
+    benchmark::DoNotOptimize(s.grads.data());
+  }
+}
+
+BENCHMARK(BM_forward)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_gradient)->Unit(benchmark::kMicrosecond);
+
+/// Interleaved rounds: each round times `reps` forward runs, then `reps`
+/// gradient runs, on the same input; returns the median gradient/forward ratio.
+double median_ratio(tc::Semantics semantics, int rounds, int reps) {
+  Sides s = prepare(semantics);
+  std::vector<double> ratios;
+  using clock = std::chrono::steady_clock;
+  for (int r = 0; r < rounds; ++r) {
+    const tc::Env env = env_for(r);
+    double a = 0, b = 0;
+    if (!forward(s, env, a) || !gradient(s, env, b) || a != b) {
+      std::fprintf(stderr, "forward and gradient disagree (%.17g vs %.17g)\n", a, b);
+      std::exit(1);
+    }
+    auto t0 = clock::now();
+    for (int k = 0; k < reps; ++k) forward(s, env, a);
+    auto t1 = clock::now();
+    for (int k = 0; k < reps; ++k) gradient(s, env, b);
+    auto t2 = clock::now();
+    benchmark::DoNotOptimize(a);
+    benchmark::DoNotOptimize(b);
+    ratios.push_back(std::chrono::duration<double>(t2 - t1).count() / std::chrono::duration<double>(t1 - t0).count());
+  }
+  std::sort(ratios.begin(), ratios.end());
+  return ratios[ratios.size() / 2];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  const tc::Program p = circuit(tc::Semantics::Hybrid);
+  std::printf("\ncircuit: %zu nodes\n", p.nodes.size());
+  for (auto sem : {tc::Semantics::Hybrid, tc::Semantics::Exact, tc::Semantics::Relaxed}) {
+    const double ratio = median_ratio(sem, 21, 50);
+    std::printf("gradient/forward median ratio (%s): %.2f (target <= 3)\n", std::string(tc::to_string(sem)).c_str(),
+                ratio);
+  }
+  return 0;
+}
