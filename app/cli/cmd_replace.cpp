@@ -42,6 +42,11 @@ int run_replace(const ReplaceArgs& args) {
   }
   ProgramArgs candidate_args = args.original;  // a .py candidate compiles with the same flags
   candidate_args.path = args.candidate;
+  if (args.candidate.size() < 3 || args.candidate.compare(args.candidate.size() - 3, 3, ".py") != 0) {
+    candidate_args.inputs.clear();  // an artifact carries its own domains (which the gate compares)
+    candidate_args.function.clear();
+    candidate_args.dtype.clear();
+  }
   auto candidate = load_program(candidate_args);
   if (!candidate) {
     report(candidate.error(), args.candidate);

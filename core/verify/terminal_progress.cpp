@@ -4,8 +4,9 @@
 
 namespace tc {
 
-TerminalProgress::TerminalProgress(std::string label, std::FILE* out, bool force)
-    : label_(std::move(label)), out_(out), enabled_(force || isatty(fileno(out))),
+TerminalProgress::TerminalProgress(std::string label, std::FILE* out, bool force,
+                                   std::chrono::milliseconds quiet_for)
+    : label_(std::move(label)), out_(out), enabled_(force || isatty(fileno(out))), quiet_for_(quiet_for),
       start_(std::chrono::steady_clock::now()), last_(start_) {}
 
 TerminalProgress::~TerminalProgress() { finish(); }
@@ -13,7 +14,7 @@ TerminalProgress::~TerminalProgress() { finish(); }
 void TerminalProgress::update(std::uint64_t done, std::uint64_t total, std::string_view what) {
   if (!enabled_) return;
   auto now = std::chrono::steady_clock::now();
-  if (now - start_ < std::chrono::seconds(1)) return;  // quick runs stay quiet
+  if (now - start_ < quiet_for_) return;  // quick runs stay quiet
   if (drawn_ && now - last_ < std::chrono::milliseconds(100) && done < total) return;
   last_ = now;
   drawn_ = true;

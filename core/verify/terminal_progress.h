@@ -12,9 +12,11 @@ namespace tc {
 
 class TerminalProgress final : public Progress {
  public:
-  /// `label` starts the line ("verify"). `force` draws even when stderr is
-  /// not a terminal (tests).
-  explicit TerminalProgress(std::string label, std::FILE* out = stderr, bool force = false);
+  /// `label` starts the line ("verify"). `force` draws even when `out` is
+  /// not a terminal, and `quiet_for` is how long a run stays silent (tests
+  /// pass zero).
+  explicit TerminalProgress(std::string label, std::FILE* out = stderr, bool force = false,
+                            std::chrono::milliseconds quiet_for = std::chrono::seconds(1));
   ~TerminalProgress() override;
   TerminalProgress(const TerminalProgress&) = delete;
   TerminalProgress& operator=(const TerminalProgress&) = delete;
@@ -28,6 +30,7 @@ class TerminalProgress final : public Progress {
   std::FILE* out_;
   bool enabled_;
   bool drawn_ = false;
+  std::chrono::milliseconds quiet_for_;
   std::chrono::steady_clock::time_point start_, last_;
 };
 

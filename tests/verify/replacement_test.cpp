@@ -138,8 +138,15 @@ TEST(Replacement, RefusesToReplaceAStatefulOriginal) {
 }
 
 #ifdef TC_HAVE_PYTHON
+PythonReferenceOptions module(std::string source) {
+  PythonReferenceOptions o;
+  o.source = std::move(source);
+  o.filename = "c.py";
+  return o;
+}
+
 TEST(Replacement, JudgesAgainstTheOriginalsPythonSource) {
-  auto ref = make_python_reference({.source = "def choose(a):\n    return 10 if a > 4 else 12\n", .filename = "c.py"});
+  auto ref = make_python_reference(module("def choose(a):\n    return 10 if a > 4 else 12\n"));
   ASSERT_TRUE(ref) << ref.error().format();
   ReplacementOptions o;
   o.original_reference = ref->get();
@@ -147,7 +154,7 @@ TEST(Replacement, JudgesAgainstTheOriginalsPythonSource) {
   ASSERT_TRUE(v) << v.error().format();
   EXPECT_TRUE(v->accepted) << v->reason;
 
-  auto wrong = make_python_reference({.source = "def choose(a):\n    return 10 if a > 3 else 12\n", .filename = "c.py"});
+  auto wrong = make_python_reference(module("def choose(a):\n    return 10 if a > 3 else 12\n"));
   ASSERT_TRUE(wrong);
   o.original_reference = wrong->get();
   v = verified_replacement(original(), rewritten(), o);
