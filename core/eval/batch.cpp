@@ -155,14 +155,12 @@ void exec_step(Batch& bt, NodeId id, std::size_t m) {
     case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge: case Op::Eq: case Op::Ne: {
       const Col x = bt.operand(a[0]), y = bt.operand(a[1]);
       if (exact) {
-        switch (in.op) {
-          case Op::Lt: map2<false, false>(x, y, out, acc, m, [](double u, double v) { return u < v ? 1.0 : 0.0; }); break;
-          case Op::Le: map2<false, false>(x, y, out, acc, m, [](double u, double v) { return u <= v ? 1.0 : 0.0; }); break;
-          case Op::Gt: map2<false, false>(x, y, out, acc, m, [](double u, double v) { return u > v ? 1.0 : 0.0; }); break;
-          case Op::Ge: map2<false, false>(x, y, out, acc, m, [](double u, double v) { return u >= v ? 1.0 : 0.0; }); break;
-          case Op::Eq: map2<false, false>(x, y, out, acc, m, [](double u, double v) { return u == v ? 1.0 : 0.0; }); break;
-          default: map2<false, false>(x, y, out, acc, m, [](double u, double v) { return u != v ? 1.0 : 0.0; }); break;
-        }
+        if (in.op == Op::Lt) map2<false, false>(x, y, out, acc, m, [](double u, double v) { return u < v ? 1.0 : 0.0; });
+        else if (in.op == Op::Le) map2<false, false>(x, y, out, acc, m, [](double u, double v) { return u <= v ? 1.0 : 0.0; });
+        else if (in.op == Op::Gt) map2<false, false>(x, y, out, acc, m, [](double u, double v) { return u > v ? 1.0 : 0.0; });
+        else if (in.op == Op::Ge) map2<false, false>(x, y, out, acc, m, [](double u, double v) { return u >= v ? 1.0 : 0.0; });
+        else if (in.op == Op::Eq) map2<false, false>(x, y, out, acc, m, [](double u, double v) { return u == v ? 1.0 : 0.0; });
+        else map2<false, false>(x, y, out, acc, m, [](double u, double v) { return u != v ? 1.0 : 0.0; });
       } else {
         const Op op = in.op;
         map2<F32, Chk>(x, y, out, acc, m, [op, t](double u, double v) { return relaxed_compare(op, u, v, t); });

@@ -11,28 +11,24 @@
 
 namespace tc::eval_detail {
 
-/// Exact comparisons of contract section 4 (1 or 0).
+/// Exact comparisons of contract section 4 (1 or 0). `op` is a comparison;
+/// written as a chain of tests (not a switch with a default) so the op table
+/// stays the only place where the full list of ops lives.
 inline double exact_compare(Op op, double a, double b) {
-  switch (op) {
-    case Op::Lt: return kernels::b2d(a < b);
-    case Op::Le: return kernels::b2d(a <= b);
-    case Op::Gt: return kernels::b2d(a > b);
-    case Op::Ge: return kernels::b2d(a >= b);
-    case Op::Eq: return kernels::b2d(a == b);
-    case Op::Ne: return kernels::b2d(a != b);
-    default: return 0.0;  // callers pass comparisons only
-  }
+  if (op == Op::Lt) return kernels::b2d(a < b);
+  if (op == Op::Le) return kernels::b2d(a <= b);
+  if (op == Op::Gt) return kernels::b2d(a > b);
+  if (op == Op::Ge) return kernels::b2d(a >= b);
+  if (op == Op::Eq) return kernels::b2d(a == b);
+  return kernels::b2d(a != b);  // Op::Ne
 }
 
-/// Relaxed comparisons at temperature t.
+/// Relaxed comparisons at temperature t. `op` is a comparison.
 inline double relaxed_compare(Op op, double a, double b, double t) {
-  switch (op) {
-    case Op::Lt: case Op::Le: return kernels::relaxed_lt(a, b, t);
-    case Op::Gt: case Op::Ge: return kernels::relaxed_gt(a, b, t);
-    case Op::Eq: return kernels::relaxed_eq(a, b, t);
-    case Op::Ne: return kernels::relaxed_ne(a, b, t);
-    default: return 0.0;
-  }
+  if (op == Op::Lt || op == Op::Le) return kernels::relaxed_lt(a, b, t);
+  if (op == Op::Gt || op == Op::Ge) return kernels::relaxed_gt(a, b, t);
+  if (op == Op::Eq) return kernels::relaxed_eq(a, b, t);
+  return kernels::relaxed_ne(a, b, t);  // Op::Ne
 }
 
 /// True when `index` selects one of `n` values (an integer in [0, n)).
