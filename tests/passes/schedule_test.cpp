@@ -1,0 +1,135 @@
+// Dependency layers: unit cases and golden schedules (Builder programs and
+// the whole corpus). TC_REGEN_GOLDEN=1 rewrites the golden files.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "ir/builder.h"
+#include "passes/schedule.h"
+#include "passes_util.h"
+
+namespace tc {
+namespace {
+
+bool regenerate() {
+  const char* v = std::getenv("TC_REGEN_GOLDEN");
+  return v && std::string(v) == "1";
+}
+
+std::string golden_path(const std::string& name) { return std::string(TC_TEST_DATA) + "/passes/" + name + ".golden"; }
+
+std::string layers_text(const Schedule& s) {
+  nlohmann::json j;
+  j["layers"] = s.layers;
+  return j.dump();
+}
+
+// Compares `actual` with the golden file (or rewrites it under TC_REGEN_GOLDEN=1).
+void expect_golden(const std::string& name, const std::string& actual) {
+  const std::string path = golden_path(name);
+  if (regenerate()) {
+    std::ofstream(path, std::ios::binary) << actual;
+    return;
+  }
+  std::ifstream in(path, std::ios::binary);
+  ASSERT_TRUE(in.good()) << "missing golden " << path << " (run with TC_REGEN_GOLDEN=1)";
+  std::stringstream ss;
+  ss << in.rdbuf();
+  EXPECT_EQ(ss.str(), actual) << "golden " << path << " differs (TC_REGEN_GOLDEN=1 rewrites it)";
+}
+
+Program build(Builder& b, Arg result) {
+  auto p = b.build(result);
+  TC_ASSERT(p.ok());
+  return std::move(*p);
+}
+
+TEST(Schedule, LayersFollowTheDeepestArgument) {
+  Builder b;
+  Value x = b.input("x");                // 0
+  Value y = b.input("y");                // 1
+  Value s = x + y;                       // 2
+  Value c = b.constant(2);               // 3
+  Value m = s * c;                       // 4: depth 2
+  Value r = m + x;                       // 5: depth 3
+  Value unused = b.call("host", {});     // 6: a call without arguments is a leaf
+  (void)unused;
+  Program p = build(b, r);
+  auto sch = schedule(p);
+  ASSERT_TRUE(sch.ok());
+  EXPECT_EQ(sch->layer_of, (std::vector<int>{0, 0, 1, 0, 2, 3, 0}));
+  EXPECT_EQ(sch->layers, (std::vector<std::vector<NodeId>>{{0, 1, 3, 6}, {2}, {4}, {5}}));
+  (void)s;
+}
+
+TEST(Schedule, EveryNodeInExactlyOneLayerAfterItsArguments) {
+  std::mt19937_64 rng(8);
+  for (int k = 0; k < 100; ++k) {
+    Program p = testing::random_program(rng);
+    auto sch = schedule(p);
+    ASSERT_TRUE(sch.ok());
+    std::vector<int> seen(p.nodes.size(), 0);
+    for (std::size_t l = 0; l < sch->layers.size(); ++l) {
+      EXPECT_FALSE(sch->layers[l].empty());
+      for (NodeId id : sch->layers[l]) {
+        ++seen[static_cast<std::size_t>(id)];
+        for (NodeId a : p.nodes[static_cast<std::size_t>(id)].args)
+          EXPECT_LT(sch->layer_of[static_cast<std::size_t>(a)], static_cast<int>(l));
+      }
+    }
+    for (int s : seen) EXPECT_EQ(s, 1);
+  }
+}
+
+TEST(Schedule, RejectsInvalidPrograms) {
+  Program p;
+  auto sch = schedule(p);
+  ASSERT_FALSE(sch.ok());
+  EXPECT_NE(sch.error().message.find("schedule: invalid program"), std::string::npos);
+}
+
+TEST(ScheduleGolden, BuilderPrograms) {
+  {
+    Builder b;
+    Value a = b.input("a", Domain::int32(-128, 127));
+    Program p = build(b, b.select(a > 4, 10, 12));
+    expect_golden("schedule_contract_example", layers_text(*schedule(p)));
+  }
+  {
+    Builder b;
+    Value e = b.input("event", Domain::int32(0, 1));
+    Value count = b.state("count", 0, Domain::int32(0, 100));
+    b.update(count, count + e);
+    Program p = build(b, count);
+    expect_golden("schedule_counter", layers_text(*schedule(p)));
+  }
+  {
+    Builder b;
+    Value x = b.input("x"), y = b.input("y");
+    Value acc = b.scan([](Builder&, Value carry, Value item) { return carry * 0.5 + item; }, 0.0, {x, y, x, y});
+    Program p = build(b, b.relu(acc) + b.sigmoid(x));
+    expect_golden("schedule_scan", layers_text(*schedule(p)));
+  }
+}
+
+TEST(ScheduleGolden, Corpus) {
+  auto corpus = testing::load_corpus();
+  if (corpus.empty()) GTEST_SKIP() << "tests/data/corpus has no programs yet";
+  std::string text;
+  for (const auto& entry : corpus) {
+    auto c = compile_python(entry.source, entry.options);
+    if (!c) continue;  // reported by the optimize corpus test
+    auto sch = schedule(c->program);
+    ASSERT_TRUE(sch.ok()) << entry.name;
+    text += entry.name + " " + layers_text(*sch) + "\n";
+  }
+  expect_golden("schedule_corpus", text);
+}
+
+}  // namespace
+}  // namespace tc
