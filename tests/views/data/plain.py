@@ -1,0 +1,2 @@
+def scale(x, y):
+    return 2 * x + y

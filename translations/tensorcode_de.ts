@@ -1,0 +1,847 @@
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
+<TS version="2.1" language="de_DE">
+    <context>
+        <name>tc::views::GraphView</name>
+        <message>
+            <source>not computed</source>
+            <translation>nicht berechnet</translation>
+        </message>
+        <message>
+            <source>  (yes)</source>
+            <translation>  (ja)</translation>
+        </message>
+        <message>
+            <source>  (no)</source>
+            <translation>  (nein)</translation>
+        </message>
+        <message>
+            <source>Select a node to see its neighbourhood.</source>
+            <translation>Wählen Sie einen Knoten, um seine Nachbarschaft zu sehen.</translation>
+        </message>
+        <message>
+            <source>No program: open a .py file or an artifact.</source>
+            <translation>Kein Programm: Öffnen Sie eine .py-Datei oder ein Artefakt.</translation>
+        </message>
+        <message>
+            <source>Laying out…</source>
+            <translation>Layout wird berechnet…</translation>
+        </message>
+        <message>
+            <source>neighbourhood of #%1: %2 nodes (Graphviz)</source>
+            <translation>Nachbarschaft von #%1: %2 Knoten (Graphviz)</translation>
+        </message>
+        <message>
+            <source>%1 nodes, Graphviz dot by schedule layer</source>
+            <translation>%1 Knoten, Graphviz dot nach Schedule-Ebene</translation>
+        </message>
+        <message>
+            <source>%1 nodes, layered layout by schedule layer</source>
+            <translation>%1 Knoten, Ebenen-Layout nach Schedule-Ebene</translation>
+        </message>
+        <message>
+            <source>   zoom %1%</source>
+            <translation>   Zoom %1 %</translation>
+        </message>
+    </context>
+    <context>
+        <name>tc::views::InputsPanel</name>
+        <message>
+            <source>Function:</source>
+            <translation>Funktion:</translation>
+        </message>
+        <message>
+            <source>Parameter</source>
+            <translation>Parameter</translation>
+        </message>
+        <message>
+            <source>Type</source>
+            <translation>Typ</translation>
+        </message>
+        <message>
+            <source>Min</source>
+            <translation>Min</translation>
+        </message>
+        <message>
+            <source>Max</source>
+            <translation>Max</translation>
+        </message>
+        <message>
+            <source>Value</source>
+            <translation>Wert</translation>
+        </message>
+        <message>
+            <source>no domain saved for this parameter: float64 over its full range</source>
+            <translation>für diesen Parameter ist kein Wertebereich gespeichert: float64 über den ganzen Bereich</translation>
+        </message>
+        <message>
+            <source>empty: the type's full range</source>
+            <translation>leer: der ganze Bereich des Typs</translation>
+        </message>
+        <message>
+            <source>%1: not a number</source>
+            <translation>%1: keine Zahl</translation>
+        </message>
+        <message>
+            <source>Outputs: %1</source>
+            <translation>Ausgaben: %1</translation>
+        </message>
+    </context>
+    <context>
+        <name>tc::views::InspectorModel</name>
+        <message>
+            <source>Node</source>
+            <translation>Knoten</translation>
+        </message>
+        <message>
+            <source>Op</source>
+            <translation>Op</translation>
+        </message>
+        <message>
+            <source>Value</source>
+            <translation>Wert</translation>
+        </message>
+        <message>
+            <source>Value (%1)</source>
+            <translation>Wert (%1)</translation>
+        </message>
+        <message>
+            <source>∂ exact</source>
+            <translation>∂ exakt</translation>
+        </message>
+        <message>
+            <source>∂ %1</source>
+            <translation>∂ %1</translation>
+        </message>
+        <message>
+            <source>Branch</source>
+            <translation>Zweig</translation>
+        </message>
+        <message>
+            <source>Interval</source>
+            <translation>Intervall</translation>
+        </message>
+        <message>
+            <source>yes</source>
+            <translation>ja</translation>
+        </message>
+        <message>
+            <source>no</source>
+            <translation>nein</translation>
+        </message>
+    </context>
+    <context>
+        <name>tc::views::InspectorPanel</name>
+        <message>
+            <source>exact</source>
+            <translation>exakt</translation>
+        </message>
+        <message>
+            <source>relaxed</source>
+            <translation>relaxiert</translation>
+        </message>
+        <message>
+            <source>hybrid</source>
+            <translation>hybrid</translation>
+        </message>
+        <message>
+            <source>Semantics of the second gradient column, compared with the exact gradient</source>
+            <translation>Semantik der zweiten Gradientenspalte, verglichen mit dem exakten Gradienten</translation>
+        </message>
+        <message>
+            <source>Semantics:</source>
+            <translation>Semantik:</translation>
+        </message>
+        <message>
+            <source>Temperature:</source>
+            <translation>Temperatur:</translation>
+        </message>
+        <message>
+            <source>Gradient of:</source>
+            <translation>Gradient von:</translation>
+        </message>
+        <message>
+            <source>&lt;i&gt;Select a node in the graph, the IR text or this table.&lt;/i&gt;</source>
+            <translation>&lt;i&gt;Wählen Sie einen Knoten im Graphen, im IR-Text oder in dieser Tabelle.&lt;/i&gt;</translation>
+        </message>
+        <message>
+            <source>not computed</source>
+            <translation>nicht berechnet</translation>
+        </message>
+        <message>
+            <source>n/a</source>
+            <translation>k. A.</translation>
+        </message>
+        <message>
+            <source>value: &lt;b&gt;%1&lt;/b&gt;</source>
+            <translation>Wert: &lt;b&gt;%1&lt;/b&gt;</translation>
+        </message>
+        <message>
+            <source>relaxed value: %1</source>
+            <translation>relaxierter Wert: %1</translation>
+        </message>
+        <message>
+            <source>gradients are not available in this build</source>
+            <translation>Gradienten sind in diesem Build nicht verfügbar</translation>
+        </message>
+        <message>
+            <source>failed</source>
+            <translation>fehlgeschlagen</translation>
+        </message>
+        <message>
+            <source>∂ exact: &lt;b&gt;%1&lt;/b&gt; &amp;nbsp; ∂ %2: &lt;b&gt;%3&lt;/b&gt;</source>
+            <translation>∂ exakt: &lt;b&gt;%1&lt;/b&gt; &amp;nbsp; ∂ %2: &lt;b&gt;%3&lt;/b&gt;</translation>
+        </message>
+        <message>
+            <source>branch taken: yes (%%1)</source>
+            <translation>gewählter Zweig: ja (%%1)</translation>
+        </message>
+        <message>
+            <source>branch taken: no (%%1)</source>
+            <translation>gewählter Zweig: nein (%%1)</translation>
+        </message>
+        <message>
+            <source>interval: [%1, %2]</source>
+            <translation>Intervall: [%1, %2]</translation>
+        </message>
+    </context>
+    <context>
+        <name>tc::views::MainWindow</name>
+        <message>
+            <source>Circuit</source>
+            <translation>Schaltung</translation>
+        </message>
+        <message>
+            <source>Neighbourhood</source>
+            <translation>Nachbarschaft</translation>
+        </message>
+        <message>
+            <source>layout %1 ms (Graphviz)</source>
+            <translation>Layout %1 ms (Graphviz)</translation>
+        </message>
+        <message>
+            <source>layout %1 ms</source>
+            <translation>Layout %1 ms</translation>
+        </message>
+        <message>
+            <source>Save snapshot</source>
+            <translation>Snapshot speichern</translation>
+        </message>
+        <message>
+            <source>Snapshots (*.json)</source>
+            <translation>Snapshots (*.json)</translation>
+        </message>
+        <message>
+            <source>Restore snapshot</source>
+            <translation>Snapshot wiederherstellen</translation>
+        </message>
+        <message>
+            <source>Find in source (Ctrl+F, F3 next)</source>
+            <translation>Im Quelltext suchen (Strg+F, F3 weiter)</translation>
+        </message>
+        <message>
+            <source>Source</source>
+            <translation>Quelltext</translation>
+        </message>
+        <message>
+            <source>Inputs</source>
+            <translation>Eingaben</translation>
+        </message>
+        <message>
+            <source>Inspector</source>
+            <translation>Inspektor</translation>
+        </message>
+        <message>
+            <source>IR text</source>
+            <translation>IR-Text</translation>
+        </message>
+        <message>
+            <source>Problems</source>
+            <translation>Probleme</translation>
+        </message>
+        <message>
+            <source>Timeline</source>
+            <translation>Zeitleiste</translation>
+        </message>
+        <message>
+            <source>Verify</source>
+            <translation>Verifizieren</translation>
+        </message>
+        <message>
+            <source>Graph</source>
+            <translation>Graph</translation>
+        </message>
+        <message>
+            <source>Find node: id or name (Ctrl+G)</source>
+            <translation>Knoten suchen: ID oder Name (Strg+G)</translation>
+        </message>
+        <message>
+            <source>no node matches '%1'</source>
+            <translation>kein Knoten passt zu '%1'</translation>
+        </message>
+        <message>
+            <source>&amp;File</source>
+            <translation>&amp;Datei</translation>
+        </message>
+        <message>
+            <source>&amp;New</source>
+            <translation>&amp;Neu</translation>
+        </message>
+        <message>
+            <source>&amp;Open…</source>
+            <translation>Ö&amp;ffnen…</translation>
+        </message>
+        <message>
+            <source>Open &amp;Recent</source>
+            <translation>&amp;Zuletzt geöffnet</translation>
+        </message>
+        <message>
+            <source>&amp;Save</source>
+            <translation>&amp;Speichern</translation>
+        </message>
+        <message>
+            <source>Save &amp;As…</source>
+            <translation>Speichern &amp;unter…</translation>
+        </message>
+        <message>
+            <source>&amp;Export</source>
+            <translation>&amp;Exportieren</translation>
+        </message>
+        <message>
+            <source>Artifact JSON…</source>
+            <translation>Artefakt-JSON…</translation>
+        </message>
+        <message>
+            <source>Ctrl+E</source>
+            <translation>Ctrl+E</translation>
+        </message>
+        <message>
+            <source>Optimized artifact…</source>
+            <translation>Optimiertes Artefakt…</translation>
+        </message>
+        <message>
+            <source>Graphviz .dot…</source>
+            <translation>Graphviz-.dot…</translation>
+        </message>
+        <message>
+            <source>&amp;Quit</source>
+            <translation>&amp;Beenden</translation>
+        </message>
+        <message>
+            <source>&amp;Edit</source>
+            <translation>&amp;Bearbeiten</translation>
+        </message>
+        <message>
+            <source>&amp;Undo</source>
+            <translation>&amp;Rückgängig</translation>
+        </message>
+        <message>
+            <source>&amp;Redo</source>
+            <translation>&amp;Wiederholen</translation>
+        </message>
+        <message>
+            <source>Cu&amp;t</source>
+            <translation>&amp;Ausschneiden</translation>
+        </message>
+        <message>
+            <source>&amp;Copy</source>
+            <translation>&amp;Kopieren</translation>
+        </message>
+        <message>
+            <source>&amp;Paste</source>
+            <translation>E&amp;infügen</translation>
+        </message>
+        <message>
+            <source>&amp;Find…</source>
+            <translation>&amp;Suchen…</translation>
+        </message>
+        <message>
+            <source>Find &amp;Next</source>
+            <translation>&amp;Weitersuchen</translation>
+        </message>
+        <message>
+            <source>Find &amp;Node…</source>
+            <translation>&amp;Knoten suchen…</translation>
+        </message>
+        <message>
+            <source>Ctrl+G</source>
+            <translation>Ctrl+G</translation>
+        </message>
+        <message>
+            <source>&amp;View</source>
+            <translation>&amp;Ansicht</translation>
+        </message>
+        <message>
+            <source>&amp;Fit Circuit</source>
+            <translation>Schaltung &amp;einpassen</translation>
+        </message>
+        <message>
+            <source>Ctrl+0</source>
+            <translation>Ctrl+0</translation>
+        </message>
+        <message>
+            <source>Zoom &amp;In</source>
+            <translation>&amp;Vergrößern</translation>
+        </message>
+        <message>
+            <source>Zoom &amp;Out</source>
+            <translation>Ver&amp;kleinern</translation>
+        </message>
+        <message>
+            <source>&amp;Centre on Selection</source>
+            <translation>Auswahl &amp;zentrieren</translation>
+        </message>
+        <message>
+            <source>Ctrl+J</source>
+            <translation>Ctrl+J</translation>
+        </message>
+        <message>
+            <source>&amp;Overlay</source>
+            <translation>&amp;Überlagerung</translation>
+        </message>
+        <message>
+            <source>Op kinds</source>
+            <translation>Op-Arten</translation>
+        </message>
+        <message>
+            <source>Intervals and warnings</source>
+            <translation>Intervalle und Warnungen</translation>
+        </message>
+        <message>
+            <source>Value heat map</source>
+            <translation>Wärmebild der Werte</translation>
+        </message>
+        <message>
+            <source>&amp;Language</source>
+            <translation>&amp;Sprache</translation>
+        </message>
+        <message>
+            <source>System default</source>
+            <translation>Systemvorgabe</translation>
+        </message>
+        <message>
+            <source>The language changes when the IDE starts next.</source>
+            <translation>Die Sprache wechselt beim nächsten Start der IDE.</translation>
+        </message>
+        <message>
+            <source>&amp;Run</source>
+            <translation>A&amp;usführen</translation>
+        </message>
+        <message>
+            <source>&amp;Run Case</source>
+            <translation>Fall &amp;ausführen</translation>
+        </message>
+        <message>
+            <source>&amp;Compile Now</source>
+            <translation>Jetzt &amp;kompilieren</translation>
+        </message>
+        <message>
+            <source>Ctrl+B</source>
+            <translation>Ctrl+B</translation>
+        </message>
+        <message>
+            <source>&amp;Verify</source>
+            <translation>&amp;Verifizieren</translation>
+        </message>
+        <message>
+            <source>Cancel Verify</source>
+            <translation>Verifikation abbrechen</translation>
+        </message>
+        <message>
+            <source>Shift+F6</source>
+            <translation>Shift+F6</translation>
+        </message>
+        <message>
+            <source>Open &amp;Event Log…</source>
+            <translation>&amp;Ereignisprotokoll öffnen…</translation>
+        </message>
+        <message>
+            <source>Ctrl+Shift+O</source>
+            <translation>Ctrl+Shift+O</translation>
+        </message>
+        <message>
+            <source>Step &amp;Forward</source>
+            <translation>Schritt &amp;vor</translation>
+        </message>
+        <message>
+            <source>Step &amp;Back</source>
+            <translation>Schritt &amp;zurück</translation>
+        </message>
+        <message>
+            <source>Shift+F10</source>
+            <translation>Shift+F10</translation>
+        </message>
+        <message>
+            <source>Jump to Next &amp;Change</source>
+            <translation>Zur nächsten Ä&amp;nderung</translation>
+        </message>
+        <message>
+            <source>Ctrl+F10</source>
+            <translation>Ctrl+F10</translation>
+        </message>
+        <message>
+            <source>&amp;Help</source>
+            <translation>&amp;Hilfe</translation>
+        </message>
+        <message>
+            <source>&amp;About tensorcode</source>
+            <translation>&amp;Über tensorcode</translation>
+        </message>
+        <message>
+            <source>About tensorcode</source>
+            <translation>Über tensorcode</translation>
+        </message>
+        <message>
+            <source>&lt;b&gt;tensorcode&lt;/b&gt; %1&lt;br&gt;A compiler, checked evaluator and visual debugger for small numerical programs.</source>
+            <translation>&lt;b&gt;tensorcode&lt;/b&gt; %1&lt;br&gt;Ein Compiler, geprüfter Auswerter und visueller Debugger für kleine numerische Programme.</translation>
+        </message>
+        <message>
+            <source>untitled.py</source>
+            <translation>unbenannt.py</translation>
+        </message>
+        <message>
+            <source> (read-only artifact)</source>
+            <translation> (schreibgeschütztes Artefakt)</translation>
+        </message>
+        <message>
+            <source>artifact</source>
+            <translation>Artefakt</translation>
+        </message>
+        <message>
+            <source>compile %1 ms</source>
+            <translation>Kompilieren %1 ms</translation>
+        </message>
+        <message numerus="yes">
+            <source>%n node(s)</source>
+            <translation>
+                <numerusform>%n Knoten</numerusform>
+                <numerusform>%n Knoten</numerusform>
+            </translation>
+        </message>
+        <message>
+            <source>no program</source>
+            <translation>kein Programm</translation>
+        </message>
+        <message>
+            <source>run failed</source>
+            <translation>Ausführung fehlgeschlagen</translation>
+        </message>
+        <message>
+            <source>Save</source>
+            <translation>Speichern</translation>
+        </message>
+        <message>
+            <source>saved %1</source>
+            <translation>%1 gespeichert</translation>
+        </message>
+        <message>
+            <source>Save source</source>
+            <translation>Quelltext speichern</translation>
+        </message>
+        <message>
+            <source>Python (*.py)</source>
+            <translation>Python (*.py)</translation>
+        </message>
+        <message>
+            <source>Unsaved changes</source>
+            <translation>Ungespeicherte Änderungen</translation>
+        </message>
+        <message>
+            <source>Save the changes to %1?</source>
+            <translation>Änderungen an %1 speichern?</translation>
+        </message>
+        <message>
+            <source>Open program</source>
+            <translation>Programm öffnen</translation>
+        </message>
+        <message>
+            <source>Programs (*.py *.json);;Python (*.py);;Artifacts (*.json)</source>
+            <translation>Programme (*.py *.json);;Python (*.py);;Artefakte (*.json)</translation>
+        </message>
+        <message>
+            <source>no program to export</source>
+            <translation>kein Programm zum Exportieren</translation>
+        </message>
+        <message>
+            <source>Artifacts (*.json)</source>
+            <translation>Artefakte (*.json)</translation>
+        </message>
+        <message>
+            <source>Graphviz (*.dot)</source>
+            <translation>Graphviz (*.dot)</translation>
+        </message>
+        <message>
+            <source>WGSL (*.wgsl)</source>
+            <translation>WGSL (*.wgsl)</translation>
+        </message>
+        <message>
+            <source>SPIR-V (*.spv *.spvasm)</source>
+            <translation>SPIR-V (*.spv *.spvasm)</translation>
+        </message>
+        <message>
+            <source>WebAssembly (*.wasm *.wat)</source>
+            <translation>WebAssembly (*.wasm *.wat)</translation>
+        </message>
+        <message>
+            <source>Export</source>
+            <translation>Exportieren</translation>
+        </message>
+        <message>
+            <source>exported %1</source>
+            <translation>%1 exportiert</translation>
+        </message>
+        <message>
+            <source>Open event log</source>
+            <translation>Ereignisprotokoll öffnen</translation>
+        </message>
+        <message>
+            <source>Event logs (*.jsonl *.json)</source>
+            <translation>Ereignisprotokolle (*.jsonl *.json)</translation>
+        </message>
+        <message>
+            <source>'%1' not found</source>
+            <translation>'%1' nicht gefunden</translation>
+        </message>
+    </context>
+    <context>
+        <name>tc::views::ProblemsView</name>
+        <message>
+            <source>Severity</source>
+            <translation>Schwere</translation>
+        </message>
+        <message>
+            <source>Location</source>
+            <translation>Ort</translation>
+        </message>
+        <message>
+            <source>Message</source>
+            <translation>Meldung</translation>
+        </message>
+        <message>
+            <source>error</source>
+            <translation>Fehler</translation>
+        </message>
+        <message>
+            <source>warning</source>
+            <translation>Warnung</translation>
+        </message>
+        <message>
+            <source>note</source>
+            <translation>Hinweis</translation>
+        </message>
+    </context>
+    <context>
+        <name>tc::views::Session</name>
+        <message>
+            <source>cannot open %1: %2</source>
+            <translation>%1 kann nicht geöffnet werden: %2</translation>
+        </message>
+        <message>
+            <source>compiled in %1 ms, %2 nodes</source>
+            <translation>in %1 ms kompiliert, %2 Knoten</translation>
+        </message>
+        <message numerus="yes">
+            <source>compile failed: %n problem(s)</source>
+            <translation>
+                <numerusform>Kompilieren fehlgeschlagen: %n Problem</numerusform>
+                <numerusform>Kompilieren fehlgeschlagen: %n Probleme</numerusform>
+            </translation>
+        </message>
+        <message>
+            <source>compile or open a program first</source>
+            <translation>kompilieren oder öffnen Sie zuerst ein Programm</translation>
+        </message>
+        <message numerus="yes">
+            <source>event log loaded: %n step(s), paused at step 0</source>
+            <translation>
+                <numerusform>Ereignisprotokoll geladen: %n Schritt, angehalten bei Schritt 0</numerusform>
+                <numerusform>Ereignisprotokoll geladen: %n Schritte, angehalten bei Schritt 0</numerusform>
+            </translation>
+        </message>
+        <message>
+            <source>no program to snapshot</source>
+            <translation>kein Programm für einen Snapshot</translation>
+        </message>
+        <message>
+            <source>the snapshot belongs to a different circuit (%1 nodes, this one has %2)</source>
+            <translation>der Snapshot gehört zu einer anderen Schaltung (%1 Knoten, diese hat %2)</translation>
+        </message>
+        <message>
+            <source>snapshot restored at step %1</source>
+            <translation>Snapshot bei Schritt %1 wiederhergestellt</translation>
+        </message>
+    </context>
+    <context>
+        <name>tc::views::SourceEditor</name>
+        <message>
+            <source># %1 is an artifact: it carries no source, so this view is read-only.
+# The IR text view lists its nodes; the graph shows the circuit.
+</source>
+            <translation># %1 ist ein Artefakt: Es enthält keinen Quelltext, daher ist diese Ansicht schreibgeschützt.
+# Der IR-Text listet seine Knoten; der Graph zeigt die Schaltung.
+</translation>
+        </message>
+        <message>
+            <source>error: %1</source>
+            <translation>Fehler: %1</translation>
+        </message>
+        <message>
+            <source>warning: %1</source>
+            <translation>Warnung: %1</translation>
+        </message>
+    </context>
+    <context>
+        <name>tc::views::TimelinePanel</name>
+        <message>
+            <source>Open events…</source>
+            <translation>Ereignisse öffnen…</translation>
+        </message>
+        <message>
+            <source>Open an event log (JSON Lines)</source>
+            <translation>Ein Ereignisprotokoll öffnen (JSON Lines)</translation>
+        </message>
+        <message>
+            <source>Step 0</source>
+            <translation>Schritt 0</translation>
+        </message>
+        <message>
+            <source>Step back (Shift+F10)</source>
+            <translation>Schritt zurück (Umschalt+F10)</translation>
+        </message>
+        <message>
+            <source>Step forward (F10)</source>
+            <translation>Schritt vor (F10)</translation>
+        </message>
+        <message>
+            <source>Last step</source>
+            <translation>Letzter Schritt</translation>
+        </message>
+        <message>
+            <source>no event log</source>
+            <translation>kein Ereignisprotokoll</translation>
+        </message>
+        <message>
+            <source>Next change</source>
+            <translation>Nächste Änderung</translation>
+        </message>
+        <message>
+            <source>Jump to the next step where the selected node's value changed</source>
+            <translation>Zum nächsten Schritt springen, an dem sich der Wert des gewählten Knotens ändert</translation>
+        </message>
+        <message>
+            <source>Save snapshot…</source>
+            <translation>Snapshot speichern…</translation>
+        </message>
+        <message>
+            <source>Save the state at this step as a snapshot</source>
+            <translation>Den Zustand bei diesem Schritt als Snapshot speichern</translation>
+        </message>
+        <message>
+            <source>Restore snapshot…</source>
+            <translation>Snapshot wiederherstellen…</translation>
+        </message>
+        <message>
+            <source>Restore a snapshot and replay from it</source>
+            <translation>Einen Snapshot wiederherstellen und von dort abspielen</translation>
+        </message>
+        <message>
+            <source>Name</source>
+            <translation>Name</translation>
+        </message>
+        <message>
+            <source>Value</source>
+            <translation>Wert</translation>
+        </message>
+        <message>
+            <source>step %1 of %2</source>
+            <translation>Schritt %1 von %2</translation>
+        </message>
+        <message>
+            <source>state %1</source>
+            <translation>Zustand %1</translation>
+        </message>
+        <message>
+            <source>output %1</source>
+            <translation>Ausgabe %1</translation>
+        </message>
+        <message>
+            <source>event %1</source>
+            <translation>Ereignis %1</translation>
+        </message>
+        <message>
+            <source>event line</source>
+            <translation>Ereigniszeile</translation>
+        </message>
+        <message>
+            <source>stopped</source>
+            <translation>angehalten</translation>
+        </message>
+        <message>
+            <source>step</source>
+            <translation>Schritt</translation>
+        </message>
+        <message>
+            <source>current step</source>
+            <translation>aktueller Schritt</translation>
+        </message>
+    </context>
+    <context>
+        <name>tc::views::VerifyPanel</name>
+        <message>
+            <source>Verify</source>
+            <translation>Verifizieren</translation>
+        </message>
+        <message>
+            <source>Check the circuit against the source run by CPython over the inputs' domains (F6)</source>
+            <translation>Die Schaltung gegen den von CPython ausgeführten Quelltext über die Wertebereiche der Eingaben prüfen (F6)</translation>
+        </message>
+        <message>
+            <source>Cancel</source>
+            <translation>Abbrechen</translation>
+        </message>
+        <message>
+            <source>not run yet</source>
+            <translation>noch nicht ausgeführt</translation>
+        </message>
+        <message>
+            <source>Inputs</source>
+            <translation>Eingaben</translation>
+        </message>
+        <message>
+            <source>Circuit</source>
+            <translation>Schaltung</translation>
+        </message>
+        <message>
+            <source>Reference</source>
+            <translation>Referenz</translation>
+        </message>
+        <message>
+            <source>an artifact has no source to verify against</source>
+            <translation>ein Artefakt hat keinen Quelltext, gegen den verifiziert werden kann</translation>
+        </message>
+        <message>
+            <source>verifying…</source>
+            <translation>wird verifiziert…</translation>
+        </message>
+        <message>
+            <source>failed</source>
+            <translation>fehlgeschlagen</translation>
+        </message>
+        <message>
+            <source>&lt;b style='color:#1a7f37'&gt;passed&lt;/b&gt;: %1 cases%2</source>
+            <translation>&lt;b style='color:#1a7f37'&gt;bestanden&lt;/b&gt;: %1 Fälle%2</translation>
+        </message>
+        <message>
+            <source> (exhaustive)</source>
+            <translation> (vollständig)</translation>
+        </message>
+        <message>
+            <source>&lt;b style='color:#c02020'&gt;%1 mismatch(es)&lt;/b&gt; in %2 cases</source>
+            <translation>&lt;b style='color:#c02020'&gt;%1 Abweichung(en)&lt;/b&gt; in %2 Fällen</translation>
+        </message>
+        <message>
+            <source>cancelled</source>
+            <translation>abgebrochen</translation>
+        </message>
+    </context>
+</TS>

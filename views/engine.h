@@ -1,0 +1,153 @@
+#pragma once
+// The IDE's one doorway into the engine. Everything here is plain C++ over
+// core (no widgets), runs on the worker thread, and returns values that the
+// GUI thread takes over; views never call core directly for heavy work.
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/diagnostic.h"
+#include "base/progress.h"
+#include "eval/evaluator.h"
+#include "frontend/compile.h"
+#include "ir/program.h"
+
+namespace tc {
+namespace views {
+
+/// One function parameter as the inputs panel shows it.
+struct InputSpec {
+  std::string name;
+  Domain domain = Domain::float64();
+  bool from_directive = false;  ///< the domain was written in the file
+};
+
+/// Input-domain directives stored in a .py file (`# tensorcode: input NAME=DOMAIN`,
+/// the frontend's format; see docs/ide.md).
+struct Directives {
+  std::vector<std::pair<std::string, Domain>> domains;  ///< per parameter, file order
+  Diagnostics problems;                                 ///< a malformed directive
+};
+Directives parse_directives(const std::string& source);
+/// `source` with its directives replaced by those of the inputs marked from_directive.
+std::string write_directives(const std::string& source, const std::vector<InputSpec>& inputs);
+
+struct CompileResult {
+  std::shared_ptr<const Program> program;  ///< null when compilation failed
+  Diagnostics diagnostics;                 ///< errors and warnings, source order
+  std::vector<FunctionSignature> functions;
+  std::string function;           ///< the compiled function
+  std::vector<InputSpec> inputs;  ///< every parameter with its effective domain
+  double milliseconds = 0.0;
+};
+CompileResult compile_source(const std::string& source, const std::string& filename, const std::string& function);
+
+/// A program loaded from an artifact file (read-only in the IDE).
+Result<std::shared_ptr<const Program>> load_artifact_file(const std::string& path);
+
+/// Schedule layer of every node (leaves 0, else 1 + the deepest argument).
+std::vector<int> schedule_layers(const Program& program);
+
+/// The circuit's inputs for a case.
+using Case = std::map<std::string, double, std::less<>>;
+
+struct RunResult {
+  bool ok = false;
+  std::optional<Diagnostic> error;
+  CaseTrace trace;
+  std::vector<double> outputs;
+};
+/// One case with a per-node trace under `semantics` at `temperature`.
+RunResult run_case(const Program& program, const Case& inputs, Semantics semantics, double temperature,
+                   const std::map<std::string, double, std::less<>>& state = {});
+
+/// d(output)/d(node) for every node (the adjoints of one backward pass).
+struct NodeGradients {
+  bool available = false;  ///< false when per-node adjoints were not computed (too large)
+  bool ok = false;
+  std::optional<Diagnostic> error;
+  std::vector<double> adjoint;  ///< per node; NaN where unknown
+  std::map<std::string, double> inputs;  ///< gradients reported for differentiable inputs/parameters
+};
+NodeGradients node_gradients(const Program& program, const Case& inputs, std::size_t output, Semantics semantics,
+                          double temperature);
+
+/// Interval analysis and warnings.
+struct Analysis {
+  bool available = false;
+  std::vector<std::pair<double, double>> intervals;  ///< per node; +-inf for unbounded
+  std::vector<std::pair<NodeId, std::string>> warnings;
+};
+Analysis analyze_program(const Program& program);
+
+/// The IR text view's disassembly: one line per node, plus the map both ways.
+struct Disassembly {
+  std::string text;
+  int first_node_line = 0;  ///< 0-based line of node 0
+};
+Disassembly disassemble(const Program& program, const std::vector<int>& layers);
+/// One node's operands and attributes as text, e.g. "div %3, %5".
+std::string node_text(const Program& program, NodeId id);
+
+/// Graphviz dot of the program (or of `subset`), nodes ranked by schedule layer.
+std::string to_dot(const Program& program, const std::vector<int>& layers, const std::vector<NodeId>* subset = nullptr);
+
+/// Event replay for the timeline, through the runtime (transactional steps).
+struct StepRecord {
+  int line = 0;  ///< 1-based line of the event file
+  Case inputs;
+  std::vector<double> outputs;  ///< the event's outputs (computed from the old state)
+  std::vector<double> state;    ///< state after the step, Replay::state_names order
+  std::vector<double> values;   ///< per node values of the step (empty when the program is too large)
+};
+struct Replay {
+  std::vector<std::string> state_names;  ///< the runtime's state order (ascending node id)
+  std::vector<double> initial_state;     ///< before the first event
+  std::uint64_t base_steps = 0;          ///< steps consumed before the first event (restored snapshot)
+  std::uint64_t max_steps = 0;
+  std::vector<StepRecord> steps;
+  std::optional<Diagnostic> error;  ///< the failing event, if any (replay stops there)
+};
+/// Replays from the program's initial state, or from `snapshot_text` when not empty.
+Replay replay_events(const Program& program, const std::string& snapshot_text, const std::string& events_text,
+                     const std::string& events_name, Progress* progress);
+
+/// Snapshot JSON (contract section 3) of `program` with `state` (state_names order) after `steps`.
+Result<std::string> snapshot_json(const Program& program, const std::vector<std::string>& state_names,
+                                  const std::vector<double>& state, std::uint64_t steps, std::uint64_t max_steps);
+/// Checks a snapshot with the runtime; returns its program.
+Result<std::shared_ptr<const Program>> snapshot_program(const std::string& text);
+
+/// Verification over the inputs' domains (exhaustive for small integer domains).
+struct VerifyMismatch {
+  Case inputs;
+  std::string circuit;
+  std::string reference;
+};
+struct VerifyResult {
+  bool available = false;
+  bool ok = false;  ///< the run finished (passed or not)
+  std::optional<Diagnostic> error;
+  std::size_t cases = 0;
+  bool exhaustive = false;
+  bool passed = false;
+  std::vector<VerifyMismatch> mismatches;
+};
+VerifyResult verify_source(const std::string& source, const std::string& filename, const std::string& function,
+                           const std::vector<InputSpec>& inputs, Progress* progress);
+
+/// Exports. Each returns the file content or an error.
+Result<std::string> export_artifact(const Program& program);
+Result<std::string> export_optimized(const Program& program);
+/// target: "wgsl", "spirv", "wasm".
+Result<std::string> export_target(const Program& program, const std::string& target);
+/// Which of export_target's targets this build supports.
+std::vector<std::string> export_targets();
+
+/// Formats a double the way the views show values.
+std::string format_number(double v);
+
+}  // namespace views
+}  // namespace tc

@@ -1,0 +1,253 @@
+#include "views/graph_layout.h"
+
+#include <graphviz/gvc.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <deque>
+#include <numeric>
+
+#include "views/engine.h"
+
+namespace tc {
+namespace views {
+
+void GraphLayout::finish() {
+  const std::size_t n = ids.size();
+  in_edges.assign(n, {});
+  out_edges.assign(n, {});
+  for (std::size_t e = 0; e < edges.size(); ++e) {
+    in_edges[static_cast<std::size_t>(edges[e].to)].push_back(static_cast<int>(e));
+    out_edges[static_cast<std::size_t>(edges[e].from)].push_back(static_cast<int>(e));
+  }
+  std::vector<int> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), [&](int a, int b) {
+    const auto& pa = pos[static_cast<std::size_t>(a)];
+    const auto& pb = pos[static_cast<std::size_t>(b)];
+    return pa.y() != pb.y() ? pa.y() < pb.y() : pa.x() < pb.x();
+  });
+  rows.clear();
+  for (int e : order) {
+    const double y = pos[static_cast<std::size_t>(e)].y();
+    if (rows.empty() || std::abs(rows.back().y - y) > 0.5) rows.push_back(Row{y, {}});
+    rows.back().entries.push_back(e);
+  }
+  QRectF b;
+  float maxw = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const QRectF r(pos[i].x() - width[i] / 2, pos[i].y() - height / 2, width[i], height);
+    b = i == 0 ? r : b.united(r);
+    maxw = std::max(maxw, width[i]);
+  }
+  for (const auto& e : edges) {
+    if (!e.path.isEmpty()) b = b.united(e.path.boundingRect());
+  }
+  bounds = b.adjusted(-40, -40, 40, 40);
+}
+
+std::vector<int> GraphLayout::visible(const QRectF& r, std::size_t limit, bool* more) const {
+  std::vector<int> out;
+  if (more) *more = false;
+  const double half_h = height / 2.0;
+  float maxw = 0;
+  // Width varies with Graphviz labels; a generous margin keeps boxes that poke into view.
+  maxw = graphviz ? 400.0f : (width.empty() ? 0.0f : width.front());
+  auto first = std::lower_bound(rows.begin(), rows.end(), r.top() - half_h,
+                                [](const Row& row, double y) { return row.y < y; });
+  for (auto it = first; it != rows.end() && it->y <= r.bottom() + half_h; ++it) {
+    const auto& ents = it->entries;
+    auto lo = std::lower_bound(ents.begin(), ents.end(), r.left() - maxw / 2,
+                               [&](int e, double x) { return pos[static_cast<std::size_t>(e)].x() < x; });
+    for (auto e = lo; e != ents.end() && pos[static_cast<std::size_t>(*e)].x() <= r.right() + maxw / 2; ++e) {
+      if (out.size() >= limit) {
+        if (more) *more = true;
+        return out;
+      }
+      out.push_back(*e);
+    }
+  }
+  return out;
+}
+
+int GraphLayout::hit(const QPointF& p) const {
+  bool more = false;
+  for (int e : visible(QRectF(p.x() - 1, p.y() - 1, 2, 2), 4096, &more)) {
+    const auto i = static_cast<std::size_t>(e);
+    if (std::abs(pos[i].x() - p.x()) <= width[i] / 2 && std::abs(pos[i].y() - p.y()) <= height / 2) return e;
+  }
+  return -1;
+}
+
+std::shared_ptr<GraphLayout> layered_layout(const Program& program, const std::vector<int>& layers) {
+  const auto t0 = std::chrono::steady_clock::now();
+  auto g = std::make_shared<GraphLayout>();
+  const std::size_t n = program.nodes.size();
+  const int nlayers = n ? *std::max_element(layers.begin(), layers.end()) + 1 : 0;
+  std::vector<std::vector<int>> members(static_cast<std::size_t>(nlayers));
+  for (std::size_t i = 0; i < n; ++i) members[static_cast<std::size_t>(layers[i])].push_back(static_cast<int>(i));
+
+  // Users in CSR form for the upward sweeps.
+  std::vector<int> ucount(n + 1, 0);
+  for (const auto& node : program.nodes)
+    for (NodeId a : node.args) ++ucount[static_cast<std::size_t>(a) + 1];
+  std::partial_sum(ucount.begin(), ucount.end(), ucount.begin());
+  std::vector<int> users(static_cast<std::size_t>(ucount[n]));
+  {
+    std::vector<int> fill(ucount.begin(), ucount.end() - 1);
+    for (const auto& node : program.nodes)
+      for (NodeId a : node.args) users[static_cast<std::size_t>(fill[static_cast<std::size_t>(a)]++)] = node.id;
+  }
+
+  // x: centred slot position inside the layer, so layers of different widths line up.
+  std::vector<double> x(n, 0.0);
+  auto place = [&](int l) {
+    const auto& m = members[static_cast<std::size_t>(l)];
+    const double off = (static_cast<double>(m.size()) - 1.0) / 2.0;
+    for (std::size_t k = 0; k < m.size(); ++k) x[static_cast<std::size_t>(m[k])] = static_cast<double>(k) - off;
+  };
+  for (int l = 0; l < nlayers; ++l) place(l);
+  std::vector<double> key(n, 0.0);
+  auto sweep_layer = [&](int l, bool down) {
+    auto& m = members[static_cast<std::size_t>(l)];
+    for (int id : m) {
+      double sum = 0;
+      int cnt = 0;
+      if (down) {
+        for (NodeId a : program.nodes[static_cast<std::size_t>(id)].args) {
+          sum += x[static_cast<std::size_t>(a)];
+          ++cnt;
+        }
+      } else {
+        for (int u = ucount[static_cast<std::size_t>(id)]; u < ucount[static_cast<std::size_t>(id) + 1]; ++u) {
+          sum += x[static_cast<std::size_t>(users[static_cast<std::size_t>(u)])];
+          ++cnt;
+        }
+      }
+      key[static_cast<std::size_t>(id)] = cnt ? sum / cnt : x[static_cast<std::size_t>(id)];
+    }
+    std::stable_sort(m.begin(), m.end(), [&](int a, int b) { return key[static_cast<std::size_t>(a)] < key[static_cast<std::size_t>(b)]; });
+    place(l);
+  };
+  // Barycenter sweeps: down (by arguments) then up (by users), a few rounds.
+  for (int round = 0; round < 3; ++round) {
+    for (int l = 1; l < nlayers; ++l) sweep_layer(l, true);
+    for (int l = nlayers - 2; l >= 0; --l) sweep_layer(l, false);
+  }
+
+  constexpr double kSlot = 136.0, kLayer = 96.0;
+  g->ids.resize(n);
+  g->pos.resize(n);
+  g->width.assign(n, 116.0f);
+  g->height = 38.0f;
+  g->index_of.resize(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    g->ids[i] = static_cast<NodeId>(i);
+    g->index_of[i] = static_cast<int>(i);
+    g->pos[i] = QPointF(x[i] * kSlot, layers[i] * kLayer);
+  }
+  g->edges.reserve(users.size());
+  for (const auto& node : program.nodes)
+    for (NodeId a : node.args) g->edges.push_back({static_cast<int>(a), static_cast<int>(node.id), {}});
+  g->finish();
+  g->milliseconds = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  return g;
+}
+
+Result<std::shared_ptr<GraphLayout>> graphviz_layout(const Program& program, const std::vector<int>& layers,
+                                                     const std::vector<NodeId>* subset) {
+  const auto t0 = std::chrono::steady_clock::now();
+  std::string dot = to_dot(program, layers, subset);
+  // The output labels are drawn by the view itself.
+  if (auto p = dot.find("  \"out_"); p != std::string::npos) dot = dot.substr(0, p) + "}\n";
+  GVC_t* gvc = gvContext();
+  Agraph_t* graph = agmemread(dot.c_str());
+  if (!graph) {
+    gvFreeContext(gvc);
+    return make_error("graphviz could not read the generated graph");
+  }
+  if (gvLayout(gvc, graph, "dot") != 0) {
+    agclose(graph);
+    gvFreeContext(gvc);
+    return make_error("graphviz layout failed");
+  }
+  auto g = std::make_shared<GraphLayout>();
+  g->graphviz = true;
+  g->index_of.assign(program.nodes.size(), -1);
+  const boxf bb = GD_bb(graph);
+  auto flip = [&](pointf p) { return QPointF(p.x, bb.UR.y - p.y); };
+  std::vector<Agnode_t*> gv_nodes;
+  double maxh = 0;
+  for (Agnode_t* nd = agfstnode(graph); nd; nd = agnxtnode(graph, nd)) {
+    const char* name = agnameof(nd);
+    if (!name || name[0] != 'n') continue;
+    const NodeId id = static_cast<NodeId>(std::atoi(name + 1));
+    if (id < 0 || static_cast<std::size_t>(id) >= program.nodes.size()) continue;
+    g->index_of[static_cast<std::size_t>(id)] = static_cast<int>(g->ids.size());
+    g->ids.push_back(id);
+    g->pos.push_back(flip(ND_coord(nd)));
+    g->width.push_back(static_cast<float>(std::max(ND_width(nd) * 72.0, 96.0)));
+    maxh = std::max(maxh, ND_height(nd) * 72.0);
+    gv_nodes.push_back(nd);
+  }
+  g->height = static_cast<float>(std::max(maxh, 36.0));
+  for (Agnode_t* nd : gv_nodes) {
+    for (Agedge_t* e = agfstout(graph, nd); e; e = agnxtout(graph, e)) {
+      const char* hn = agnameof(aghead(e));
+      if (!hn || hn[0] != 'n') continue;
+      const NodeId from = static_cast<NodeId>(std::atoi(agnameof(nd) + 1));
+      const NodeId to = static_cast<NodeId>(std::atoi(hn + 1));
+      GraphLayout::Edge edge{g->index_of[static_cast<std::size_t>(from)], g->index_of[static_cast<std::size_t>(to)], {}};
+      if (edge.from < 0 || edge.to < 0) continue;
+      if (splines* spl = ED_spl(e); spl && spl->size > 0) {
+        const bezier& bz = spl->list[0];
+        if (bz.size >= 4) {
+          edge.path.moveTo(flip(bz.list[0]));
+          for (int k = 1; k + 2 < bz.size; k += 3)
+            edge.path.cubicTo(flip(bz.list[k]), flip(bz.list[k + 1]), flip(bz.list[k + 2]));
+          if (bz.eflag) edge.path.lineTo(flip(bz.ep));
+        }
+      }
+      g->edges.push_back(std::move(edge));
+    }
+  }
+  gvFreeLayout(gvc, graph);
+  agclose(graph);
+  gvFreeContext(gvc);
+  // The subset layout's boxes would otherwise stretch to dot's label widths only.
+  g->finish();
+  g->milliseconds = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  return g;
+}
+
+std::vector<NodeId> neighbourhood(const Program& program, NodeId centre, std::size_t max_nodes) {
+  const std::size_t n = program.nodes.size();
+  std::vector<std::vector<NodeId>> users(n);
+  for (const auto& node : program.nodes)
+    for (NodeId a : node.args) users[static_cast<std::size_t>(a)].push_back(node.id);
+  std::vector<char> seen(n, 0);
+  std::vector<NodeId> out;
+  std::deque<NodeId> queue;
+  if (centre < 0 || static_cast<std::size_t>(centre) >= n) return out;
+  queue.push_back(centre);
+  seen[static_cast<std::size_t>(centre)] = 1;
+  while (!queue.empty() && out.size() < max_nodes) {
+    const NodeId id = queue.front();
+    queue.pop_front();
+    out.push_back(id);
+    auto visit = [&](NodeId m) {
+      if (!seen[static_cast<std::size_t>(m)]) {
+        seen[static_cast<std::size_t>(m)] = 1;
+        queue.push_back(m);
+      }
+    };
+    for (NodeId a : program.nodes[static_cast<std::size_t>(id)].args) visit(a);
+    for (NodeId u : users[static_cast<std::size_t>(id)]) visit(u);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace views
+}  // namespace tc

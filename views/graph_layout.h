@@ -1,0 +1,63 @@
+#pragma once
+// Layouts of the circuit for the graph views, computed on the worker thread.
+// Small circuits (and selection neighbourhoods) go through Graphviz dot;
+// large ones use our own layered layout: layers from the schedule, order
+// within a layer by barycenter sweeps, which stays linear-ish where dot is
+// superlinear.
+#include <QPainterPath>
+#include <QPointF>
+#include <QRectF>
+
+#include <memory>
+#include <vector>
+
+#include "base/result.h"
+#include "ir/program.h"
+
+namespace tc {
+namespace views {
+
+struct GraphLayout {
+  struct Edge {
+    int from = 0;  ///< entry index of the argument
+    int to = 0;    ///< entry index of the user
+    QPainterPath path;  ///< Graphviz spline; empty: a straight line
+  };
+  std::vector<NodeId> ids;   ///< node id per entry
+  std::vector<QPointF> pos;  ///< centre per entry
+  std::vector<float> width;  ///< box width per entry
+  float height = 34.0f;      ///< box height
+  std::vector<Edge> edges;
+  std::vector<int> index_of;  ///< node id -> entry, -1 when not laid out (size: program nodes)
+  std::vector<std::vector<int>> in_edges;  ///< entry -> edge indices ending there
+  std::vector<std::vector<int>> out_edges; ///< entry -> edge indices starting there
+  QRectF bounds;
+  bool graphviz = false;
+  double milliseconds = 0.0;
+
+  /// Rows of equal y, each sorted by x: the culling index.
+  struct Row {
+    double y = 0;
+    std::vector<int> entries;
+  };
+  std::vector<Row> rows;
+  /// Entries whose box intersects `r` (at most `limit`; `more` set when cut).
+  std::vector<int> visible(const QRectF& r, std::size_t limit, bool* more) const;
+  /// Entry at world point `p`, or -1.
+  [[nodiscard]] int hit(const QPointF& p) const;
+  void finish();  ///< builds index_of, edge lists, rows and bounds
+};
+
+/// Below this many nodes the main view uses Graphviz.
+inline constexpr std::size_t kGraphvizLimit = 1000;
+
+/// The layered layout of every node.
+std::shared_ptr<GraphLayout> layered_layout(const Program& program, const std::vector<int>& layers);
+/// Graphviz dot layout of `subset` (all nodes when null), ranked by layer.
+Result<std::shared_ptr<GraphLayout>> graphviz_layout(const Program& program, const std::vector<int>& layers,
+                                                     const std::vector<NodeId>* subset = nullptr);
+/// Up to `max_nodes` nodes nearest to `centre` (arguments and users, breadth first), ascending ids.
+std::vector<NodeId> neighbourhood(const Program& program, NodeId centre, std::size_t max_nodes);
+
+}  // namespace views
+}  // namespace tc

@@ -1,0 +1,475 @@
+#include "views/graph_view.h"
+
+#include <QKeyEvent>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QWheelEvent>
+
+#include <algorithm>
+#include <cmath>
+
+namespace tc {
+namespace views {
+namespace {
+
+constexpr std::size_t kNeighbourhoodNodes = 300;
+constexpr std::size_t kMaxBoxes = 30000;     // more visible than this: draw the overview image
+constexpr std::size_t kMaxEdgeBoxes = 8000;  // more visible than this: skip edges
+
+QColor kind_colour(Op op) {
+  switch (op) {
+    case Op::Input: return QColor(0xd6, 0xe6, 0xff);
+    case Op::Parameter: return QColor(0xe6, 0xdf, 0xff);
+    case Op::Constant: return QColor(0xee, 0xf0, 0xf4);
+    case Op::State: return QColor(0xff, 0xef, 0xc2);
+    case Op::Add: case Op::Sub: case Op::Mul: case Op::Div: case Op::Neg: case Op::FloorDiv: case Op::Mod:
+      return QColor(0xe3, 0xf6, 0xea);
+    case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge: case Op::Eq: case Op::Ne:
+      return QColor(0xff, 0xec, 0xd9);
+    case Op::Select: case Op::Gather: case Op::GatherOneHot:
+      return QColor(0xff, 0xe0, 0x9e);
+    case Op::Relu: case Op::Sigmoid: return QColor(0xfb, 0xe0, 0xee);
+    case Op::Affine: case Op::SparseAffine: return QColor(0xd9, 0xf1, 0xfb);
+    case Op::Call: return QColor(0xee, 0xee, 0xe8);
+  }
+  return Qt::white;
+}
+
+}  // namespace
+
+GraphView::GraphView(Session* session, Mode mode, QWidget* parent)
+    : QWidget(parent), session_(session), mode_(mode) {
+  setFocusPolicy(Qt::StrongFocus);
+  setMouseTracking(false);
+  setAutoFillBackground(false);
+  setMinimumSize(200, 150);
+  session_->addViewer(this);
+}
+
+GraphView::~GraphView() { session_->removeViewer(this); }
+
+void GraphView::programChanged() {
+  ready_ = false;
+  if (mode_ == Mode::Whole) {
+    const auto prog = session_->program();
+    const bool same_shape = laid_out_ && prog && laid_out_->nodes.size() == prog->nodes.size();
+    fit_pending_ = !same_shape;
+  }
+  requestLayout();
+}
+
+void GraphView::resultsChanged() {
+  // Heat map range: log-scaled magnitudes of the values shown.
+  const auto& vals = session_->displayValues();
+  double hi = 0;
+  for (double v : vals)
+    if (std::isfinite(v)) hi = std::max(hi, std::log1p(std::abs(v)));
+  value_hi_ = hi;
+  if (layout_ && layout_->ids.size() > kMaxEdgeBoxes) rebuildOverview();
+  update();
+}
+
+void GraphView::selectionChanged() {
+  if (mode_ == Mode::Neighbourhood && session_->selected() != centre_) {
+    requestLayout();
+    return;
+  }
+  if (mode_ == Mode::Whole && layout_ && session_->selected() >= 0) {
+    const int e = static_cast<std::size_t>(session_->selected()) < layout_->index_of.size()
+                      ? layout_->index_of[static_cast<std::size_t>(session_->selected())]
+                      : -1;
+    if (e >= 0) {
+      const QPointF v = toView(layout_->pos[static_cast<std::size_t>(e)]);
+      if (!rect().adjusted(30, 30, -30, -30).contains(v.toPoint())) centerOnSelection();
+    }
+  }
+  update();
+}
+
+void GraphView::requestLayout() {
+  auto program = session_->program();
+  if (!program) {
+    layout_.reset();
+    laid_out_.reset();
+    ready_ = true;
+    update();
+    return;
+  }
+  const auto layers = session_->layers();
+  if (mode_ == Mode::Whole) {
+    session_->worker().post(QStringLiteral("layout"), [this, program, layers](JobControl&) -> EngineWorker::Deliver {
+      std::shared_ptr<GraphLayout> g;
+      if (program->nodes.size() <= kGraphvizLimit) {
+        auto r = graphviz_layout(*program, layers);
+        if (r.ok()) g = *r;
+      }
+      if (!g) g = layered_layout(*program, layers);
+      return [this, g, program] {
+        if (program != session_->program()) return;
+        laid_out_ = program;
+        setLayout(g);
+      };
+    }, this);
+  } else {
+    const NodeId centre = session_->selected();
+    centre_ = centre;
+    if (centre < 0) {
+      layout_.reset();
+      laid_out_ = program;
+      ready_ = true;
+      update();
+      return;
+    }
+    session_->worker().post(QStringLiteral("neighbourhood"),
+                            [this, program, layers, centre](JobControl&) -> EngineWorker::Deliver {
+                              const auto ids = neighbourhood(*program, centre, kNeighbourhoodNodes);
+                              auto r = graphviz_layout(*program, layers, &ids);
+                              std::shared_ptr<GraphLayout> g = r.ok() ? *r : nullptr;
+                              return [this, g, program] {
+                                if (program != session_->program()) return;
+                                laid_out_ = program;
+                                fit_pending_ = true;
+                                setLayout(g);
+                              };
+                            }, this);
+  }
+}
+
+void GraphView::setLayout(std::shared_ptr<GraphLayout> layout) {
+  layout_ = std::move(layout);
+  ready_ = true;
+  rebuildOverview();
+  if (fit_pending_) {
+    if (mode_ == Mode::Neighbourhood) {
+      fitAll();
+      centerOnSelection();
+    } else {
+      fitAll();
+    }
+    fit_pending_ = false;
+  }
+  if (layout_) emit layoutFinished(layout_->milliseconds, layout_->graphviz);
+  update();
+}
+
+void GraphView::setOverlay(Overlay o) {
+  overlay_ = o;
+  rebuildOverview();
+  update();
+}
+
+void GraphView::fitAll() {
+  if (!layout_ || layout_->ids.empty() || width() <= 0 || height() <= 0) return;
+  const QRectF b = layout_->bounds;
+  double s = std::min(width() / b.width(), height() / b.height());
+  // Never blow small graphs up beyond readable 1:1 (nor shrink to nothing).
+  s = std::clamp(s, 1e-5, 1.0);
+  scale_ = s;
+  origin_ = b.center() - QPointF(width() / 2.0, height() / 2.0) / scale_;
+  update();
+}
+
+void GraphView::centerOnSelection() {
+  if (!layout_) return;
+  const NodeId id = session_->selected();
+  if (id < 0 || static_cast<std::size_t>(id) >= layout_->index_of.size()) return;
+  const int e = layout_->index_of[static_cast<std::size_t>(id)];
+  if (e < 0) return;
+  if (scale_ < 0.5) scale_ = mode_ == Mode::Neighbourhood ? std::max(scale_, 0.6) : 0.8;
+  origin_ = layout_->pos[static_cast<std::size_t>(e)] - QPointF(width() / 2.0, height() / 2.0) / scale_;
+  update();
+}
+
+bool GraphView::search(const QString& text) {
+  auto program = session_->program();
+  if (!program) return false;
+  QString t = text.trimmed();
+  if (t.startsWith(QLatin1Char('#')) || t.startsWith(QLatin1Char('%'))) t = t.mid(1);
+  bool isNumber = false;
+  const int id = t.toInt(&isNumber);
+  NodeId found = -1;
+  if (isNumber && id >= 0 && static_cast<std::size_t>(id) < program->nodes.size()) {
+    found = id;
+  } else {
+    const std::string name = t.toStdString();
+    for (const auto& n : program->nodes) {
+      if (!n.name.empty() && n.name == name) {
+        found = n.id;
+        break;
+      }
+    }
+    if (found < 0) {
+      for (const auto& [oname, oid] : program->outputs) {
+        if (oname == name) found = oid;
+      }
+    }
+    if (found < 0) {
+      for (const auto& n : program->nodes) {
+        if (!n.name.empty() && QString::fromStdString(n.name).contains(t, Qt::CaseInsensitive)) {
+          found = n.id;
+          break;
+        }
+      }
+    }
+  }
+  if (found < 0) return false;
+  session_->select(found);
+  centerOnSelection();
+  return true;
+}
+
+void GraphView::zoomAt(double factor, const QPointF& at) {
+  const QPointF w = toWorld(at);
+  scale_ = std::clamp(scale_ * factor, 1e-5, 4.0);
+  origin_ = w - at / scale_;
+  update();
+}
+
+void GraphView::rebuildOverview() {
+  overview_ = QImage();
+  if (!layout_ || layout_->ids.size() <= kMaxEdgeBoxes) return;
+  const QRectF b = layout_->bounds;
+  const int w = std::clamp(static_cast<int>(b.width() / 8), 64, 4096);
+  const int h = std::clamp(static_cast<int>(b.height() / 8), 16, 4096);
+  overview_ = QImage(w, h, QImage::Format_ARGB32_Premultiplied);
+  overview_.fill(Qt::transparent);
+  const double sx = w / b.width(), sy = h / b.height();
+  QPainter p(&overview_);
+  for (std::size_t e = 0; e < layout_->ids.size(); ++e) {
+    const QPointF c = layout_->pos[e];
+    const int x = static_cast<int>((c.x() - layout_->width[e] / 2 - b.left()) * sx);
+    const int y = static_cast<int>((c.y() - layout_->height / 2 - b.top()) * sy);
+    const int rw = std::max(1, static_cast<int>(layout_->width[e] * sx));
+    const int rh = std::max(1, static_cast<int>(layout_->height * sy));
+    p.fillRect(x, y, rw, rh, fillFor(layout_->ids[e]).darker(125));
+  }
+}
+
+QColor GraphView::fillFor(NodeId id) const {
+  auto program = laid_out_ ? laid_out_ : session_->program();
+  if (!program || static_cast<std::size_t>(id) >= program->nodes.size()) return Qt::white;
+  const Node& n = program->nodes[static_cast<std::size_t>(id)];
+  if (overlay_ == Overlay::Values) {
+    const auto& vals = session_->displayValues();
+    if (static_cast<std::size_t>(id) < vals.size()) {
+      const double v = vals[static_cast<std::size_t>(id)];
+      if (!std::isfinite(v)) return QColor(0xe4, 0xe4, 0xe4);  // not computed on this case
+      const double t = value_hi_ > 0 ? std::log1p(std::abs(v)) / value_hi_ : 0.0;
+      const QColor base = v < 0 ? QColor(0x4a, 0x7f, 0xd9) : QColor(0xe8, 0x6a, 0x2c);
+      const QColor white(0xfb, 0xfb, 0xfb);
+      auto mix = [&](int a, int b2) { return static_cast<int>(a + (b2 - a) * (0.15 + 0.75 * t)); };
+      if (v == 0) return QColor(0xf7, 0xf7, 0xf2);
+      return QColor(mix(white.red(), base.red()), mix(white.green(), base.green()), mix(white.blue(), base.blue()));
+    }
+  }
+  if (overlay_ == Overlay::Intervals) {
+    for (const auto& [wid, msg] : session_->analysis().warnings)
+      if (wid == id) return QColor(0xff, 0xc9, 0xc9);
+  }
+  return kind_colour(n.op);
+}
+
+QString GraphView::labelFor(NodeId id, int line) const {
+  auto program = laid_out_;
+  const Node& n = program->nodes[static_cast<std::size_t>(id)];
+  if (line == 0) {
+    QString s = QStringLiteral("#%1 %2").arg(id).arg(QString::fromUtf8(op_name(n.op).data(), static_cast<int>(op_name(n.op).size())));
+    if (!n.name.empty()) s += QLatin1Char(' ') + QString::fromStdString(n.name);
+    else if (n.op == Op::Constant) s += QLatin1Char(' ') + QString::fromStdString(format_number(n.value));
+    return s;
+  }
+  if (overlay_ == Overlay::Intervals) {
+    const auto& iv = session_->analysis().intervals;
+    if (static_cast<std::size_t>(id) < iv.size()) {
+      return QStringLiteral("[%1, %2]").arg(QString::fromStdString(format_number(iv[static_cast<std::size_t>(id)].first)),
+                                            QString::fromStdString(format_number(iv[static_cast<std::size_t>(id)].second)));
+    }
+    return {};
+  }
+  const auto& vals = session_->displayValues();
+  if (static_cast<std::size_t>(id) < vals.size()) {
+    const double v = vals[static_cast<std::size_t>(id)];
+    QString s = std::isnan(v) ? tr("not computed") : QStringLiteral("= %1").arg(QString::fromStdString(format_number(v)));
+    const auto& br = session_->exactRun().trace.branch;
+    if (n.op == Op::Select && static_cast<std::size_t>(id) < br.size() && br[static_cast<std::size_t>(id)] >= 0)
+      s += br[static_cast<std::size_t>(id)] ? tr("  (yes)") : tr("  (no)");
+    return s;
+  }
+  return {};
+}
+
+void GraphView::paintEvent(QPaintEvent*) {
+  QPainter p(this);
+  p.fillRect(rect(), QColor(0xfc, 0xfc, 0xfd));
+  if (!layout_ || !laid_out_) {
+    p.setPen(QColor(0x80, 0x80, 0x88));
+    QString msg;
+    if (mode_ == Mode::Neighbourhood && session_->program()) msg = tr("Select a node to see its neighbourhood.");
+    else if (!session_->program()) msg = tr("No program: open a .py file or an artifact.");
+    else msg = tr("Laying out…");
+    p.drawText(rect(), Qt::AlignCenter, msg);
+    return;
+  }
+  const GraphLayout& g = *layout_;
+  const auto& program = *laid_out_;
+  const QRectF world(toWorld(QPointF(0, 0)), toWorld(QPointF(width(), height())));
+  bool more = false;
+  const auto vis = g.visible(world, kMaxBoxes, &more);
+  const NodeId sel = session_->selected();
+  const auto& hl = session_->highlighted();
+
+  p.setRenderHint(QPainter::Antialiasing, vis.size() < 3000);
+  if (more && !overview_.isNull()) {
+    p.drawImage(QRectF(toView(g.bounds.topLeft()), toView(g.bounds.bottomRight())), overview_);
+  } else {
+    p.save();
+    p.scale(scale_, scale_);
+    p.translate(-origin_);
+    // Edges: those ending at a visible box, plus those leaving one towards an invisible box.
+    if (vis.size() <= kMaxEdgeBoxes) {
+      std::vector<char> shown(g.ids.size(), 0);
+      for (int e : vis) shown[static_cast<std::size_t>(e)] = 1;
+      QPen pen(QColor(0x9a, 0xa3, 0xb5));
+      pen.setCosmetic(true);
+      pen.setWidthF(1.0);
+      QPen hot(QColor(0x2b, 0x6c, 0xd8));
+      hot.setCosmetic(true);
+      hot.setWidthF(2.0);
+      const int selEntry = sel >= 0 && static_cast<std::size_t>(sel) < g.index_of.size() ? g.index_of[static_cast<std::size_t>(sel)] : -1;
+      auto draw_edge = [&](const GraphLayout::Edge& edge) {
+        const bool isHot = edge.from == selEntry || edge.to == selEntry;
+        p.setPen(isHot ? hot : pen);
+        if (!edge.path.isEmpty()) {
+          p.drawPath(edge.path);
+        } else {
+          const QPointF a = g.pos[static_cast<std::size_t>(edge.from)] + QPointF(0, g.height / 2);
+          const QPointF b = g.pos[static_cast<std::size_t>(edge.to)] - QPointF(0, g.height / 2);
+          p.drawLine(a, b);
+        }
+      };
+      p.setBrush(Qt::NoBrush);
+      for (int e : vis) {
+        for (int ei : g.in_edges[static_cast<std::size_t>(e)]) draw_edge(g.edges[static_cast<std::size_t>(ei)]);
+        for (int ei : g.out_edges[static_cast<std::size_t>(e)])
+          if (!shown[static_cast<std::size_t>(g.edges[static_cast<std::size_t>(ei)].to)]) draw_edge(g.edges[static_cast<std::size_t>(ei)]);
+      }
+    }
+    const bool text = scale_ >= 0.42;
+    QFont f = font();
+    f.setPointSizeF(8.5);
+    p.setFont(f);
+    const QFontMetricsF fm(f);
+    QPen border(QColor(0x6b, 0x72, 0x80));
+    border.setCosmetic(true);
+    for (int e : vis) {
+      const auto i = static_cast<std::size_t>(e);
+      const NodeId id = g.ids[i];
+      const QRectF r(g.pos[i].x() - g.width[i] / 2, g.pos[i].y() - g.height / 2, g.width[i], g.height);
+      const bool isSel = id == sel;
+      const bool isHl = std::binary_search(hl.begin(), hl.end(), id);
+      QPen b = border;
+      if (isSel) {
+        b = QPen(QColor(0x1d, 0x5b, 0xd6), 3.0);
+        b.setCosmetic(true);
+      } else if (isHl) {
+        b = QPen(QColor(0xe0, 0x8a, 0x00), 2.5);
+        b.setCosmetic(true);
+      }
+      p.setPen(b);
+      p.setBrush(fillFor(id));
+      if (text) p.drawRoundedRect(r, 5, 5);
+      else p.drawRect(r);
+      if (text) {
+        p.setPen(QColor(0x1f, 0x23, 0x2b));
+        const QRectF t1(r.left() + 4, r.top() + 2, r.width() - 8, r.height() / 2 - 1);
+        const QRectF t2(r.left() + 4, r.center().y(), r.width() - 8, r.height() / 2 - 2);
+        p.drawText(t1, Qt::AlignCenter, fm.elidedText(labelFor(id, 0), Qt::ElideRight, t1.width()));
+        p.setPen(QColor(0x3c, 0x44, 0x55));
+        p.drawText(t2, Qt::AlignCenter, fm.elidedText(labelFor(id, 1), Qt::ElideRight, t2.width()));
+      }
+    }
+    // Output names under their nodes.
+    if (text) {
+      p.setPen(QColor(0x1d, 0x5b, 0xd6));
+      for (const auto& [name, oid] : program.outputs) {
+        if (static_cast<std::size_t>(oid) >= g.index_of.size()) continue;
+        const int e = g.index_of[static_cast<std::size_t>(oid)];
+        if (e < 0) continue;
+        const QPointF c = g.pos[static_cast<std::size_t>(e)];
+        p.drawText(QRectF(c.x() - 80, c.y() + g.height / 2 + 2, 160, 16), Qt::AlignHCenter | Qt::AlignTop,
+                   QStringLiteral("▼ %1").arg(QString::fromStdString(name)));
+      }
+    }
+    p.restore();
+  }
+  // Corner caption: what is shown.
+  p.setPen(QColor(0x55, 0x5d, 0x6b));
+  QString cap = mode_ == Mode::Neighbourhood
+                    ? tr("neighbourhood of #%1: %2 nodes (Graphviz)").arg(centre_).arg(g.ids.size())
+                    : (g.graphviz ? tr("%1 nodes, Graphviz dot by schedule layer").arg(g.ids.size())
+                                  : tr("%1 nodes, layered layout by schedule layer").arg(g.ids.size()));
+  cap += tr("   zoom %1%").arg(scale_ * 100.0, 0, 'f', scale_ < 0.01 ? 3 : 0);
+  p.drawText(rect().adjusted(8, 4, -8, -4), Qt::AlignLeft | Qt::AlignBottom, cap);
+}
+
+void GraphView::wheelEvent(QWheelEvent* ev) {
+  const double steps = ev->angleDelta().y() / 120.0;
+  zoomAt(std::pow(1.2, steps), ev->position());
+  ev->accept();
+}
+
+void GraphView::mousePressEvent(QMouseEvent* ev) {
+  setFocus();
+  if (ev->button() == Qt::LeftButton || ev->button() == Qt::MiddleButton) {
+    dragging_ = true;
+    moved_ = false;
+    drag_start_ = ev->pos();
+    drag_origin_ = origin_;
+    setCursor(Qt::ClosedHandCursor);
+  }
+}
+
+void GraphView::mouseMoveEvent(QMouseEvent* ev) {
+  if (!dragging_) return;
+  const QPoint d = ev->pos() - drag_start_;
+  if (d.manhattanLength() > 3) moved_ = true;
+  origin_ = drag_origin_ - QPointF(d) / scale_;
+  update();
+}
+
+void GraphView::mouseReleaseEvent(QMouseEvent* ev) {
+  unsetCursor();
+  const bool click = dragging_ && !moved_ && ev->button() == Qt::LeftButton;
+  dragging_ = false;
+  if (click && layout_) {
+    const int e = layout_->hit(toWorld(ev->position()));
+    if (e >= 0) session_->select(layout_->ids[static_cast<std::size_t>(e)]);
+  }
+}
+
+void GraphView::mouseDoubleClickEvent(QMouseEvent* ev) {
+  if (!layout_) return;
+  if (layout_->hit(toWorld(ev->position())) < 0) fitAll();
+  else zoomAt(1.6, ev->position());
+}
+
+void GraphView::keyPressEvent(QKeyEvent* ev) {
+  const double step = 60.0 / scale_;
+  switch (ev->key()) {
+    case Qt::Key_Plus: case Qt::Key_Equal: zoomIn(); break;
+    case Qt::Key_Minus: zoomOut(); break;
+    case Qt::Key_0: case Qt::Key_Home: fitAll(); break;
+    case Qt::Key_Left: origin_.rx() -= step; update(); break;
+    case Qt::Key_Right: origin_.rx() += step; update(); break;
+    case Qt::Key_Up: origin_.ry() -= step; update(); break;
+    case Qt::Key_Down: origin_.ry() += step; update(); break;
+    default: QWidget::keyPressEvent(ev);
+  }
+}
+
+void GraphView::resizeEvent(QResizeEvent*) {
+  if (fit_pending_ || !layout_) return;
+}
+
+}  // namespace views
+}  // namespace tc

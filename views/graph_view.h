@@ -1,0 +1,89 @@
+#pragma once
+// The circuit drawn by schedule layer. A custom-painted view with culling
+// (only rows and boxes inside the viewport are touched) and level of detail
+// (labels, then edges, then individual boxes drop out as the view zooms
+// out; far out a cached overview image stands in), so a 100,000-node
+// circuit pans and zooms smoothly.
+#include <QImage>
+#include <QWidget>
+
+#include <memory>
+
+#include "views/graph_layout.h"
+#include "views/session.h"
+
+namespace tc {
+namespace views {
+
+class GraphView : public QWidget, public Viewer {
+  Q_OBJECT
+ public:
+  enum class Mode { Whole, Neighbourhood };
+  enum class Overlay { None, Intervals, Values };
+
+  GraphView(Session* session, Mode mode, QWidget* parent = nullptr);
+  ~GraphView() override;
+
+  void programChanged() override;
+  void resultsChanged() override;
+  void selectionChanged() override;
+  void stepChanged() override { update(); }
+
+  [[nodiscard]] const GraphLayout* graphLayout() const { return layout_.get(); }
+  /// True once the layout for the current program (or selection) has arrived.
+  [[nodiscard]] bool layoutReady() const { return ready_; }
+  [[nodiscard]] double scale() const { return scale_; }
+  void setOverlay(Overlay o);
+  [[nodiscard]] Overlay overlay() const { return overlay_; }
+
+ public slots:
+  void fitAll();
+  void zoomIn() { zoomAt(1.25, rect().center()); }
+  void zoomOut() { zoomAt(0.8, rect().center()); }
+  void centerOnSelection();
+  /// Selects the node with this id (a number, optionally '#' or '%') or name; false when none matches.
+  bool search(const QString& text);
+
+ signals:
+  void layoutFinished(double milliseconds, bool graphviz);
+
+ protected:
+  void paintEvent(QPaintEvent*) override;
+  void wheelEvent(QWheelEvent*) override;
+  void mousePressEvent(QMouseEvent*) override;
+  void mouseMoveEvent(QMouseEvent*) override;
+  void mouseReleaseEvent(QMouseEvent*) override;
+  void mouseDoubleClickEvent(QMouseEvent*) override;
+  void keyPressEvent(QKeyEvent*) override;
+  void resizeEvent(QResizeEvent*) override;
+
+ private:
+  void requestLayout();
+  void setLayout(std::shared_ptr<GraphLayout> layout);
+  void zoomAt(double factor, const QPointF& at);
+  void rebuildOverview();
+  QColor fillFor(NodeId id) const;
+  QString labelFor(NodeId id, int line) const;
+  [[nodiscard]] QPointF toWorld(const QPointF& p) const { return p / scale_ + origin_; }
+  [[nodiscard]] QPointF toView(const QPointF& w) const { return (w - origin_) * scale_; }
+
+  Session* session_;
+  Mode mode_;
+  Overlay overlay_ = Overlay::Values;
+  std::shared_ptr<GraphLayout> layout_;
+  std::shared_ptr<const Program> laid_out_;  // program of layout_
+  NodeId centre_ = -1;                       // neighbourhood centre of layout_
+  bool ready_ = true;  // nothing to lay out until a program arrives
+  bool fit_pending_ = true;
+  double scale_ = 1.0;
+  QPointF origin_;  // world point at the widget's top-left
+  QPoint drag_start_;
+  QPointF drag_origin_;
+  bool dragging_ = false;
+  bool moved_ = false;
+  QImage overview_;
+  double value_lo_ = 0, value_hi_ = 0;  // heat map range (log-scaled magnitudes)
+};
+
+}  // namespace views
+}  // namespace tc

@@ -1,0 +1,127 @@
+#include "views/ide_app.h"
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QElapsedTimer>
+#include <QFileInfo>
+#include <QLibraryInfo>
+#include <QLocale>
+#include <QSettings>
+#include <QTranslator>
+
+#include <cstdio>
+
+#include "views/graph_view.h"
+#include "views/main_window.h"
+
+namespace tc {
+namespace views {
+
+bool install_translation(QCoreApplication& app, const QString& language) {
+  QString lang = language;
+  if (lang.isEmpty()) lang = QSettings().value(QStringLiteral("language")).toString();
+  const QLocale locale = lang.isEmpty() ? QLocale() : QLocale(lang);
+  if (locale.language() == QLocale::English || locale.language() == QLocale::C) return false;
+  auto* ours = new QTranslator(&app);
+  if (!ours->load(locale, QStringLiteral("tensorcode"), QStringLiteral("_"), QStringLiteral(":/i18n"))) {
+    delete ours;
+    return false;
+  }
+  QCoreApplication::installTranslator(ours);
+  // Qt's own strings (standard dialogs, buttons) when the system has them.
+  auto* qt = new QTranslator(&app);
+  if (qt->load(locale, QStringLiteral("qtbase"), QStringLiteral("_"), QLibraryInfo::path(QLibraryInfo::TranslationsPath)))
+    QCoreApplication::installTranslator(qt);
+  else
+    delete qt;
+  return true;
+}
+
+int run_ide(int argc, char** argv) {
+  QApplication app(argc, argv);
+  QApplication::setOrganizationName(QStringLiteral("tensorcode"));
+  QApplication::setApplicationName(QStringLiteral("tensorcode-ide"));
+  QApplication::setApplicationVersion(QStringLiteral("0.1.0"));
+  QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/tensorcode.svg")));
+
+  QCommandLineParser parser;
+  parser.setApplicationDescription(QStringLiteral("tensorcode IDE: author, run, verify, inspect gradients, replay events, export"));
+  parser.addHelpOption();
+  parser.addVersionOption();
+  QCommandLineOption screenshot(QStringLiteral("screenshot"),
+                                QStringLiteral("Open FILE, compile, run the default case, select the output node, write a PNG of the window to OUT and exit."),
+                                QStringLiteral("OUT.png"));
+  QCommandLineOption lang(QStringLiteral("lang"), QStringLiteral("User interface language (en, de); overrides the setting."),
+                          QStringLiteral("LANG"));
+  QCommandLineOption size(QStringLiteral("size"), QStringLiteral("Window size for --screenshot (default 1280x800)."),
+                          QStringLiteral("WxH"), QStringLiteral("1280x800"));
+  QCommandLineOption timing(QStringLiteral("timing"), QStringLiteral("Print how long opening and laying out FILE took."));
+  QCommandLineOption events(QStringLiteral("events"), QStringLiteral("Open this event log in the timeline after FILE."),
+                            QStringLiteral("EVENTS.jsonl"));
+  QCommandLineOption select(QStringLiteral("select"), QStringLiteral("Select this node (id or name) instead of the output."),
+                            QStringLiteral("NODE"));
+  QCommandLineOption step(QStringLiteral("step"), QStringLiteral("Move the timeline to this step (with --events)."),
+                          QStringLiteral("N"));
+  parser.addOptions({screenshot, lang, size, timing, events, select, step});
+  parser.addPositionalArgument(QStringLiteral("FILE"), QStringLiteral("A .py source or a .json artifact to open."));
+  parser.process(app);
+
+  install_translation(app, parser.value(lang));
+  const QStringList files = parser.positionalArguments();
+  const bool shot = parser.isSet(screenshot);
+  if (shot) {
+    // Screenshots must not depend on the user's remembered layout.
+    QSettings::setDefaultFormat(QSettings::IniFormat);
+    QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, QDir::tempPath() + QStringLiteral("/tensorcode-ide-screenshot"));
+  }
+  if (shot && files.isEmpty()) {
+    std::fprintf(stderr, "error: --screenshot needs a FILE to open\n");
+    return 2;
+  }
+
+  MainWindow window;
+  if (shot) {
+    const QStringList wh = parser.value(size).split(QLatin1Char('x'));
+    window.resize(wh.value(0).toInt() > 0 ? wh.value(0).toInt() : 1280, wh.value(1).toInt() > 0 ? wh.value(1).toInt() : 800);
+  }
+  window.show();
+  QElapsedTimer clock;
+  clock.start();
+  if (!files.isEmpty() && !window.openPath(files.front())) {
+    std::fprintf(stderr, "error: cannot open %s\n", qPrintable(files.front()));
+    if (shot) return 3;
+  }
+  if (parser.isSet(events) && window.waitUntilSettled(120000)) {
+    QString err;
+    if (!window.session()->loadEvents(parser.value(events), &err)) std::fprintf(stderr, "error: %s\n", qPrintable(err));
+  }
+  if (!shot) return QApplication::exec();
+
+  const bool settled = window.waitUntilSettled(120000);
+  const qint64 ready = clock.elapsed();
+  if (!settled) {
+    std::fprintf(stderr, "error: %s did not settle within 120 s\n", qPrintable(files.front()));
+    return 3;
+  }
+  if (parser.isSet(timing)) {
+    const auto p = window.session()->program();
+    const auto* g = window.graph()->graphLayout();
+    std::fprintf(stderr, "%s: %zu nodes; open+compile+run+layout %lld ms (layout %.0f ms, %s)\n",
+                 qPrintable(QFileInfo(files.front()).fileName()), p ? p->nodes.size() : std::size_t{0},
+                 static_cast<long long>(ready), g ? g->milliseconds : 0.0, g && g->graphviz ? "graphviz" : "layered");
+  }
+  if (parser.isSet(step)) window.session()->setStep(parser.value(step).toInt());
+  if (parser.isSet(select)) window.graph()->search(parser.value(select));
+  else window.selectOutput();
+  window.waitUntilSettled(120000);
+  QApplication::processEvents();
+  const QImage image = window.grab().toImage();
+  if (!image.save(parser.value(screenshot), "PNG")) {
+    std::fprintf(stderr, "error: cannot write %s\n", qPrintable(parser.value(screenshot)));
+    return 3;
+  }
+  return 0;
+}
+
+}  // namespace views
+}  // namespace tc

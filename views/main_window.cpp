@@ -1,0 +1,563 @@
+#include "views/main_window.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDockWidget>
+#include <QElapsedTimer>
+#include <QEventLoop>
+#include <QFile>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHeaderView>
+#include <QInputDialog>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSaveFile>
+#include <QSettings>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <QTimer>
+#include <QToolBar>
+#include <QTreeWidget>
+#include <QVBoxLayout>
+
+#include "base/atomic_file.h"
+#include "views/editor.h"
+#include "views/graph_view.h"
+#include "views/panels.h"
+#include "views/timeline.h"
+
+// Resources of a static library are only linked in when referenced.
+static void tc_init_resources() { Q_INIT_RESOURCE(tensorcode); }
+
+namespace tc {
+namespace views {
+
+// ---------------------------------------------------------------------------
+VerifyPanel::VerifyPanel(Session* session, QWidget* parent) : QWidget(parent), session_(session) {
+  auto* lay = new QVBoxLayout(this);
+  lay->setContentsMargins(4, 4, 4, 4);
+  auto* bar = new QHBoxLayout;
+  run_ = new QPushButton(tr("Verify"), this);
+  run_->setToolTip(tr("Check the circuit against the source run by CPython over the inputs' domains (F6)"));
+  cancel_ = new QPushButton(tr("Cancel"), this);
+  cancel_->setEnabled(false);
+  progress_ = new QProgressBar(this);
+  progress_->setRange(0, 100);
+  progress_->setValue(0);
+  summary_ = new QLabel(tr("not run yet"), this);
+  bar->addWidget(run_);
+  bar->addWidget(cancel_);
+  bar->addWidget(progress_, 1);
+  bar->addWidget(summary_, 2);
+  lay->addLayout(bar);
+  list_ = new QTreeWidget(this);
+  list_->setHeaderLabels({tr("Inputs"), tr("Circuit"), tr("Reference")});
+  list_->setRootIsDecorated(false);
+  list_->header()->setStretchLastSection(true);
+  lay->addWidget(list_, 1);
+  connect(run_, &QPushButton::clicked, this, &VerifyPanel::start);
+  connect(cancel_, &QPushButton::clicked, this, &VerifyPanel::cancel);
+  connect(list_, &QTreeWidget::itemActivated, this, [this](QTreeWidgetItem* item) {
+    const int i = item->data(0, Qt::UserRole).toInt();
+    if (i >= 0 && i < static_cast<int>(cases_.size())) emit caseChosen(cases_[static_cast<std::size_t>(i)]);
+  });
+  connect(list_, &QTreeWidget::itemClicked, this, [this](QTreeWidgetItem* item) { emit list_->itemActivated(item, 0); });
+  connect(&session_->worker(), &EngineWorker::progress, this,
+          [this](const QString& tag, quint64 done, quint64 total, const QString&) {
+            if (tag != QLatin1String("verify") || total == 0) return;
+            progress_->setValue(static_cast<int>(100.0 * static_cast<double>(done) / static_cast<double>(total)));
+          });
+}
+
+QString VerifyPanel::summary() const { return summary_->text(); }
+
+void VerifyPanel::start() {
+  if (session_->readOnly() || session_->source().isEmpty()) {
+    summary_->setText(tr("an artifact has no source to verify against"));
+    return;
+  }
+  run_->setEnabled(false);
+  cancel_->setEnabled(true);
+  progress_->setValue(0);
+  summary_->setText(tr("verifying…"));
+  list_->clear();
+  cases_.clear();
+  const std::string src = session_->source().toStdString();
+  const std::string file = QFileInfo(session_->filePath()).fileName().toStdString();
+  const std::string fn = session_->function().toStdString();
+  const auto inputs = session_->inputs();
+  session_->worker().post(QStringLiteral("verify"), [this, src, file, fn, inputs](JobControl& ctl) -> EngineWorker::Deliver {
+    auto r = std::make_shared<VerifyResult>(verify_source(src, file.empty() ? "untitled.py" : file, fn, inputs, &ctl));
+    return [this, r] {
+      run_->setEnabled(true);
+      cancel_->setEnabled(false);
+      progress_->setValue(100);
+      if (!r->ok) {
+        summary_->setText(QStringLiteral("<span style='color:#c02020'>%1</span>")
+                              .arg(r->error ? QString::fromStdString(r->error->format()).toHtmlEscaped() : tr("failed")));
+        return;
+      }
+      summary_->setText(r->passed ? tr("<b style='color:#1a7f37'>passed</b>: %1 cases%2").arg(r->cases).arg(r->exhaustive ? tr(" (exhaustive)") : QString())
+                                  : tr("<b style='color:#c02020'>%1 mismatch(es)</b> in %2 cases").arg(r->mismatches.size()).arg(r->cases));
+      for (const auto& m : r->mismatches) {
+        QStringList in;
+        for (const auto& [k, v] : m.inputs) in << QStringLiteral("%1=%2").arg(QString::fromStdString(k), QString::fromStdString(format_number(v)));
+        auto* item = new QTreeWidgetItem(list_, {in.join(QStringLiteral(", ")), QString::fromStdString(m.circuit), QString::fromStdString(m.reference)});
+        item->setData(0, Qt::UserRole, static_cast<int>(cases_.size()));
+        cases_.push_back(m.inputs);
+      }
+    };
+  }, this);
+}
+
+void VerifyPanel::cancel() {
+  session_->worker().cancel(QStringLiteral("verify"));
+  run_->setEnabled(true);
+  cancel_->setEnabled(false);
+  summary_->setText(tr("cancelled"));
+}
+
+// ---------------------------------------------------------------------------
+MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), session_(new Session(this)) {
+  tc_init_resources();
+  setObjectName(QStringLiteral("MainWindow"));
+  setWindowIcon(QIcon(QStringLiteral(":/icons/tensorcode.svg")));
+  centre_ = new QTabWidget(this);
+  graph_ = new GraphView(session_, GraphView::Mode::Whole, centre_);
+  neighbourhood_ = new GraphView(session_, GraphView::Mode::Neighbourhood, centre_);
+  centre_->addTab(graph_, tr("Circuit"));
+  centre_->addTab(neighbourhood_, tr("Neighbourhood"));
+  setCentralWidget(centre_);
+  buildDocks();
+  buildActions();
+
+  auto* sb = statusBar();
+  compileLabel_ = new QLabel(this);
+  nodesLabel_ = new QLabel(this);
+  resultLabel_ = new QLabel(this);
+  layoutLabel_ = new QLabel(this);
+  sb->addPermanentWidget(resultLabel_);
+  sb->addPermanentWidget(layoutLabel_);
+  sb->addPermanentWidget(nodesLabel_);
+  sb->addPermanentWidget(compileLabel_);
+  connect(session_, &Session::message, this, [this](const QString& m) { statusBar()->showMessage(m, 8000); });
+  connect(session_, &Session::compiled, this, &MainWindow::updateStatus);
+  connect(session_, &Session::evaluated, this, &MainWindow::updateStatus);
+  connect(session_, &Session::documentChanged, this, [this] {
+    modified_ = false;
+    updateTitle();
+  });
+  connect(editor_, &QsciScintilla::modificationChanged, this, [this](bool m) {
+    modified_ = m;
+    updateTitle();
+  });
+  connect(graph_, &GraphView::layoutFinished, this, [this](double ms, bool gv) {
+    layoutLabel_->setText(gv ? tr("layout %1 ms (Graphviz)").arg(ms, 0, 'f', 0) : tr("layout %1 ms").arg(ms, 0, 'f', 0));
+  });
+  connect(problems_, &ProblemsView::jump, editor_, &SourceEditor::goTo);
+  connect(verify_, &VerifyPanel::caseChosen, this, [this](const Case& c) {
+    inputs_->applyCase(c);
+    for (QDockWidget* d : findChildren<QDockWidget*>())
+      if (d->objectName() == QLatin1String("InputsDock")) d->raise();
+  });
+  connect(timeline_, &TimelinePanel::openEventsRequested, this, &MainWindow::openEventsDialog);
+  connect(timeline_, &TimelinePanel::saveSnapshotRequested, this, [this] {
+    const QString path = QFileDialog::getSaveFileName(this, tr("Save snapshot"), QString(), tr("Snapshots (*.json)"));
+    QString err;
+    if (!path.isEmpty() && !session_->saveSnapshot(path, &err)) QMessageBox::warning(this, tr("Save snapshot"), err);
+  });
+  connect(timeline_, &TimelinePanel::restoreSnapshotRequested, this, [this] {
+    const QString path = QFileDialog::getOpenFileName(this, tr("Restore snapshot"), QString(), tr("Snapshots (*.json)"));
+    QString err;
+    if (!path.isEmpty() && !session_->restoreSnapshot(path, &err)) QMessageBox::warning(this, tr("Restore snapshot"), err);
+  });
+
+  QSettings settings;
+  resize(1280, 800);
+  restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
+  restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
+  rebuildRecentMenu();
+  updateTitle();
+  updateStatus();
+}
+
+MainWindow::~MainWindow() {
+  // Views unregister from the session when they die, so they must go before it.
+  for (QDockWidget* d : findChildren<QDockWidget*>(QString(), Qt::FindDirectChildrenOnly)) delete d;
+  delete takeCentralWidget();
+}
+
+void MainWindow::buildDocks() {
+  setDockNestingEnabled(true);
+  auto dock = [&](const QString& title, const QString& name, QWidget* w, Qt::DockWidgetArea area) {
+    auto* d = new QDockWidget(title, this);
+    d->setObjectName(name);
+    d->setWidget(w);
+    addDockWidget(area, d);
+    return d;
+  };
+  // Source editor with its find bar.
+  auto* src = new QWidget(this);
+  auto* sl = new QVBoxLayout(src);
+  sl->setContentsMargins(0, 0, 0, 0);
+  sl->setSpacing(2);
+  findEdit_ = new QLineEdit(src);
+  findEdit_->setPlaceholderText(tr("Find in source (Ctrl+F, F3 next)"));
+  findEdit_->setClearButtonEnabled(true);
+  editor_ = new SourceEditor(session_, src);
+  sl->addWidget(findEdit_);
+  sl->addWidget(editor_, 1);
+  connect(findEdit_, &QLineEdit::returnPressed, this, [this] { findInSource(false); });
+  auto* srcDock = dock(tr("Source"), QStringLiteral("SourceDock"), src, Qt::LeftDockWidgetArea);
+  inputs_ = new InputsPanel(session_, this);
+  auto* inDock = dock(tr("Inputs"), QStringLiteral("InputsDock"), inputs_, Qt::LeftDockWidgetArea);
+  splitDockWidget(srcDock, inDock, Qt::Vertical);
+
+  inspector_ = new InspectorPanel(session_, this);
+  auto* insDock = dock(tr("Inspector"), QStringLiteral("InspectorDock"), inspector_, Qt::RightDockWidgetArea);
+  irText_ = new IrTextView(session_, this);
+  auto* irDock = dock(tr("IR text"), QStringLiteral("IrDock"), irText_, Qt::RightDockWidgetArea);
+  splitDockWidget(insDock, irDock, Qt::Vertical);
+
+  problems_ = new ProblemsView(session_, this);
+  timeline_ = new TimelinePanel(session_, this);
+  verify_ = new VerifyPanel(session_, this);
+  auto* probDock = dock(tr("Problems"), QStringLiteral("ProblemsDock"), problems_, Qt::BottomDockWidgetArea);
+  auto* tlDock = dock(tr("Timeline"), QStringLiteral("TimelineDock"), timeline_, Qt::BottomDockWidgetArea);
+  auto* vDock = dock(tr("Verify"), QStringLiteral("VerifyDock"), verify_, Qt::BottomDockWidgetArea);
+  tabifyDockWidget(probDock, tlDock);
+  tabifyDockWidget(tlDock, vDock);
+  probDock->raise();
+  // Bottom docks span only the centre; the side docks keep the full height.
+  setCorner(Qt::BottomLeftCorner, Qt::LeftDockWidgetArea);
+  setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
+  resizeDocks({srcDock, insDock}, {430, 360}, Qt::Horizontal);
+  resizeDocks({srcDock, inDock}, {470, 230}, Qt::Vertical);
+  resizeDocks({insDock, irDock}, {430, 260}, Qt::Vertical);
+  resizeDocks({probDock}, {150}, Qt::Vertical);
+
+  // Graph tool bar: search, fit, overlay.
+  auto* tb = addToolBar(tr("Graph"));
+  tb->setObjectName(QStringLiteral("GraphToolBar"));
+  nodeSearch_ = new QLineEdit(tb);
+  nodeSearch_->setPlaceholderText(tr("Find node: id or name (Ctrl+G)"));
+  nodeSearch_->setMaximumWidth(240);
+  tb->addWidget(nodeSearch_);
+  connect(nodeSearch_, &QLineEdit::returnPressed, this, [this] {
+    if (!graph_->search(nodeSearch_->text())) statusBar()->showMessage(tr("no node matches '%1'").arg(nodeSearch_->text()), 5000);
+  });
+}
+
+void MainWindow::buildActions() {
+  auto* file = menuBar()->addMenu(tr("&File"));
+  auto act = [&](QMenu* m, const QString& text, const QKeySequence& key, auto slot) {
+    auto* a = m->addAction(text);
+    if (!key.isEmpty()) a->setShortcut(key);
+    connect(a, &QAction::triggered, this, slot);
+    return a;
+  };
+  act(file, tr("&New"), QKeySequence::New, [this] {
+    if (maybeSave()) session_->newDocument(QStringLiteral("def f(x):\n    return x\n"));
+  });
+  act(file, tr("&Open…"), QKeySequence::Open, [this] { openDialog(); });
+  recentMenu_ = file->addMenu(tr("Open &Recent"));
+  act(file, tr("&Save"), QKeySequence::Save, [this] {
+    if (session_->filePath().isEmpty() || session_->readOnly()) saveAs();
+    else savePath(session_->filePath());
+  });
+  act(file, tr("Save &As…"), QKeySequence::SaveAs, [this] { saveAs(); });
+  auto* exp = file->addMenu(tr("&Export"));
+  act(exp, tr("Artifact JSON…"), QKeySequence(tr("Ctrl+E")), [this] { exportDialog(QStringLiteral("artifact")); });
+  act(exp, tr("Optimized artifact…"), {}, [this] { exportDialog(QStringLiteral("optimized")); });
+  act(exp, tr("Graphviz .dot…"), {}, [this] { exportDialog(QStringLiteral("dot")); });
+  exp->addSeparator();
+  for (const auto& [kind, label] : {std::pair{"wgsl", "WGSL…"}, std::pair{"spirv", "SPIR-V…"}, std::pair{"wasm", "WebAssembly…"}}) {
+    const QString k = QString::fromLatin1(kind);
+    auto* a = act(exp, QString::fromLatin1(label), {}, [this, k] { exportDialog(k); });
+    const auto targets = export_targets();
+    a->setEnabled(std::find(targets.begin(), targets.end(), std::string(kind)) != targets.end());
+  }
+  file->addSeparator();
+  act(file, tr("&Quit"), QKeySequence::Quit, [this] { close(); });
+
+  auto* edit = menuBar()->addMenu(tr("&Edit"));
+  act(edit, tr("&Undo"), QKeySequence::Undo, [this] { editor_->undo(); });
+  act(edit, tr("&Redo"), QKeySequence::Redo, [this] { editor_->redo(); });
+  edit->addSeparator();
+  act(edit, tr("Cu&t"), QKeySequence::Cut, [this] { editor_->cut(); });
+  act(edit, tr("&Copy"), QKeySequence::Copy, [this] { editor_->copy(); });
+  act(edit, tr("&Paste"), QKeySequence::Paste, [this] { editor_->paste(); });
+  edit->addSeparator();
+  act(edit, tr("&Find…"), QKeySequence::Find, [this] {
+    findEdit_->setFocus();
+    findEdit_->selectAll();
+  });
+  act(edit, tr("Find &Next"), QKeySequence::FindNext, [this] { findInSource(true); });
+  act(edit, tr("Find &Node…"), QKeySequence(tr("Ctrl+G")), [this] {
+    nodeSearch_->setFocus();
+    nodeSearch_->selectAll();
+  });
+
+  auto* view = menuBar()->addMenu(tr("&View"));
+  act(view, tr("&Fit Circuit"), QKeySequence(tr("Ctrl+0")), [this] { graph_->fitAll(); });
+  act(view, tr("Zoom &In"), QKeySequence::ZoomIn, [this] { graph_->zoomIn(); });
+  act(view, tr("Zoom &Out"), QKeySequence::ZoomOut, [this] { graph_->zoomOut(); });
+  act(view, tr("&Centre on Selection"), QKeySequence(tr("Ctrl+J")), [this] { graph_->centerOnSelection(); });
+  auto* overlay = view->addMenu(tr("&Overlay"));
+  auto* group = new QActionGroup(this);
+  for (const auto& [o, label] : {std::pair{GraphView::Overlay::None, tr("Op kinds")},
+                                 std::pair{GraphView::Overlay::Intervals, tr("Intervals and warnings")},
+                                 std::pair{GraphView::Overlay::Values, tr("Value heat map")}}) {
+    auto* a = overlay->addAction(label);
+    a->setCheckable(true);
+    a->setChecked(o == graph_->overlay());
+    group->addAction(a);
+    const auto mode = o;
+    connect(a, &QAction::triggered, this, [this, mode] {
+      graph_->setOverlay(mode);
+      neighbourhood_->setOverlay(mode);
+    });
+  }
+  view->addSeparator();
+  for (QDockWidget* d : findChildren<QDockWidget*>()) view->addAction(d->toggleViewAction());
+  view->addSeparator();
+  auto* lang = view->addMenu(tr("&Language"));
+  auto* lgroup = new QActionGroup(this);
+  const QString current = QSettings().value(QStringLiteral("language")).toString();
+  for (const auto& [code, label] : {std::pair{QString(), tr("System default")}, std::pair{QStringLiteral("en"), QStringLiteral("English")},
+                                    std::pair{QStringLiteral("de"), QStringLiteral("Deutsch")}}) {
+    auto* a = lang->addAction(label);
+    a->setCheckable(true);
+    a->setChecked(code == current);
+    lgroup->addAction(a);
+    const QString c = code;
+    connect(a, &QAction::triggered, this, [this, c] {
+      QSettings().setValue(QStringLiteral("language"), c);
+      statusBar()->showMessage(tr("The language changes when the IDE starts next."), 8000);
+    });
+  }
+
+  auto* run = menuBar()->addMenu(tr("&Run"));
+  act(run, tr("&Run Case"), QKeySequence(Qt::Key_F5), [this] { session_->run(); });
+  act(run, tr("&Compile Now"), QKeySequence(tr("Ctrl+B")), [this] { session_->compileNow(); });
+  act(run, tr("&Verify"), QKeySequence(Qt::Key_F6), [this] {
+    for (QDockWidget* d : findChildren<QDockWidget*>())
+      if (d->objectName() == QLatin1String("VerifyDock")) d->raise();
+    verify_->start();
+  });
+  act(run, tr("Cancel Verify"), QKeySequence(tr("Shift+F6")), [this] { verify_->cancel(); });
+  run->addSeparator();
+  act(run, tr("Open &Event Log…"), QKeySequence(tr("Ctrl+Shift+O")), [this] { openEventsDialog(); });
+  act(run, tr("Step &Forward"), QKeySequence(Qt::Key_F10), [this] { timeline_->stepForward(); });
+  act(run, tr("Step &Back"), QKeySequence(tr("Shift+F10")), [this] { timeline_->stepBack(); });
+  act(run, tr("Jump to Next &Change"), QKeySequence(tr("Ctrl+F10")), [this] { timeline_->jumpToChange(); });
+
+  auto* help = menuBar()->addMenu(tr("&Help"));
+  act(help, tr("&About tensorcode"), {}, [this] {
+    QMessageBox::about(this, tr("About tensorcode"),
+                       tr("<b>tensorcode</b> %1<br>A compiler, checked evaluator and visual debugger for small numerical programs.")
+                           .arg(QApplication::applicationVersion()));
+  });
+}
+
+void MainWindow::updateTitle() {
+  QString name = session_->filePath().isEmpty() ? tr("untitled.py") : QFileInfo(session_->filePath()).fileName();
+  if (session_->readOnly()) name += tr(" (read-only artifact)");
+  setWindowTitle(QStringLiteral("%1%2 — tensorcode").arg(name, modified_ ? QStringLiteral("*") : QString()));
+}
+
+void MainWindow::updateStatus() {
+  const auto p = session_->program();
+  if (session_->readOnly()) compileLabel_->setText(tr("artifact"));
+  else compileLabel_->setText(tr("compile %1 ms").arg(session_->compileMs(), 0, 'f', 1));
+  nodesLabel_->setText(p ? tr("%n node(s)", nullptr, static_cast<int>(p->nodes.size())) : tr("no program"));
+  const auto& run = session_->exactRun();
+  if (p && run.ok) {
+    QStringList parts;
+    for (std::size_t i = 0; i < p->outputs.size() && i < run.outputs.size(); ++i)
+      parts << QStringLiteral("%1 = %2").arg(QString::fromStdString(p->outputs[i].first), QString::fromStdString(format_number(run.outputs[i])));
+    resultLabel_->setText(parts.join(QStringLiteral(", ")));
+  } else if (p && run.error) {
+    resultLabel_->setText(tr("run failed"));
+  } else {
+    resultLabel_->clear();
+  }
+}
+
+bool MainWindow::openPath(const QString& path) {
+  QString err;
+  if (!session_->openFile(path, &err)) {
+    statusBar()->showMessage(err, 10000);
+    return false;
+  }
+  editor_->setModified(false);
+  rememberRecent(QFileInfo(path).absoluteFilePath());
+  return true;
+}
+
+bool MainWindow::savePath(const QString& path) {
+  // Domains live in the directive block, so saving the editor text saves them too.
+  auto st = write_file_atomic(path.toStdString(), editor_->text().toStdString());
+  if (!st.ok()) {
+    QMessageBox::warning(this, tr("Save"), QString::fromStdString(st.error().format()));
+    return false;
+  }
+  session_->setFilePath(path);
+  editor_->setModified(false);
+  rememberRecent(QFileInfo(path).absoluteFilePath());
+  updateTitle();
+  statusBar()->showMessage(tr("saved %1").arg(path), 4000);
+  return true;
+}
+
+bool MainWindow::saveAs() {
+  if (session_->readOnly()) {
+    exportDialog(QStringLiteral("artifact"));
+    return true;
+  }
+  const QString path = QFileDialog::getSaveFileName(this, tr("Save source"), session_->filePath(), tr("Python (*.py)"));
+  return !path.isEmpty() && savePath(path);
+}
+
+bool MainWindow::maybeSave() {
+  if (!modified_ || session_->readOnly()) return true;
+  const auto b = QMessageBox::question(this, tr("Unsaved changes"), tr("Save the changes to %1?").arg(windowTitle()),
+                                       QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel);
+  if (b == QMessageBox::Cancel) return false;
+  if (b == QMessageBox::Save) return session_->filePath().isEmpty() ? saveAs() : savePath(session_->filePath());
+  return true;
+}
+
+void MainWindow::openDialog() {
+  if (!maybeSave()) return;
+  const QString path = QFileDialog::getOpenFileName(this, tr("Open program"), QString(),
+                                                    tr("Programs (*.py *.json);;Python (*.py);;Artifacts (*.json)"));
+  if (!path.isEmpty()) openPath(path);
+}
+
+void MainWindow::rememberRecent(const QString& path) {
+  QSettings s;
+  QStringList recent = s.value(QStringLiteral("recentFiles")).toStringList();
+  recent.removeAll(path);
+  recent.prepend(path);
+  while (recent.size() > 10) recent.removeLast();
+  s.setValue(QStringLiteral("recentFiles"), recent);
+  rebuildRecentMenu();
+}
+
+void MainWindow::rebuildRecentMenu() {
+  recentMenu_->clear();
+  const QStringList recent = QSettings().value(QStringLiteral("recentFiles")).toStringList();
+  for (const QString& path : recent) {
+    auto* a = recentMenu_->addAction(QFileInfo(path).fileName());
+    a->setToolTip(path);
+    connect(a, &QAction::triggered, this, [this, path] {
+      if (maybeSave()) openPath(path);
+    });
+  }
+  recentMenu_->setEnabled(!recent.isEmpty());
+}
+
+bool MainWindow::exportTo(const QString& kind, const QString& path, QString* error) {
+  const auto p = session_->program();
+  if (!p) {
+    if (error) *error = tr("no program to export");
+    return false;
+  }
+  Result<std::string> content = make_error("unknown export kind");
+  if (kind == QLatin1String("artifact")) content = export_artifact(*p);
+  else if (kind == QLatin1String("optimized")) content = export_optimized(*p);
+  else if (kind == QLatin1String("dot")) content = to_dot(*p, session_->layers());
+  else content = export_target(*p, kind.toStdString());
+  if (!content.ok()) {
+    if (error) *error = QString::fromStdString(content.error().format());
+    return false;
+  }
+  auto st = write_file_atomic(path.toStdString(), *content);
+  if (!st.ok()) {
+    if (error) *error = QString::fromStdString(st.error().format());
+    return false;
+  }
+  return true;
+}
+
+void MainWindow::exportDialog(const QString& kind) {
+  QString filter = tr("Artifacts (*.json)");
+  if (kind == QLatin1String("dot")) filter = tr("Graphviz (*.dot)");
+  else if (kind == QLatin1String("wgsl")) filter = tr("WGSL (*.wgsl)");
+  else if (kind == QLatin1String("spirv")) filter = tr("SPIR-V (*.spv *.spvasm)");
+  else if (kind == QLatin1String("wasm")) filter = tr("WebAssembly (*.wasm *.wat)");
+  const QString path = QFileDialog::getSaveFileName(this, tr("Export"), QString(), filter);
+  if (path.isEmpty()) return;
+  QString err;
+  if (!exportTo(kind, path, &err)) QMessageBox::warning(this, tr("Export"), err);
+  else statusBar()->showMessage(tr("exported %1").arg(path), 5000);
+}
+
+void MainWindow::openEventsDialog() {
+  const QString path = QFileDialog::getOpenFileName(this, tr("Open event log"), QString(), tr("Event logs (*.jsonl *.json)"));
+  if (path.isEmpty()) return;
+  QString err;
+  if (!session_->loadEvents(path, &err)) QMessageBox::warning(this, tr("Open event log"), err);
+  for (QDockWidget* d : findChildren<QDockWidget*>())
+    if (d->objectName() == QLatin1String("TimelineDock")) d->raise();
+}
+
+void MainWindow::findInSource(bool next) {
+  const QString t = findEdit_->text();
+  if (t.isEmpty()) return;
+  const bool found = next ? editor_->findNext() : editor_->findFirst(t, false, false, false, true);
+  if (!found && !editor_->findFirst(t, false, false, false, true, true, 0, 0))
+    statusBar()->showMessage(tr("'%1' not found").arg(t), 4000);
+}
+
+bool MainWindow::waitUntilSettled(int timeout_ms) {
+  QElapsedTimer clock;
+  clock.start();
+  QEventLoop loop;
+  QTimer poll;
+  poll.setInterval(15);
+  bool settled = false;
+  int quiet = 0;
+  connect(&poll, &QTimer::timeout, &loop, [&] {
+    const bool idle = !session_->worker().busy() && !session_->compilePending() && graph_->layoutReady() && neighbourhood_->layoutReady();
+    quiet = idle ? quiet + 1 : 0;
+    // Two quiet polls in a row: deliveries that post follow-up work have run.
+    if (quiet >= 2) {
+      settled = true;
+      loop.quit();
+    } else if (clock.elapsed() > timeout_ms) {
+      loop.quit();
+    }
+  });
+  poll.start();
+  loop.exec();
+  return settled;
+}
+
+void MainWindow::selectOutput() {
+  const auto p = session_->program();
+  if (!p || p->outputs.empty()) return;
+  session_->select(p->outputs.front().second);
+  graph_->centerOnSelection();
+}
+
+void MainWindow::closeEvent(QCloseEvent* ev) {
+  if (!maybeSave()) {
+    ev->ignore();
+    return;
+  }
+  QSettings s;
+  s.setValue(QStringLiteral("window/geometry"), saveGeometry());
+  s.setValue(QStringLiteral("window/state"), saveState());
+  ev->accept();
+}
+
+}  // namespace views
+}  // namespace tc

@@ -1,0 +1,58 @@
+#pragma once
+// The state timeline: an event log replayed through the runtime, opened
+// paused at step 0, stepped and scrubbed, with per-step state and outputs
+// and a plot of the state over the steps.
+#include <QWidget>
+
+#include "views/session.h"
+
+class QChart;
+class QChartView;
+class QLabel;
+class QLineSeries;
+class QScatterSeries;
+class QSlider;
+class QTableWidget;
+class QToolButton;
+class QValueAxis;
+
+namespace tc {
+namespace views {
+
+class TimelinePanel : public QWidget, public Viewer {
+  Q_OBJECT
+ public:
+  explicit TimelinePanel(Session* session, QWidget* parent = nullptr);
+  ~TimelinePanel() override;
+  void programChanged() override;
+  void stepChanged() override;
+
+  [[nodiscard]] QTableWidget* table() const { return table_; }
+  [[nodiscard]] QSlider* scrubber() const { return slider_; }
+  /// The value shown for a state or output row label (e.g. "state count"); NaN when absent.
+  [[nodiscard]] double shownValue(const QString& label) const;
+
+ public slots:
+  void stepForward();
+  void stepBack();
+  void jumpToChange();
+
+ signals:
+  void openEventsRequested();
+  void saveSnapshotRequested();
+  void restoreSnapshotRequested();
+
+ private:
+  void rebuildChart();
+  Session* session_;
+  QLabel* position_;
+  QSlider* slider_;
+  QTableWidget* table_;
+  QChartView* chartView_;
+  QChart* chart_;
+  QScatterSeries* marker_ = nullptr;
+  bool syncing_ = false;
+};
+
+}  // namespace views
+}  // namespace tc
