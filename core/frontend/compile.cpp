@@ -3,6 +3,7 @@
 
 #include "frontend/lower.h"
 #include "frontend/parser.h"
+#include "frontend/subset.h"
 
 namespace tc {
 
@@ -29,6 +30,8 @@ Result<CompileOutput> compile_python(std::string_view source, const CompileOptio
       continue;
     }
     if (i == 0 && s.kind == py::StmtKind::Expr && s.value->kind == py::ExprKind::String) continue;
+    if (s.kind == py::StmtKind::Unsupported)
+      return located(make_error(py::unsupported_message(s.text), s.loc), options.filename);
     return located(make_error("only function definitions are supported at module level: move this statement into "
                               "the function or remove it",
                               s.loc),
@@ -44,12 +47,14 @@ Result<CompileOutput> compile_python(std::string_view source, const CompileOptio
     for (const auto* f : functions)
       if (f->name == options.function) fn = f;
     if (!fn)
-      return located(make_error("no function named '" + options.function + "' in this file (it defines: " + names + ")"),
+      return located(make_error("no function named '" + options.function + "' in this file (it defines: " + names + ")",
+                                functions[0]->name_loc),
                      options.filename);
   } else if (functions.size() == 1) {
     fn = functions[0];
   } else {
-    return located(make_error("the file defines several functions (" + names + "): choose one with --function NAME"),
+    return located(make_error("the file defines several functions (" + names + "): choose one with --function NAME",
+                              functions[1]->name_loc),
                    options.filename);
   }
   for (const auto* f : functions)

@@ -160,9 +160,9 @@ class Lowerer {
     const Val& rv = *f.rv;
     if (rv.array) {
       for (std::size_t i = 0; i < rv.items.size(); ++i)
-        outs.emplace_back("result[" + std::to_string(i) + "]", Arg(mat(rv.items[i])));
+        outs.emplace_back("result[" + std::to_string(i) + "]", Arg(mat(rv.items[i], fn_.name_loc)));
     } else {
-      outs.emplace_back("result", Arg(mat(rv)));
+      outs.emplace_back("result", Arg(mat(rv, fn_.name_loc)));
     }
     auto built = b_.build(outs);
     if (!built) {
@@ -200,15 +200,22 @@ class Lowerer {
          loc);
   }
 
-  Value mat(const Val& v) {
+  // The node holding `v`; a constant becomes a node at its own location, or
+  // at `fallback` (the expression that needs it) for synthesized ones.
+  Value mat(const Val& v, SourceLoc fallback) {
     TC_ASSERT(!v.array);
     if (v.node.valid()) return v.node;
+    if (!v.loc.valid()) {
+      Val located = v;
+      located.loc = fallback;
+      return mat(located, fallback);
+    }
     std::uint64_t bits;
     std::memcpy(&bits, &v.c, sizeof bits);
     auto key = std::make_tuple(bits, v.loc.line, v.loc.column);
     auto it = consts_.find(key);
     if (it != consts_.end()) return it->second;
-    b_.set_location(v.loc.valid() ? std::optional<SourceLoc>(v.loc) : std::nullopt);
+    b_.set_location(v.loc);
     Value n = b_.constant(v.c);
     check_nodes(v.loc);
     consts_.emplace(key, n);
@@ -218,7 +225,7 @@ class Lowerer {
   Val emit(std::string_view op, const std::vector<Val>& args, SourceLoc loc, unsigned ty, double lo, double hi) {
     std::vector<Arg> as;
     as.reserve(args.size());
-    for (const Val& a : args) as.emplace_back(mat(a));
+    for (const Val& a : args) as.emplace_back(mat(a, loc));
     b_.set_location(loc);
     Val r;
     r.node = b_.op(op, std::move(as));

@@ -1,0 +1,99 @@
+// `# tensorcode: input NAME=DOMAIN` directives: parsing, rewriting, and
+// compiling with them.
+#include <gtest/gtest.h>
+
+#include "frontend_util.h"
+
+namespace tc {
+namespace {
+
+TEST(Directives, ParseInFileOrder) {
+  auto d = parse_input_directives(
+      "#!/usr/bin/env python3\n# tensorcode: input a=int32:-128:127 flag=bool\n#tensorcode:input x=float64:-1:1\n"
+      "# an ordinary comment mentioning tensorcode\ndef f(a, flag, x):\n    return a\n");
+  ASSERT_TRUE(d.ok()) << d.error().format();
+  ASSERT_EQ(d->size(), 3u);
+  EXPECT_EQ((*d)[0].first, "a");
+  EXPECT_EQ((*d)[0].second, Domain::int32(-128, 127));
+  EXPECT_EQ((*d)[1].second, Domain::boolean());
+  EXPECT_EQ((*d)[2].first, "x");
+  EXPECT_EQ((*d)[2].second, Domain::float64(-1, 1));
+}
+
+TEST(Directives, ErrorsAreLocated) {
+  struct Case {
+    const char* src;
+    int line, column;
+    const char* text;
+  } cases[] = {
+      {"# tensorcode: inptu a=bool\n", 1, 15, "unknown tensorcode directive"},
+      {"\n# tensorcode: input a=int33\n", 2, 23, "input 'a'"},
+      {"# tensorcode: input a\n", 1, 21, "must be NAME=DOMAIN"},
+      {"# tensorcode: input a=bool a=bool\n", 1, 28, "given twice"},
+      {"# tensorcode: input\n", 1, 20, "names no input"},
+  };
+  for (const Case& c : cases) {
+    auto d = parse_input_directives(c.src, "m.py");
+    ASSERT_FALSE(d.ok()) << c.src;
+    EXPECT_EQ(d.error().loc, (SourceLoc{c.line, c.column})) << c.src << d.error().format();
+    EXPECT_NE(d.error().message.find(c.text), std::string::npos) << d.error().message;
+    EXPECT_EQ(d.error().file, "m.py");
+  }
+}
+
+TEST(Directives, InsertAtTopOrAfterShebang) {
+  std::vector<std::pair<std::string, Domain>> in = {{"a", Domain::int32(-128, 127)}, {"b", Domain::boolean()}};
+  EXPECT_EQ(set_input_directives("def f(a, b):\n    return a\n", in),
+            "# tensorcode: input a=int32:-128:127\n# tensorcode: input b=bool\ndef f(a, b):\n    return a\n");
+  EXPECT_EQ(set_input_directives("#!/usr/bin/python3\n# -*- coding: utf-8 -*-\ndef f(a, b):\n    return a\n", in),
+            "#!/usr/bin/python3\n# -*- coding: utf-8 -*-\n# tensorcode: input a=int32:-128:127\n"
+            "# tensorcode: input b=bool\ndef f(a, b):\n    return a\n");
+}
+
+TEST(Directives, ReplaceInPlaceKeepingEverythingElse) {
+  const std::string src =
+      "# header\r\n# tensorcode: input a=int32:0:1\r\ndef f(a):\r\n    # tensorcode: input a=bool\r\n    return a\r\n";
+  std::string out = set_input_directives(src, {{"a", Domain::float64(-2, 2)}});
+  EXPECT_EQ(out, "# header\r\n# tensorcode: input a=float64:-2:2\r\ndef f(a):\r\n    return a\r\n");
+  // Removing all directives.
+  EXPECT_EQ(set_input_directives(src, {}), "# header\r\ndef f(a):\r\n    return a\r\n");
+  // Round trip: what was written parses back.
+  auto back = parse_input_directives(out);
+  ASSERT_TRUE(back.ok());
+  ASSERT_EQ(back->size(), 1u);
+  EXPECT_EQ((*back)[0].second, Domain::float64(-2, 2));
+}
+
+TEST(Directives, CompileUsesThemOnlyWhenAsked) {
+  const char* src = "# tensorcode: input a=int32:-128:127\ndef choose(a):\n    return 10 if a > 4 else 12\n";
+  CompileOptions o;
+  auto plain = compile_python(src, o);
+  ASSERT_FALSE(plain.ok());  // the CLI contract: --input is required
+  EXPECT_NE(plain.error().message.find("no input domain"), std::string::npos);
+  o.use_input_directives = true;
+  auto with = compile_python(src, o);
+  ASSERT_TRUE(with.ok()) << with.error().format();
+  EXPECT_EQ(with->program.nodes[0].domain, Domain::int32(-128, 127));
+  // An explicit input wins over the directive.
+  o.inputs = {{"a", Domain::int32(0, 9)}};
+  auto explicit_ = compile_python(src, o);
+  ASSERT_TRUE(explicit_.ok());
+  EXPECT_EQ(explicit_->program.nodes[0].domain, Domain::int32(0, 9));
+}
+
+TEST(Directives, ExamplesCarryTheirDomains) {
+  for (const char* name : {"choose", "piecewise", "gated", "bounded_search"}) {
+    std::string path = std::string(TC_SOURCE_DIR) + "/resources/examples/" + name + ".py";
+    std::string src = test::slurp(path);
+    ASSERT_FALSE(src.empty()) << path;
+    CompileOptions o;
+    o.filename = path;
+    o.use_input_directives = true;
+    auto c = compile_python(src, o);
+    EXPECT_TRUE(c.ok()) << c.error().format();
+    if (c) EXPECT_TRUE(c->warnings.empty()) << c->warnings[0].format();
+  }
+}
+
+}  // namespace
+}  // namespace tc

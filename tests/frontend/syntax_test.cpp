@@ -1,0 +1,163 @@
+// Lexer and parser: Python's literal and layout rules, list_functions, and
+// robustness against hostile input (no crash, no stack overflow).
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "frontend/lexer.h"
+#include "frontend/parser.h"
+#include "frontend_util.h"
+
+namespace tc {
+namespace {
+
+double literal_value(const std::string& text) {
+  auto c = test::compile_text("def f(a):\n    return " + text + "\n", {"a=int32:0:1"});
+  EXPECT_TRUE(c.ok()) << text << ": " << c.error().format();
+  if (!c) return std::nan("");
+  const Program& p = c->program;
+  return p.nodes[static_cast<std::size_t>(p.outputs[0].second)].value;
+}
+
+TEST(Lexer, NumberLiterals) {
+  EXPECT_EQ(literal_value("1_000"), 1000);
+  EXPECT_EQ(literal_value("0x1f"), 31);
+  EXPECT_EQ(literal_value("0X_FF"), 255);
+  EXPECT_EQ(literal_value("0o17"), 15);
+  EXPECT_EQ(literal_value("0b1010"), 10);
+  EXPECT_EQ(literal_value("1e3"), 1000);
+  EXPECT_EQ(literal_value("1.5e-3"), 0.0015);
+  EXPECT_EQ(literal_value(".5"), 0.5);
+  EXPECT_EQ(literal_value("5."), 5);
+  EXPECT_EQ(literal_value("0.1"), 0.1);
+  EXPECT_EQ(literal_value("000"), 0);
+  EXPECT_EQ(literal_value("1_0.2_5"), 10.25);
+}
+
+TEST(Lexer, BadLiteralsAreLocatedErrors) {
+  for (const char* bad : {"1__0", "1_", "0x", "12abc", "1e", "09", "2j"}) {
+    auto c = test::compile_text(std::string("def f(a):\n    return ") + bad + "\n", {"a=int32:0:1"});
+    ASSERT_FALSE(c.ok()) << bad;
+    EXPECT_EQ(c.error().loc, (SourceLoc{2, 12})) << bad << ": " << c.error().format();
+  }
+}
+
+TEST(Lexer, LayoutRules) {
+  // Comments, blank lines, implicit joining in brackets, backslash
+  // continuation, tabs, CRLF line ends and a semicolon-separated line.
+  const char* src =
+      "# leading comment\r\n"
+      "\r\n"
+      "def f(a,\r\n"
+      "      b):  # trailing comment\r\n"
+      "\tx = (a +\r\n"
+      "\t     b)\r\n"
+      "\r\n"
+      "\t   # indented comment\r\n"
+      "\ty = x + \\\r\n"
+      "\t    1; z = y * 2\r\n"
+      "\treturn z\r\n";
+  auto c = test::compile_text(src, {"a=int32:0:3", "b=int32:0:3"});
+  ASSERT_TRUE(c.ok()) << c.error().format();
+  auto r = test::evaluate(c->program, {{"a", 2}, {"b", 3}});
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ((*r)[0].second, 12);
+  // The parameter b sits on line 4, column 7.
+  EXPECT_EQ(c->program.nodes[1].location, (SourceLoc{4, 7}));
+}
+
+TEST(Lexer, DocstringsAreSkipped) {
+  auto c = test::compile_text("'''module doc'''\ndef f(a):\n    \"\"\"doc\n    more\"\"\"\n    return a\n", {"a=int32:0:1"});
+  EXPECT_TRUE(c.ok()) << c.error().format();
+}
+
+TEST(Parser, ListFunctions) {
+  auto fs = list_functions("def f(a, b):\n    return a\n\n@dec\ndef g():\n    while True:\n        pass\n", "m.py");
+  ASSERT_TRUE(fs.ok()) << fs.error().format();
+  ASSERT_EQ(fs->size(), 2u);
+  EXPECT_EQ((*fs)[0].name, "f");
+  EXPECT_EQ((*fs)[0].parameters, (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ((*fs)[0].location, (SourceLoc{1, 1}));
+  EXPECT_EQ((*fs)[1].name, "g");
+  EXPECT_TRUE((*fs)[1].parameters.empty());
+  auto bad = list_functions("def f(:\n", "m.py");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().file, "m.py");
+  EXPECT_EQ(bad.error().loc, (SourceLoc{1, 6}));  // '(' was never closed
+}
+
+TEST(Parser, OtherFunctionsMayUseAnything) {
+  // Only the chosen function has to stay inside the subset.
+  const char* src =
+      "def helper(x):\n    while x:\n        x = [i for i in range(x)]\n    return len(x)\n\n"
+      "def f(a):\n    return a + 1\n";
+  auto c = test::compile_text(src, {"a=int32:0:3"}, "f");
+  EXPECT_TRUE(c.ok()) << c.error().format();
+}
+
+TEST(Robustness, DeepParenthesesAreRefused) {
+  std::string deep = "def f(a):\n    return " + std::string(100000, '(') + "a" + std::string(100000, ')') + "\n";
+  auto c = test::compile_text(deep, {"a=int32:0:1"});
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.error().message.find("nested too deeply"), std::string::npos);
+}
+
+TEST(Robustness, DeepUnaryAndNotChains) {
+  for (const std::string op : {"-", "not ", "+"}) {
+    std::string src = "def f(a):\n    return ";
+    for (int i = 0; i < 50000; ++i) src += op;
+    src += "a\n";
+    auto c = test::compile_text(src, {"a=int32:0:1"});
+    EXPECT_FALSE(c.ok()) << op;
+  }
+}
+
+TEST(Robustness, LongOperatorChains) {
+  auto chain = [](int n) {
+    std::string s = "def f(a):\n    return a";
+    for (int i = 0; i < n; ++i) s += " + a";
+    return s + "\n";
+  };
+  EXPECT_TRUE(test::compile_text(chain(500), {"a=int32:0:1"}).ok());
+  auto c = test::compile_text(chain(50000), {"a=int32:0:1"});
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.error().message.find("too deeply nested"), std::string::npos);
+}
+
+TEST(Robustness, MutatedCorpusNeverCrashes) {
+  // Random byte edits of real programs: every outcome is a value (a program
+  // or a located error), never a crash or hang.
+  std::mt19937 rng(12345);
+  const std::string dir = std::string(TC_TEST_DATA) + "/corpus";
+  auto files = test::python_files(dir);
+  ASSERT_FALSE(files.empty());
+  const std::string alphabet = "()[]{}:=+-*/%<>!,.;#\\'\"\n\t 019aeifx_";
+  int compiled = 0, rejected = 0;
+  for (int k = 0; k < 1500; ++k) {
+    test::CaseFile c = test::load_case(dir + "/" + files[static_cast<std::size_t>(k) % files.size()]);
+    std::string s = c.source;
+    int edits = 1 + static_cast<int>(rng() % 4);
+    for (int e = 0; e < edits && !s.empty(); ++e) {
+      std::size_t pos = rng() % s.size();
+      switch (rng() % 3) {
+        case 0: s[pos] = alphabet[rng() % alphabet.size()]; break;
+        case 1: s.erase(pos, 1 + rng() % 3); break;
+        default: s.insert(pos, 1, alphabet[rng() % alphabet.size()]);
+      }
+    }
+    auto r = compile_python(s, c.options);
+    if (r.ok()) {
+      ++compiled;
+      EXPECT_TRUE(validate(r->program).ok());
+    } else {
+      ++rejected;
+      EXPECT_FALSE(r.error().message.empty());
+      EXPECT_EQ(r.error().message.find("internal error"), std::string::npos) << r.error().format() << "\n" << s;
+    }
+  }
+  EXPECT_GT(rejected, 0);
+  EXPECT_GT(compiled, 0);
+}
+
+}  // namespace
+}  // namespace tc
