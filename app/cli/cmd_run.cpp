@@ -60,6 +60,36 @@ Status run_batch_on_backend(const std::string& backend, const Program& program,
 }
 // ---------------------------------------------------------------------------
 
+/// A progress line on standard error for long `--cases` runs: shown only
+/// when standard error is a terminal and the run has taken more than a
+/// second, redrawn at most ten times a second, erased at the end.
+class ProgressLine {
+ public:
+  ProgressLine() : tty_(isatty(STDERR_FILENO) != 0), start_(std::chrono::steady_clock::now()) {}
+  ~ProgressLine() { clear(); }
+  void update(const char* what, std::size_t done, std::size_t total) {
+    if (!tty_) return;
+    const auto now = std::chrono::steady_clock::now();
+    if (now - start_ < std::chrono::seconds(1) || (shown_ && now - last_ < std::chrono::milliseconds(100))) return;
+    last_ = now;
+    shown_ = true;
+    if (total > 0)
+      std::fprintf(stderr, "\rrun: %s %zu of %zu cases\x1b[K", what, done, total);
+    else
+      std::fprintf(stderr, "\rrun: %s %zu cases\x1b[K", what, done);
+    std::fflush(stderr);
+  }
+  void clear() {
+    if (shown_) std::fputs("\r\x1b[K", stderr);
+    shown_ = false;
+  }
+
+ private:
+  bool tty_;
+  bool shown_ = false;
+  std::chrono::steady_clock::time_point start_, last_;
+};
+
 /// Reports an evaluation error. Locations in a compiled artifact refer to the
 /// Python source it came from, not to the .json file, so they are rendered
 /// with a file name only when PROGRAM is that source.
@@ -129,7 +159,7 @@ int run_single(const RunArgs& args, const LoadedProgram& loaded, const Evaluator
 /// is an error naming its 1-based line (Diagnostic::loc.line, column 0);
 /// blank lines are skipped.
 Status read_cases(const std::string& path, const Program& p, const std::vector<NodeId>& ids,
-                  std::vector<std::vector<double>>& columns, std::size_t& count) {
+                  std::vector<std::vector<double>>& columns, std::size_t& count, ProgressLine& progress) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return make_error("cannot open cases file '" + path + "'");
   in.exceptions(std::ios::goodbit);
@@ -143,6 +173,7 @@ Status read_cases(const std::string& path, const Program& p, const std::vector<N
   auto fail = [&](const std::string& msg) { return make_error(msg, SourceLoc{static_cast<int>(lineno), 0}); };
   while (std::getline(in, line)) {
     ++lineno;
+    if ((lineno & 0xffff) == 0) progress.update("read", count, 0);
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
     auto j = parse_json_limited(line, 4);
     if (!j) return fail(j.error().message);
@@ -175,7 +206,9 @@ int run_cases(const RunArgs& args, const LoadedProgram& loaded, const Evaluator&
   const Program& p = loaded.program;
   std::vector<std::vector<double>> columns;
   std::size_t count = 0;
-  if (Status s = read_cases(args.cases, p, ev.input_ids(), columns, count); !s) {
+  ProgressLine progress;
+  if (Status s = read_cases(args.cases, p, ev.input_ids(), columns, count, progress); !s) {
+    progress.clear();
     const Diagnostic& d = s.error();
     // "FILE:LINE: error: MESSAGE", as replay reports event lines.
     if (d.loc)
@@ -185,22 +218,20 @@ int run_cases(const RunArgs& args, const LoadedProgram& loaded, const Evaluator&
     return kRejected;
   }
   if (count == 0) return kOk;
-  // Chunks bound the memory of the results and let progress show; the
-  // evaluator blocks cases further inside each chunk.
-  constexpr std::size_t kChunk = 1 << 16;
-  const auto started = std::chrono::steady_clock::now();
-  const bool tty = isatty(STDERR_FILENO) != 0;
-  bool progress_shown = false;
+  // CPU chunks bound the memory of the results and let progress show (the
+  // evaluator blocks cases further inside each chunk). Another backend gets
+  // the whole batch at once, as it prepares its device program per call.
+  const std::size_t chunk = args.backend == "cpu" ? std::size_t{1} << 16 : count;
   BatchResult br;
   std::string text;
   std::vector<std::span<const double>> spans(columns.size());
-  for (std::size_t start = 0; start < count; start += kChunk) {
-    const std::size_t m = std::min(kChunk, count - start);
+  for (std::size_t start = 0; start < count; start += chunk) {
+    const std::size_t m = std::min(chunk, count - start);
     for (std::size_t k = 0; k < columns.size(); ++k) spans[k] = std::span<const double>(columns[k].data() + start, m);
     Status s = args.backend == "cpu" ? ev.run_batch(spans, m, fixed, br)
                                      : run_batch_on_backend(args.backend, p, spans, m, fixed, br);
     if (!s) {
-      if (progress_shown) std::fputs("\n", stderr);
+      progress.clear();
       report(s.error());
       return kRejected;
     }
@@ -221,13 +252,9 @@ int run_cases(const RunArgs& args, const LoadedProgram& loaded, const Evaluator&
       text += '\n';
     }
     std::fwrite(text.data(), 1, text.size(), stdout);
-    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    if (tty && elapsed > 1.0 && start + m < count) {
-      std::fprintf(stderr, "\rrun: %zu of %zu cases", start + m, count);
-      progress_shown = true;
-    }
+    progress.update("evaluated", start + m, count);
   }
-  if (progress_shown) std::fprintf(stderr, "\rrun: %zu of %zu cases\n", count, count);
+  progress.clear();
   std::fflush(stdout);
   return kOk;
 }
