@@ -85,6 +85,24 @@ TEST(GradCli, ErrorsAndExitCodes) {
   EXPECT_EQ(r.status, 0) << r.err;
 }
 
+TEST(GradCli, PythonSource) {
+  const std::string dir = temp_dir();
+  const std::string src = write_temp(dir, "gated.py",
+                                     "def gated(x, w):\n    return w * x if x > 4 else 0.0\n");
+  auto r = run_cli({"grad", src, "--input", "x=float64:-10:10", "--input", "w=float64:-10:10", "--set", "x=5",
+                    "--set", "w=2", "--semantics", "hybrid"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  auto j = js(r.out);
+  EXPECT_EQ(j["result"], 10);
+  EXPECT_EQ(j["gradients"]["w"], 5);
+  const double s1 = std::exp(-1.0) / ((1 + std::exp(-1.0)) * (1 + std::exp(-1.0)));
+  EXPECT_NEAR(j["gradients"]["x"].get<double>(), 2.0 + 10.0 * s1, 1e-14);
+  r = run_cli({"grad", src, "--input", "x=float64:-10:10", "--input", "w=float64:-10:10", "--set", "x=5",
+               "--set", "w=2"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(js(r.out)["gradients"]["x"], 2);  // exact by default
+}
+
 TEST(GradCheckCli, ReportsTheLargestRelativeDifference) {
   const std::string dir = temp_dir();
   Builder b;
