@@ -6,8 +6,12 @@
 
 #include "verify/python_reference.h"
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <mutex>
+#include <thread>
 #include <string>
 #include <vector>
 
@@ -163,25 +167,34 @@ Driver g_driver;
 std::string g_start_error;  // empty when the interpreter runs
 
 // ---- budgets ---------------------------------------------------------------
+//
+// The common path runs untraced (tracing makes CPython's loop 2-3x slower).
+// A watchdog thread watches the case in progress; when one runs past its
+// time, it takes the GIL (a running loop hands it over within the switch
+// interval) and installs a C trace function on the evaluating thread that
+// raises ReferenceStop at every later line or call event, so no `except`
+// in user code can keep the loop alive.
 
-/// The running batch's budget. Trace and tick run on the thread that runs the
-/// batch, which holds the GIL, so plain fields suffice.
+/// The running batch's budget, shared by the evaluating thread and its watchdog.
 struct Budget {
-  std::uint64_t lines = 0;
-  std::uint64_t max_lines = 0;
   double max_seconds = 0;
-  std::chrono::steady_clock::time_point case_start;
-  long current_case = -1;  ///< -1 while loading the module
-  std::uint64_t ticks = 0;
-  Progress* progress = nullptr;
-  bool stopped = false;
-  std::string why;
+  Progress* progress = nullptr;              ///< polled by tick, on the evaluating thread
+  PyThreadState* target = nullptr;           ///< the evaluating thread's state
+  std::atomic<long> current_case{-1};        ///< -1 while loading the module
+  std::atomic<std::int64_t> case_start_ns{0};
+  std::atomic<bool> stopped{false};
+  std::string why;                           ///< written before `stopped` is set
+  long stopped_case = -1;                    ///< the case that ran too long; written before `stopped`
+  bool finished = false;                     ///< the run returned; guarded by the GIL
+  std::mutex mutex;
+  std::condition_variable wake;
+  bool done = false;                         ///< guarded by `mutex`: the watchdog may leave
 };
 thread_local Budget* t_budget = nullptr;
 
-void stop(Budget& b, std::string why) {
-  b.stopped = true;
-  b.why = std::move(why);
+std::int64_t now_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
 }
 
 std::string seconds_text(double s) {
@@ -190,51 +203,33 @@ std::string seconds_text(double s) {
   return buf;
 }
 
-bool over_budget(Budget& b) {
-  if (b.stopped) return true;
-  if (++b.lines > b.max_lines) {
-    stop(b, "ran more than " + std::to_string(b.max_lines) + " python lines");
-    return true;
-  }
-  if ((b.lines & 0x3fff) == 0) {
-    double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - b.case_start).count();
-    if (elapsed > b.max_seconds) {
-      stop(b, "ran longer than " + seconds_text(b.max_seconds) + " s");
-      return true;
-    }
-    if (b.progress && b.progress->cancelled()) {
-      stop(b, "cancelled");
-      return true;
-    }
-  }
-  return false;
-}
-
-/// C trace function: counts line and call events against the case's budget
-/// and, once exhausted, raises ReferenceStop on every later event so that no
-/// `except` in user code can swallow it for long.
+/// Raises ReferenceStop on every line and call event once installed.
 int trace(PyObject*, PyFrameObject*, int what, PyObject*) {
   Budget* b = t_budget;
-  if (!b || (what != PyTrace_LINE && what != PyTrace_CALL)) return 0;
-  if (!over_budget(*b)) return 0;
+  if (!b || (what != PyTrace_LINE && what != PyTrace_CALL) || !b->stopped.load(std::memory_order_acquire)) return 0;
   PyErr_SetString(g_driver.stop_type, b->why.c_str());
   return -1;
 }
 
-/// tick(i): the driver calls it before case i; resets the per-case budget.
+void stop_from_here(Budget& b, std::string why) {
+  b.why = std::move(why);
+  b.stopped.store(true, std::memory_order_release);
+  PyErr_SetString(g_driver.stop_type, b.why.c_str());
+}
+
+/// tick(i): the driver calls it before case i; restarts the case's clock and
+/// polls cancellation.
 PyObject* tick(PyObject*, PyObject* arg) {
   Budget* b = t_budget;
   if (!b) Py_RETURN_NONE;
-  if (b->stopped) {
+  if (b->stopped.load(std::memory_order_acquire)) {
     PyErr_SetString(g_driver.stop_type, b->why.c_str());
     return nullptr;
   }
-  b->current_case = PyLong_AsLong(arg);
-  b->lines = 0;
-  b->case_start = std::chrono::steady_clock::now();
-  if ((++b->ticks & 0xff) == 0 && b->progress && b->progress->cancelled()) {
-    stop(*b, "cancelled");
-    PyErr_SetString(g_driver.stop_type, b->why.c_str());
+  b->current_case.store(PyLong_AsLong(arg), std::memory_order_relaxed);
+  b->case_start_ns.store(now_ns(), std::memory_order_relaxed);
+  if (b->progress && b->progress->cancelled()) {
+    stop_from_here(*b, "cancelled");
     return nullptr;
   }
   Py_RETURN_NONE;
@@ -242,7 +237,30 @@ PyObject* tick(PyObject*, PyObject* arg) {
 
 PyMethodDef g_tick_def = {"tick", tick, METH_O, "per-case budget reset"};
 
-/// Runs `call` with the budget installed, stdout/stderr sunk and stdin closed.
+void watchdog(Budget* b) {
+  const auto limit = static_cast<std::int64_t>(b->max_seconds * 1e9);
+  const auto poll = std::chrono::nanoseconds(std::clamp<std::int64_t>(limit / 4, 1000000, 50000000));
+  std::unique_lock<std::mutex> lock(b->mutex);
+  while (!b->done) {
+    b->wake.wait_for(lock, poll);
+    if (b->done) return;
+    long before = b->current_case.load(std::memory_order_relaxed);
+    std::int64_t start = b->case_start_ns.load(std::memory_order_relaxed);
+    if (b->current_case.load(std::memory_order_relaxed) != before) continue;  // a new case just began
+    if (now_ns() - start <= limit) continue;
+    b->stopped_case = before;
+    b->why = "ran longer than " + seconds_text(b->max_seconds) + " s";
+    b->stopped.store(true, std::memory_order_release);
+    lock.unlock();
+    PyGILState_STATE gil = PyGILState_Ensure();
+    if (!b->finished) _PyEval_SetTrace(b->target, trace, nullptr);
+    PyGILState_Release(gil);
+    return;
+  }
+}
+
+/// Runs `call` under the budget with stdout/stderr sunk and stdin closed.
+/// Called with the GIL held.
 template <class F>
 PyObject* guarded(Budget& budget, F&& call) {
   Ref out = Ref::borrow(PySys_GetObject("stdout"));
@@ -253,14 +271,23 @@ PyObject* guarded(Budget& budget, F&& call) {
   PySys_SetObject("stdin", Py_None);
   Budget* previous = t_budget;
   t_budget = &budget;
-  budget.case_start = std::chrono::steady_clock::now();
-  PyEval_SetTrace(trace, nullptr);
+  budget.target = PyThreadState_Get();
+  budget.case_start_ns.store(now_ns());
+  std::thread guard(watchdog, &budget);
   PyObject* result = call();
+  budget.finished = true;  // under the GIL: the watchdog installs nothing from now on
+  PyObject *type, *value, *tb;
+  PyErr_Fetch(&type, &value, &tb);  // keep the run's exception across the clean-up
+  {
+    std::lock_guard<std::mutex> lock(budget.mutex);
+    budget.done = true;
+  }
+  budget.wake.notify_all();
+  Py_BEGIN_ALLOW_THREADS  // the watchdog may be waiting for the GIL
+  guard.join();
+  Py_END_ALLOW_THREADS
   PyEval_SetTrace(nullptr, nullptr);
   t_budget = previous;
-  // Restoring must not clobber a pending exception.
-  PyObject *type, *value, *tb;
-  PyErr_Fetch(&type, &value, &tb);
   PySys_SetObject("stdout", out.get() ? out.get() : Py_None);
   PySys_SetObject("stderr", err.get() ? err.get() : Py_None);
   PySys_SetObject("stdin", in.get() ? in.get() : Py_None);
@@ -450,7 +477,6 @@ class PythonReference final : public Reference {
     }
     Ref n(PyLong_FromSize_t(count));
     Budget budget;
-    budget.max_lines = options_.max_lines_per_case;
     budget.max_seconds = options_.max_seconds_per_case;
     budget.progress = progress;
     Ref results(guarded(budget, [&] {
@@ -458,15 +484,16 @@ class PythonReference final : public Reference {
                                           g_driver.tick, nullptr);
     }));
     if (!results) {
-      if (!budget.stopped) return make_error(describe() + ": the verification driver failed: " + fetch_error());
+      if (!budget.stopped.load()) return make_error(describe() + ": the verification driver failed: " + fetch_error());
       PyErr_Clear();
       if (budget.why == "cancelled") return make_error("cancelled");
       std::string inputs;
-      if (budget.current_case >= 0) {
+      const long current = budget.why == "cancelled" ? -1 : budget.stopped_case;
+      if (current >= 0) {
         for (std::size_t k = 0; k < columns.size(); ++k) {
           PyObject* name = PyList_GET_ITEM(names_.get(), static_cast<Py_ssize_t>(k));
           char buf[64];
-          std::snprintf(buf, sizeof buf, "%.17g", columns[k][static_cast<std::size_t>(budget.current_case)]);
+          std::snprintf(buf, sizeof buf, "%.17g", columns[k][static_cast<std::size_t>(current)]);
           inputs += (inputs.empty() ? "" : ", ") + utf8(name) + "=" + buf;
         }
       }
@@ -525,13 +552,12 @@ Result<std::unique_ptr<Reference>> make_python_reference(const PythonReferenceOp
   }
   Ref filename(PyUnicode_FromString(options.filename.c_str()));
   Budget budget;
-  budget.max_lines = options.max_lines_per_case;
   budget.max_seconds = options.max_seconds_per_case;
   Ref globals(guarded(budget, [&] {
     return PyObject_CallFunctionObjArgs(g_driver.load, source.get(), filename.get(), nullptr);
   }));
   if (!globals) {
-    if (budget.stopped) {
+    if (budget.stopped.load()) {
       PyErr_Clear();
       return located("loading the reference " + budget.why + " (does it loop forever at module level?)",
                      options.filename, 0, 0);

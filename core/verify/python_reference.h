@@ -11,10 +11,12 @@
 /// float. A scalar return is "result", a tuple/list return is "result[0]" ...,
 /// a dict return names its outputs. Any Python exception counts as raising.
 /// print() and friends go nowhere and input() fails, so user code cannot
-/// disturb the JSON on stdout or wait on stdin. Every case runs under a
-/// budget of traced lines and seconds; past it verification stops with an
-/// error naming the case. This guards against hangs, not against hostile
-/// code: the reference is the user's own program.
+/// disturb the JSON on stdout or wait on stdin. Every case (and loading the
+/// module) runs under a time budget watched by a second thread; past it the
+/// reference is stopped and verification fails with an error naming the
+/// case. Progress::cancelled() is polled before every case. This guards
+/// against hangs, not against hostile code: the reference is the user's own
+/// program.
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -29,8 +31,7 @@ struct PythonReferenceOptions {
   std::string filename = "<reference>";     ///< for diagnostics and tracebacks
   std::string function;                     ///< the function to call; empty: the module's only function
   std::string preferred_function;           ///< tried when `function` is empty and there are several
-  std::uint64_t max_lines_per_case = 10000000;  ///< traced line and call events per case (and for loading)
-  double max_seconds_per_case = 10.0;           ///< wall-clock budget per case (and for loading)
+  double max_seconds_per_case = 10.0;  ///< wall-clock budget per case (and for loading the module)
 };
 
 /// False when this build has no embedded CPython (TC_ENABLE_PYTHON=OFF) or
