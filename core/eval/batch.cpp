@@ -415,7 +415,7 @@ Status run_batch_impl(const Prepared& p, std::span<const std::span<const double>
   for (std::size_t i = 0; i < n; ++i) {
     if (!plan.uniform[i]) continue;
     const Instr& in = p.instrs[i];
-    double v = in.op == Op::Constant    ? in.value
+    double v = in.op == Op::Constant    ? p.round(in.value)
                : in.op == Op::Parameter ? fixed->params[static_cast<std::size_t>(in.slot)]
                                         : fixed->states[static_cast<std::size_t>(in.slot)];
     bt.uval[i] = v;

@@ -141,8 +141,7 @@ Result<Evaluator> Evaluator::create(const Program& program, EvalOptions options)
         p.states.push_back(node.id);
         break;
       case Op::Constant:
-        in.value = p.round(node.value);
-        break;
+        break;  // rounded where it is read, so an overflow is reported as such
       case Op::Affine:
       case Op::SparseAffine:
         // Coefficients and bias are stored constants: under float32 they are

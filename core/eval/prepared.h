@@ -32,7 +32,7 @@ struct Instr {
   std::uint32_t ncoef = 0;
   std::int32_t domain = -1;     ///< into Prepared::domains, or -1
   std::int32_t slot = -1;       ///< input/parameter/state index, or binding index for call
-  double value = 0.0;           ///< constant (already rounded for float32), default parameter/state value
+  double value = 0.0;           ///< constant (as stored), default parameter/state value
   double bias = 0.0;
   double temperature = 1.0;
 };
