@@ -141,7 +141,7 @@ Program learned_correction() {
   return *p;
 }
 
-TEST(FitCli, DescriptionLearnedCorrection) {
+TEST(GradFitCli, DescriptionLearnedCorrection) {
   const std::string dir = temp_dir();
   const Program p = learned_correction();
   const std::string f = write_temp(dir, "corrected.json", save_artifact(p));
@@ -172,7 +172,7 @@ TEST(FitCli, DescriptionLearnedCorrection) {
   EXPECT_EQ(*read_file(out), save_artifact(expected));
 }
 
-TEST(FitCli, MalformedDataNamesTheLineAndWritesNothing) {
+TEST(GradFitCli, MalformedDataNamesTheLineAndWritesNothing) {
   const std::string dir = temp_dir();
   const std::string f = write_temp(dir, "corrected.json", save_artifact(learned_correction()));
   const std::string out = dir + "/trained.json";
@@ -212,7 +212,7 @@ TEST(FitCli, MalformedDataNamesTheLineAndWritesNothing) {
   EXPECT_EQ(run_cli({"fit", div, "--data", data, "--target", "result=y", "--lr", "0"}).status, 2);
 }
 
-TEST(FitCli, AdamOnSeveralCases) {
+TEST(GradFitCli, AdamOnSeveralCases) {
   const std::string dir = temp_dir();
   Builder b;
   Value x = b.input("x");

@@ -57,7 +57,7 @@ Result<GradResult> run_case(const nlohmann::json& c) {
   return gradients(*program, env);
 }
 
-TEST(ClosedForm, EveryOpEverySemantics) {
+TEST(GradClosedForm, EveryOpEverySemantics) {
   auto cases = load_cases();
   ASSERT_GT(cases.size(), 100u);
   for (const auto& c : cases) {
@@ -77,7 +77,7 @@ TEST(ClosedForm, EveryOpEverySemantics) {
 }
 
 // A new op in ops.def must come with closed-form cases in all three semantics.
-TEST(ClosedForm, TableCoversEveryComputingOp) {
+TEST(GradClosedForm, TableCoversEveryComputingOp) {
   std::set<std::pair<std::string, std::string>> seen;
   std::set<std::string> at_temperature_2;
   for (const auto& c : load_cases()) {

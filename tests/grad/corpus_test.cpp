@@ -65,7 +65,7 @@ Env random_point(std::mt19937_64& rng, const Program& p) {
   return env;
 }
 
-TEST(Corpus, GradientsMatchFiniteDifferences) {
+TEST(GradCorpus, GradientsMatchFiniteDifferences) {
   const std::filesystem::path dir = std::filesystem::path(TC_TEST_DATA) / "corpus";
   ASSERT_TRUE(std::filesystem::exists(dir));
   std::vector<std::filesystem::path> files;

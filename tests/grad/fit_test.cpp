@@ -27,7 +27,7 @@ Program learned_correction() {
   return *p;
 }
 
-TEST(Fit, DescriptionLearnedCorrectionOneSgdStep) {
+TEST(GradFit, DescriptionLearnedCorrectionOneSgdStep) {
   Program p = learned_correction();
   FitOptions o;
   o.targets = {"result"};
@@ -56,7 +56,7 @@ TEST(Fit, DescriptionLearnedCorrectionOneSgdStep) {
   EXPECT_EQ(r->program, expected);
 }
 
-TEST(Fit, AdamConvergesOnALine) {
+TEST(GradFit, AdamConvergesOnALine) {
   Builder b;
   Value x = b.input("x");
   Value w = b.parameter("w", 0.0);
@@ -87,7 +87,7 @@ TEST(Fit, AdamConvergesOnALine) {
   EXPECT_NEAR(s->parameters[0].second, 0.01 * 2.0 * 30.0 / 5.0, 1e-15);
 }
 
-TEST(Fit, FailingCaseIsReported) {
+TEST(GradFit, FailingCaseIsReported) {
   Builder b;
   Value x = b.input("x");
   Value w = b.parameter("w", 1.0);

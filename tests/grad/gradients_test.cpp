@@ -27,7 +27,7 @@ Program gated(Semantics sem) {
   return *p;
 }
 
-TEST(Gradients, DescriptionBuilderExample) {
+TEST(GradApi, DescriptionBuilderExample) {
   Program p = gated(Semantics::Hybrid);
   auto r = gradients(p, Env{{{"x", 5.0}}, {}, {}});
   ASSERT_TRUE(r.ok()) << r.error().message;
@@ -41,7 +41,7 @@ TEST(Gradients, DescriptionBuilderExample) {
   EXPECT_EQ(r->gradients[1].first, "weight");
 }
 
-TEST(Gradients, DescriptionExampleWithNonzeroWeightHasSurrogateTerm) {
+TEST(GradApi, DescriptionExampleWithNonzeroWeightHasSurrogateTerm) {
   Program p = gated(Semantics::Hybrid);
   Env env{{{"x", 5.0}}, {{"weight", 2.0}}, {}};
   auto r = gradients(p, env);
@@ -78,7 +78,7 @@ TEST(Gradients, DescriptionExampleWithNonzeroWeightHasSurrogateTerm) {
   EXPECT_NEAR(*rx->gradient("x"), c * 2.0 + 10.0 * logistic_slope(1.0), 1e-14);
 }
 
-TEST(Gradients, HybridComparisonUsedAsValueGetsSurrogate) {
+TEST(GradApi, HybridComparisonUsedAsValueGetsSurrogate) {
   Builder b(Semantics::Hybrid);
   Value x = b.input("x");
   auto p = b.build((x > 4) * 3.0 + x);
@@ -89,7 +89,7 @@ TEST(Gradients, HybridComparisonUsedAsValueGetsSurrogate) {
   EXPECT_NEAR(*r->gradient("x"), 1.0 + 3.0 * logistic_slope(0.5), 1e-15);
 }
 
-TEST(Gradients, HybridFailsOnUndefinedInactiveBranchWhileForwardSucceeds) {
+TEST(GradApi, HybridFailsOnUndefinedInactiveBranchWhileForwardSucceeds) {
   struct Case {
     const char* what;
     std::function<Value(Builder&, Value)> inactive;
@@ -141,7 +141,7 @@ TEST(Gradients, HybridFailsOnUndefinedInactiveBranchWhileForwardSucceeds) {
   }
 }
 
-TEST(Gradients, HybridInactiveBranchIsNotNeededWhenTheConditionCarriesNoGradient) {
+TEST(GradApi, HybridInactiveBranchIsNotNeededWhenTheConditionCarriesNoGradient) {
   // The condition depends only on a non-differentiable integer input, so
   // dc = a - b can reach no reported leaf and the inactive branch is not needed.
   Builder b(Semantics::Hybrid);
@@ -155,7 +155,7 @@ TEST(Gradients, HybridInactiveBranchIsNotNeededWhenTheConditionCarriesNoGradient
   EXPECT_EQ(*r->gradient("x"), 2.0);
 }
 
-TEST(Gradients, ForwardErrorsMatchTheEvaluator) {
+TEST(GradApi, ForwardErrorsMatchTheEvaluator) {
   Builder b(Semantics::Hybrid);
   Value x = b.input("x");
   Value d = 1.0 / (x - 5.0);
@@ -177,7 +177,7 @@ TEST(Gradients, ForwardErrorsMatchTheEvaluator) {
   EXPECT_NE(unknown.error().message.find("'y'"), std::string::npos);
 }
 
-TEST(Gradients, BindingsWithAndWithoutVjp) {
+TEST(GradApi, BindingsWithAndWithoutVjp) {
   Bindings bindings;
   bindings["square"] = Binding{[](std::span<const double> a) { return a[0] * a[0]; },
                                [](std::span<const double> a, double) { return std::vector<double>{2.0 * a[0]}; }};
@@ -252,7 +252,7 @@ TEST(Gradients, BindingsWithAndWithoutVjp) {
   }
 }
 
-TEST(Gradients, IncludedNodesKeepTheirSemanticsAndTemperature) {
+TEST(GradApi, IncludedNodesKeepTheirSemanticsAndTemperature) {
   Builder rules(Semantics::Relaxed, Surrogate::Sigmoid, 2.0);
   Value a = rules.input("a");
   auto algorithm = rules.build(rules.select(a > 4, 10, 12));
@@ -278,7 +278,7 @@ TEST(Gradients, IncludedNodesKeepTheirSemanticsAndTemperature) {
   }
 }
 
-TEST(Gradients, Float32ForwardRoundsEveryNodeGradientsInBinary64) {
+TEST(GradApi, Float32ForwardRoundsEveryNodeGradientsInBinary64) {
   Builder b(Semantics::Exact, Surrogate::Sigmoid, 1.0, Dtype::Float32);
   Value x = b.input("x");
   auto p = b.build(x * 0.1 + x * x);
@@ -295,7 +295,7 @@ TEST(Gradients, Float32ForwardRoundsEveryNodeGradientsInBinary64) {
   EXPECT_EQ(ev->run(Env{{{"x", x0}}, {}, {}})->outputs[0], r->result);
 }
 
-TEST(Gradients, ReluAtZeroAndSigmoidTailsThroughChains) {
+TEST(GradApi, ReluAtZeroAndSigmoidTailsThroughChains) {
   Builder b;
   Value x = b.input("x");
   auto p = b.build(b.relu(x) + b.sigmoid(x * 800.0));
@@ -311,7 +311,7 @@ TEST(Gradients, ReluAtZeroAndSigmoidTailsThroughChains) {
   EXPECT_EQ(sigmoid_slope(0.0), 0.25);
 }
 
-TEST(Gradients, OutputSelectionAndNonDifferentiableLeaves) {
+TEST(GradApi, OutputSelectionAndNonDifferentiableLeaves) {
   Builder b;
   Value x = b.input("x");
   Value a = b.input("a", Domain::int32(0, 3));  // not differentiable
@@ -344,7 +344,7 @@ TEST(Gradients, OutputSelectionAndNonDifferentiableLeaves) {
   EXPECT_EQ(*fr->gradient("x"), 2.0);
 }
 
-TEST(Gradients, GradientCheckApi) {
+TEST(GradApi, GradientCheckApi) {
   Builder b;
   Value x = b.input("x");
   Value w = b.parameter("w", 0.5);

@@ -16,7 +16,7 @@
 namespace tc {
 namespace {
 
-TEST(RandomPrograms, ForwardMatchesTheEvaluatorBitForBit) {
+TEST(GradRandomPrograms, ForwardMatchesTheEvaluatorBitForBit) {
   std::mt19937_64 rng(7);
   int compared = 0, failed_both = 0;
   for (int trial = 0; trial < 300; ++trial) {
@@ -48,7 +48,7 @@ TEST(RandomPrograms, ForwardMatchesTheEvaluatorBitForBit) {
   EXPECT_GT(failed_both, 5);  // the generator does reach errors, and both report the same one
 }
 
-TEST(RandomPrograms, GradientsMatchFiniteDifferences) {
+TEST(GradRandomPrograms, GradientsMatchFiniteDifferences) {
   std::mt19937_64 rng(11);
   int checked = 0;
   for (int trial = 0; trial < 300; ++trial) {
@@ -87,7 +87,7 @@ TEST(RandomPrograms, GradientsMatchFiniteDifferences) {
 namespace tc {
 namespace {
 
-TEST(RandomPrograms, HybridForwardIsExactAndGradientFailuresNameTheUnchosenValue) {
+TEST(GradRandomPrograms, HybridForwardIsExactAndGradientFailuresNameTheUnchosenValue) {
   std::mt19937_64 rng(5);
   int failures = 0, successes = 0;
   for (int trial = 0; trial < 200; ++trial) {
