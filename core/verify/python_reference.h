@@ -43,4 +43,9 @@ bool python_reference_available(std::string* why = nullptr);
 /// function, several functions and none chosen.
 Result<std::unique_ptr<Reference>> make_python_reference(const PythonReferenceOptions& options);
 
+/// make_python_reference + verify in one call, for clients such as the IDE:
+/// checks `program` against the module described by `reference`.
+Result<VerifyReport> verify_against_python(const Program& program, const PythonReferenceOptions& reference,
+                                           const VerifyOptions& options = {});
+
 }  // namespace tc

@@ -96,8 +96,17 @@ TEST(Cases, SamplingIsDeterministicPerSeed) {
   EXPECT_NE(column(a, 0), column(c, 0));
   // Pinned values: a change of the generator changes what "fixed seed" means.
   CaseSet d = sample_cases({{"n", Domain::int32(0, 1000)}}, 8, 7);
-  EXPECT_EQ(column(d, 0)[0], 0);
-  EXPECT_EQ(column(d, 0)[1], 1000);
+  EXPECT_EQ(column(d, 0), (std::vector<double>{0, 1000, 0, 56, 468, 2, 16, 411}));
+  CaseSet f = sample_cases({{"x", Domain::float64(-1, 1)}}, 6, 7);
+  EXPECT_EQ(column(f, 0), (std::vector<double>{-1, 0, 1, -1, 2.9306939994989522e-08, -0.064093991554253105}));
+}
+
+TEST(Cases, MaxCasesBoundaryIsInclusive) {
+  EXPECT_EQ(enumerable_count({{"a", Domain::int32(0, 99999)}}, 100000), 100000u);
+  EXPECT_FALSE(enumerable_count({{"a", Domain::int32(0, 100000)}}, 100000));
+  EXPECT_EQ(enumerable_count({{"a", Domain::int32(0, 9)}, {"b", Domain::int32(0, 9999)}}, 100000), 100000u);
+  EXPECT_FALSE(enumerable_count({{"a", Domain::int32(0, 9)}, {"b", Domain::int32(0, 9999)}, {"c", Domain::boolean()}},
+                                100000));
 }
 
 TEST(Cases, FullFloatRangeSamplesAreFinite) {

@@ -128,6 +128,19 @@ TEST(PythonReference, ExceptionsCountAsRaising) {
   EXPECT_EQ(out[5], value(5));
 }
 
+TEST(PythonReference, VerifyAgainstPythonInOneCall) {
+  Builder b;
+  auto a = b.input("a", Domain::int32(-128, 127));
+  auto p = b.build(b.select(a > 4, 10, 12));
+  ASSERT_TRUE(p);
+  auto r = verify_against_python(*p, module("def choose(a):\n    return 10 if a > 4 else 12\n", "choose.py"));
+  ASSERT_TRUE(r) << r.error().format();
+  EXPECT_EQ(report_to_json(*r).dump(), R"({"cases":256,"exhaustive":true,"passed":true,"mismatches":[]})");
+  auto bad = verify_against_python(*p, module("def choose(a)\n", "choose.py"));
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().format().rfind("choose.py:1:", 0), 0u) << bad.error().format();
+}
+
 TEST(PythonReference, BothRaiseAgreesInVerify) {
   Builder b;
   auto a = b.input("a", Domain::int32(-4, 4));
