@@ -46,6 +46,7 @@ struct Val {
 };
 
 Val cnum(double v, unsigned ty, SourceLoc loc) {
+  if (!(ty & kF) && v == 0.0) v = 0.0;  // Python's integer zero has no sign
   Val r;
   r.is_const = true;
   r.c = v;

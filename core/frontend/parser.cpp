@@ -289,6 +289,7 @@ class Parser {
       base = primary();
     }
     if (is_op("**")) {
+      Guard g(this);  // right-associative: a ** b ** c ... recurses
       ++p_;
       auto e = node(ExprKind::Binary, base->outer);
       e->text = "**";
@@ -713,6 +714,7 @@ class Parser {
   }
 
   StmtPtr if_stmt() {
+    Guard g(this);  // each elif nests one level deeper
     SourceLoc loc = peek().loc;
     ++p_;  // 'if' or 'elif'
     auto s = stmt(StmtKind::If, loc);

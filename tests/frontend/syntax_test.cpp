@@ -112,6 +112,26 @@ TEST(Robustness, DeepUnaryAndNotChains) {
   }
 }
 
+TEST(Robustness, PowerAndElifChains) {
+  std::string pow = "def f(a):\n    return a";
+  for (int i = 0; i < 100000; ++i) pow += " ** a";
+  EXPECT_FALSE(test::compile_text(pow + "\n", {"a=int32:0:1"}).ok());
+  std::string elifs = "def f(a):\n    if a == 0:\n        return 0\n";
+  for (int i = 1; i < 100000; ++i) elifs += "    elif a == " + std::to_string(i) + ":\n        return " + std::to_string(i) + "\n";
+  elifs += "    return -1\n";
+  auto c = test::compile_text(elifs, {"a=int32:0:1"});
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.error().message.find("nested too deeply"), std::string::npos);
+  // A long but reasonable elif chain compiles.
+  std::string some = "def f(a):\n    if a == 0:\n        return 0\n";
+  for (int i = 1; i < 150; ++i) some += "    elif a == " + std::to_string(i) + ":\n        return " + std::to_string(i) + "\n";
+  auto ok = test::compile_text(some + "    return -1\n", {"a=int32:0:200"});
+  ASSERT_TRUE(ok.ok()) << ok.error().format();
+  auto r = test::evaluate(ok->program, {{"a", 77}});
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ((*r)[0].second, 77);
+}
+
 TEST(Robustness, LongOperatorChains) {
   auto chain = [](int n) {
     std::string s = "def f(a):\n    return a";
