@@ -65,7 +65,6 @@ class Analyzer {
   Analyzer(const Program& p, const AnalyzeOptions& o) : p_(p), o_(o) {
     root_ = o.semantics.value_or(p.semantics);
     f32_ = o.dtype.value_or(p.dtype) == Dtype::Float32;
-    live_ = passes::live_nodes(p);
   }
 
   Result<Analysis> run() {
@@ -79,6 +78,15 @@ class Analyzer {
         warn(state, std::string(kWarnStateDomain) + " " + s.domain->to_string() + " (state '" + s.name +
                         "', next value " + describe_node(p_, next) + ")");
     }
+    // Warnings only for nodes that can run: not dead, and not in a select
+    // branch that the condition's interval rules out.
+    const std::vector<bool> runs = passes::live_nodes_lazy(p_, [&](const Node& select) -> std::optional<bool> {
+      const Interval& c = at(select.args[0]);
+      if (!c.contains_zero()) return true;
+      if (c.lo == 0.0 && c.hi == 0.0) return false;
+      return std::nullopt;
+    });
+    std::erase_if(out_.warnings, [&](const AnalysisWarning& w) { return !runs[static_cast<std::size_t>(w.node)]; });
     std::stable_sort(out_.warnings.begin(), out_.warnings.end(),
                      [](const AnalysisWarning& a, const AnalysisWarning& b) { return a.node < b.node; });
     return std::move(out_);
@@ -88,9 +96,7 @@ class Analyzer {
   const Interval& at(NodeId id) const { return out_.intervals[static_cast<std::size_t>(id)]; }
   const Interval& arg(const Node& n, std::size_t k) const { return at(n.args[k]); }
 
-  void warn(NodeId id, std::string message) {
-    if (live_[static_cast<std::size_t>(id)]) out_.warnings.push_back({id, std::move(message)});
-  }
+  void warn(NodeId id, std::string message) { out_.warnings.push_back({id, std::move(message)}); }
 
   Semantics semantics_of(const Node& n) const { return n.semantics.value_or(root_); }
 
@@ -263,7 +269,6 @@ class Analyzer {
   const AnalyzeOptions& o_;
   Semantics root_ = Semantics::Exact;
   bool f32_ = false;
-  std::vector<bool> live_;
   Analysis out_;
 };
 

@@ -30,9 +30,19 @@ class Folder {
     value_.assign(n, std::nullopt);
     alias_ = passes::identity_alias(p_);
     out_ = p_;
+    errors_.assign(n, std::nullopt);
     for (const Node& node : p_.nodes) {
-      if (Status s = visit(node); !s) return s.error();
+      // An error is only reported if the node really runs: a branch of a
+      // select whose condition folded to a constant never does.
+      if (Status s = visit(node); !s) errors_[static_cast<std::size_t>(node.id)] = s.error();
     }
+    const std::vector<bool> runs = passes::live_nodes_lazy(p_, [&](const Node& select) -> std::optional<bool> {
+      auto c = value_[static_cast<std::size_t>(target(select.args[0]))];
+      if (!c) return std::nullopt;
+      return *c != 0.0;
+    });
+    for (std::size_t i = 0; i < n; ++i)
+      if (errors_[i] && runs[i]) return *errors_[i];
     Program folded = passes::compact(out_, std::vector<bool>(n, true), alias_);
     if (Status s = passes::validate_output(folded, "constant folding"); !s) return s.error();
     return folded;
@@ -210,6 +220,7 @@ class Folder {
   std::vector<bool> live_;
   std::vector<std::optional<double>> value_;
   std::vector<NodeId> alias_;
+  std::vector<std::optional<Diagnostic>> errors_;
   Program out_;
 };
 

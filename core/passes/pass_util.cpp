@@ -47,6 +47,29 @@ std::vector<bool> live_nodes(const Program& program) {
   return live;
 }
 
+std::vector<bool> live_nodes_lazy(const Program& program,
+                                  const std::function<std::optional<bool>(const Node& select)>& decided) {
+  std::vector<bool> live(program.nodes.size(), false);
+  for (const auto& [_, id] : program.outputs) live[static_cast<std::size_t>(id)] = true;
+  for (const auto& [state, next] : program.updates) {
+    live[static_cast<std::size_t>(state)] = true;
+    live[static_cast<std::size_t>(next)] = true;
+  }
+  for (std::size_t i = program.nodes.size(); i-- > 0;) {
+    if (!live[i]) continue;
+    const Node& n = program.nodes[i];
+    if (n.op == Op::Select && program.semantics_of(n) != Semantics::Relaxed) {
+      if (std::optional<bool> yes = decided(n)) {
+        live[static_cast<std::size_t>(n.args[0])] = true;
+        live[static_cast<std::size_t>(n.args[*yes ? 1 : 2])] = true;
+        continue;
+      }
+    }
+    for (NodeId a : n.args) live[static_cast<std::size_t>(a)] = true;
+  }
+  return live;
+}
+
 std::vector<NodeId> identity_alias(const Program& program) {
   std::vector<NodeId> alias(program.nodes.size());
   for (std::size_t i = 0; i < alias.size(); ++i) alias[i] = static_cast<NodeId>(i);

@@ -1,6 +1,8 @@
 #pragma once
 /// Helpers shared by the passes: validation around a pass, use counts,
 /// liveness and id compaction. Internal to core/passes (no stable API).
+#include <functional>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -22,6 +24,13 @@ std::vector<int> use_counts(const Program& program);
 /// Nodes some output or state update needs (transitively). State nodes that
 /// are updated count as needed together with their next value.
 std::vector<bool> live_nodes(const Program& program);
+
+/// Like live_nodes, but a select whose condition `decided` resolves (true:
+/// yes, false: no) needs only its condition and the chosen branch, because
+/// exact and hybrid forward evaluation never computes the other branch.
+/// `decided` is asked only for select nodes with exact or hybrid semantics.
+std::vector<bool> live_nodes_lazy(const Program& program,
+                                  const std::function<std::optional<bool>(const Node& select)>& decided);
 
 /// Builds a program from `program` keeping the nodes with keep[i] (in order)
 /// and renumbering ids. Every reference (args, outputs, updates) first goes

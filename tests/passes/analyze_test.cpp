@@ -243,6 +243,20 @@ TEST(AnalyzeWarnings, NodesThatNeverRunAreQuiet) {
   EXPECT_TRUE(run(p).warnings.empty());
 }
 
+TEST(AnalyzeWarnings, BranchesRuledOutByTheConditionAreQuiet) {
+  Builder b;
+  Value a = b.input("a", Domain::int32(1, 9));
+  Value x = b.input("x", Domain::float64(-1, 1));
+  Value never = x / (a - a);          // only in the branch a <= 0 would take
+  Value maybe = x / (a - 5);          // in a branch that can run
+  Value s1 = b.select(a > 0, x, never);
+  Value s2 = b.select(a > 2, maybe, x);
+  Program p = build(b, s1 + s2);
+  Analysis r = run(p);
+  EXPECT_TRUE(messages(r, never.id()).empty());
+  EXPECT_TRUE(has_warning(r, maybe.id(), kWarnDivisionByZero));
+}
+
 TEST(AnalyzeSoundness, RandomPrograms) {
   std::mt19937_64 rng(4242);
   int values = 0;

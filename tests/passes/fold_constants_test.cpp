@@ -99,6 +99,27 @@ TEST(FoldConstants, IgnoresDeadNodes) {
   EXPECT_EQ(f->nodes.size(), p.nodes.size());
 }
 
+TEST(FoldConstants, IgnoresBranchesAConstantConditionNeverTakes) {
+  // Exact select computes only the chosen branch, so 1/0 below never runs;
+  // with a condition that varies it can run, and folding refuses it.
+  for (bool constant_condition : {true, false}) {
+    Builder b;
+    Value x = b.input("x", Domain::int32(-3, 3));
+    Value cond = constant_condition ? b.constant(2) > b.constant(1) : x > 0;
+    Value bad = b.constant(1) / b.constant(0);
+    Program p = build(b, b.select(cond, x, bad));
+    auto f = fold_constants(p);
+    if (constant_condition) {
+      ASSERT_TRUE(f.ok()) << f.error().message;
+      auto diff = testing::compare_behaviour(p, *f, {Env{{{"x", -2.0}}, {}, {}}, Env{{{"x", 3.0}}, {}, {}}});
+      EXPECT_FALSE(diff) << *diff;
+    } else {
+      ASSERT_FALSE(f.ok());
+      EXPECT_EQ(f.error().node, bad.id());
+    }
+  }
+}
+
 TEST(FoldConstants, Float32FoldsWithBinary32Rounding) {
   Builder b(Semantics::Exact, Surrogate::Sigmoid, 1.0, Dtype::Float32);
   Value x = b.input("x", Domain::float32(-1, 1));
