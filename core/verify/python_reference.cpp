@@ -375,7 +375,11 @@ bool ensure_interpreter(std::string* why) {
   return true;
 }
 
+/// An error in the reference module: located when the line is known,
+/// otherwise the message names the file (a diagnostic without a location is
+/// rendered as "error: MESSAGE").
 Diagnostic located(std::string message, const std::string& file, int line, int column) {
+  if (line <= 0 && !file.empty()) message = file + ": " + message;
   Diagnostic d = make_error(std::move(message));
   if (line > 0) d.loc = SourceLoc{line, column > 0 ? column : 1};
   d.file = file;
