@@ -68,14 +68,28 @@ struct Col {
   double u;
 };
 
+// The step kernels are force-inlined into run_steps, which is compiled twice
+// on x86-64 (AVX2 and the baseline) and picked at load time, so the block
+// loops use the widest vectors the machine has without a -march flag.
+#if defined(__GNUC__)
+#define TC_INLINE inline __attribute__((always_inline))
+#else
+#define TC_INLINE inline
+#endif
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(TC_NO_TARGET_CLONES)
+#define TC_VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define TC_VECTOR_CLONES
+#endif
+
 template <bool F32>
-inline double rnd(double v) {
+TC_INLINE double rnd(double v) {
   if constexpr (F32) return round_f32(v);
   return v;
 }
 
 template <bool F32, bool Check, bool AC, bool BC, class F>
-void loop2(const double* __restrict a, double ua, const double* __restrict b, double ub, double* __restrict out,
+TC_INLINE void loop2(const double* __restrict a, double ua, const double* __restrict b, double ub, double* __restrict out,
            double* __restrict acc, std::size_t m, F f) {
   for (std::size_t i = 0; i < m; ++i) {
     const double x = AC ? a[i] : ua;
@@ -87,7 +101,7 @@ void loop2(const double* __restrict a, double ua, const double* __restrict b, do
 }
 
 template <bool F32, bool Check, class F>
-void map2(Col a, Col b, double* out, double* acc, std::size_t m, F f) {
+TC_INLINE void map2(Col a, Col b, double* out, double* acc, std::size_t m, F f) {
   if (a.p && b.p) return loop2<F32, Check, true, true>(a.p, 0, b.p, 0, out, acc, m, f);
   if (a.p) return loop2<F32, Check, true, false>(a.p, 0, nullptr, b.u, out, acc, m, f);
   if (b.p) return loop2<F32, Check, false, true>(nullptr, a.u, b.p, 0, out, acc, m, f);
@@ -95,7 +109,7 @@ void map2(Col a, Col b, double* out, double* acc, std::size_t m, F f) {
 }
 
 template <bool F32, bool Check, class F>
-void map1(Col a, double* __restrict out, double* __restrict acc, std::size_t m, F f) {
+TC_INLINE void map1(Col a, double* __restrict out, double* __restrict acc, std::size_t m, F f) {
   if (a.p) {
     const double* __restrict x = a.p;
     for (std::size_t i = 0; i < m; ++i) {
@@ -131,7 +145,7 @@ struct Batch {
 };
 
 template <bool F32, bool Chk>
-void exec_step(Batch& bt, NodeId id, std::size_t m) {
+TC_INLINE void exec_step(Batch& bt, NodeId id, std::size_t m) {
   const Prepared& p = bt.p;
   const Instr& in = p.instrs[static_cast<std::size_t>(id)];
   const NodeId* a = p.args_of(in);
@@ -298,6 +312,20 @@ void exec_step(Batch& bt, NodeId id, std::size_t m) {
   }
 }
 
+/// Every step of the plan over one block of `m` cases.
+TC_VECTOR_CLONES void run_steps(Batch& bt, std::size_t m) {
+  const BatchPlan& plan = bt.p.plan;
+  const bool f32 = bt.p.f32;
+  for (NodeId id : plan.steps) {
+    const bool chk = plan.check[static_cast<std::size_t>(id)] != 0;
+    if (f32) {
+      chk ? exec_step<true, true>(bt, id, m) : exec_step<true, false>(bt, id, m);
+    } else {
+      chk ? exec_step<false, true>(bt, id, m) : exec_step<false, false>(bt, id, m);
+    }
+  }
+}
+
 }  // namespace
 
 void build_plan(Prepared& p) {
@@ -457,14 +485,7 @@ Status run_batch_impl(const Prepared& p, std::span<const std::span<const double>
         bt.col[id] = src;
       }
     }
-    for (NodeId id : plan.steps) {
-      const bool chk = plan.check[static_cast<std::size_t>(id)] != 0;
-      if (p.f32) {
-        chk ? exec_step<true, true>(bt, id, m) : exec_step<true, false>(bt, id, m);
-      } else {
-        chk ? exec_step<false, true>(bt, id, m) : exec_step<false, false>(bt, id, m);
-      }
-    }
+    run_steps(bt, m);
     for (std::size_t o = 0; o < nout; ++o) {
       const double* src = bt.col[static_cast<std::size_t>(p.targets[o])];
       std::copy(src, src + m, out.outputs[o].begin() + static_cast<std::ptrdiff_t>(start));
