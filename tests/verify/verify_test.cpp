@@ -215,6 +215,37 @@ TEST(Verify, CircuitReference) {
   EXPECT_EQ(r->cases, 256u);
 }
 
+TEST(Verify, CallNodesNeedBindings) {
+  Builder b;
+  auto a = b.input("a", Domain::int32(0, 9));
+  Program p = build(b, b.call("square", {a}));
+  auto ref = make_function_reference([](const std::vector<double>& v) { return value(v[0] * v[0]); }, "c++");
+  auto unbound = verify(p, *ref);
+  ASSERT_FALSE(unbound);
+  EXPECT_NE(unbound.error().message.find("square"), std::string::npos) << unbound.error().message;
+
+  Bindings bindings;
+  bindings["square"].forward = [](std::span<const double> x) { return x[0] * x[0]; };
+  VerifyOptions o;
+  o.eval.bindings = &bindings;
+  auto bound = verify(p, *ref, o);
+  ASSERT_TRUE(bound) << bound.error().format();
+  EXPECT_TRUE(bound->passed);
+  EXPECT_EQ(bound->cases, 10u);
+}
+
+TEST(Verify, CircuitReferenceMustHaveTheSameInputs) {
+  Program p = choose();
+  Builder b;
+  auto x = b.input("x", Domain::int32(-128, 127));
+  Program other = build(b, x + 0);
+  auto ref = make_program_reference(other);
+  ASSERT_TRUE(ref);
+  auto r = verify(p, **ref);
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("inputs differ"), std::string::npos) << r.error().message;
+}
+
 class CountingProgress : public Progress {
  public:
   void update(std::uint64_t done, std::uint64_t total, std::string_view what) override {
