@@ -36,7 +36,12 @@ class Packer {
       if (absorbed_[i] || (root.op != Op::Add && root.op != Op::Sub)) continue;
       if (p_.semantics_of(root) == Semantics::Relaxed) continue;
       Chain chain = expand(root);
-      if (chain.products == 0 || chain.terms.size() + (chain.bias ? 1 : 0) < 2) continue;
+      if (chain.products == 0 || chain.terms.size() + (chain.bias ? 1 : 0) < 2) {
+        // A chain inside this one has a subset of its terms, so it cannot
+        // qualify either: skip its nodes as roots (keeps long plain sums linear).
+        for (NodeId a : chain.absorbed) absorbed_[static_cast<std::size_t>(a)] = true;
+        continue;
+      }
       for (NodeId a : chain.absorbed) absorbed_[static_cast<std::size_t>(a)] = true;
       emit(root, chain);
     }

