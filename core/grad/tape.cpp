@@ -224,37 +224,44 @@ Result<GradientTape> GradientTape::create(const Program& program, const std::vec
 
 // ---------------------------------------------------------------- forward
 
+// Env checks and messages follow the evaluator's, so `run` and `grad` report
+// the same problem the same way.
 Status GradientTape::Impl::load_leaves(const Env& env) {
+  auto named = [&](NodeId id, const char* what, const std::string& reason) {
+    const Node& n = program.nodes[static_cast<std::size_t>(id)];
+    return make_error(std::string(what) + " '" + n.name + "': " + reason, n.location, id);
+  };
   for (const auto& [name, _] : env.inputs)
-    if (!inputs.count(name)) return make_error("the program has no input '" + name + "'");
+    if (!inputs.count(name)) return make_error("unknown input '" + name + "'");
   for (const auto& [name, _] : env.params)
-    if (!params.count(name)) return make_error("the program has no parameter '" + name + "'");
+    if (!params.count(name)) return make_error("unknown parameter '" + name + "'");
   for (const auto& [name, _] : env.state)
-    if (!states.count(name)) return make_error("the program has no state '" + name + "'");
+    if (!states.count(name)) return make_error("unknown state '" + name + "'");
   for (const auto& [name, id] : inputs) {
     auto it = env.inputs.find(name);
     if (it == env.inputs.end()) return make_error("missing input '" + name + "'");
-    double x = it->second;
-    if (!std::isfinite(x)) return node_error(id, "input '" + name + "' is not a finite number");
+    const double x = it->second;
+    const Domain& d = *program.nodes[static_cast<std::size_t>(id)].domain;
+    if (!std::isfinite(x)) return named(id, "input", num(x) + " is not a finite number");
     if (options.check_input_domains)
-      if (auto bad = program.nodes[static_cast<std::size_t>(id)].domain->check(x))
-        return node_error(id, "input '" + name + "': " + *bad);
+      if (auto bad = d.check(x)) return named(id, "input", *bad);
     // A float32 domain is a binary32 input representation whatever the dtype.
-    const bool narrow = f32 || program.nodes[static_cast<std::size_t>(id)].domain->type == DomainType::Float32;
-    val[static_cast<std::size_t>(id)] = narrow ? round_f32(x) : x;
+    const double r = f32 || d.type == DomainType::Float32 ? round_f32(x) : x;
+    if (!std::isfinite(r)) return named(id, "input", num(x) + " is outside the float32 range");
+    val[static_cast<std::size_t>(id)] = r;
   }
   for (const auto& [name, id] : params) {
     auto it = env.params.find(name);
-    double x = it != env.params.end() ? it->second : program.nodes[static_cast<std::size_t>(id)].value;
-    if (!std::isfinite(x)) return node_error(id, "parameter '" + name + "' is not a finite number");
+    const double x = it != env.params.end() ? it->second : program.nodes[static_cast<std::size_t>(id)].value;
+    if (!std::isfinite(x)) return named(id, "parameter", num(x) + " is not a finite number");
     val[static_cast<std::size_t>(id)] = f32 ? round_f32(x) : x;
   }
   for (const auto& [name, id] : states) {
     const Node& n = program.nodes[static_cast<std::size_t>(id)];
     auto it = env.state.find(name);
-    double x = it != env.state.end() ? it->second : n.value;
-    if (!std::isfinite(x)) return node_error(id, "state '" + name + "' is not a finite number");
-    if (auto bad = n.domain->check(x)) return node_error(id, "state '" + name + "': " + *bad);
+    const double x = it != env.state.end() ? it->second : n.value;
+    if (!std::isfinite(x)) return named(id, "state", num(x) + " is not a finite number");
+    if (auto bad = n.domain->check(x)) return named(id, "state", *bad);
     val[static_cast<std::size_t>(id)] = f32 ? round_f32(x) : x;
   }
   return ok_status();
