@@ -187,16 +187,20 @@ CommandRegistration reg(
       add_program_options(sub, args->program);
       sub.add_option("--events", args->events,
                      "JSON Lines file: one object of input values per line (blank lines are skipped)")
-          ->required();
+          ->required()
+          ->type_name("EVENTS.jsonl");
       args->max_steps_option =
           sub.add_option("--max-steps", args->max_steps,
                          "step budget: events that may commit in total (default 1000000; not allowed with "
-                         "--from-snapshot)");
+                         "--from-snapshot)")
+              ->type_name("N");
       sub.add_option("--from-snapshot", args->from_snapshot,
                      "resume from this snapshot: its state, steps and budget are used, and PROGRAM must be the "
-                     "snapshot's program");
+                     "snapshot's program")
+          ->type_name("S.json");
       sub.add_option("--snapshot-out", args->snapshot_out,
-                     "write a snapshot of the last committed state here (also after a failed event)");
+                     "write a snapshot of the last committed state here (also after a failed event)")
+          ->type_name("S.json");
       sub.footer("Prints one JSON line per committed event: {\"step\": N, \"outputs\": {...}, \"state\": {...}}.\n"
                  "The first failing event stops the replay with 'EVENTS:LINE: error: ...' and exit status 3.");
       return [args] { return run_replay(*args); };
