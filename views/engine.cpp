@@ -399,8 +399,9 @@ std::string to_dot(const Program& program, const std::vector<int>& layers, const
   std::vector<char> in(program.nodes.size(), 0);
   for (NodeId id : ids) in[static_cast<std::size_t>(id)] = 1;
   std::ostringstream os;
-  os << "digraph tensorcode {\n  rankdir=TB; nodesep=0.25; ranksep=0.45;\n"
-     << "  node [shape=box, style=\"rounded,filled\", fillcolor=\"#f4f6fa\", fontname=\"DejaVu Sans\", fontsize=10];\n";
+  os << "digraph tensorcode {\n  rankdir=TB; nodesep=0.18; ranksep=0.4;\n"
+     << "  node [shape=box, style=\"rounded,filled\", fillcolor=\"#f4f6fa\", fontname=\"DejaVu Sans\", fontsize=10,"
+     << " width=1.3, height=0.52, fixedsize=true];\n";
   std::map<int, std::vector<NodeId>> by_layer;
   for (NodeId id : ids) {
     const Node& n = program.nodes[static_cast<std::size_t>(id)];

@@ -136,11 +136,11 @@ std::shared_ptr<GraphLayout> layered_layout(const Program& program, const std::v
     for (int l = nlayers - 2; l >= 0; --l) sweep_layer(l, false);
   }
 
-  constexpr double kSlot = 136.0, kLayer = 96.0;
+  constexpr double kSlot = 108.0, kLayer = 84.0;
   g->ids.resize(n);
   g->pos.resize(n);
-  g->width.assign(n, 116.0f);
-  g->height = 38.0f;
+  g->width.assign(n, 94.0f);
+  g->height = 37.0f;
   g->index_of.resize(n);
   for (std::size_t i = 0; i < n; ++i) {
     g->ids[i] = static_cast<NodeId>(i);
@@ -187,11 +187,11 @@ Result<std::shared_ptr<GraphLayout>> graphviz_layout(const Program& program, con
     g->index_of[static_cast<std::size_t>(id)] = static_cast<int>(g->ids.size());
     g->ids.push_back(id);
     g->pos.push_back(flip(ND_coord(nd)));
-    g->width.push_back(static_cast<float>(std::max(ND_width(nd) * 72.0, 96.0)));
+    g->width.push_back(static_cast<float>(ND_width(nd) * 72.0));
     maxh = std::max(maxh, ND_height(nd) * 72.0);
     gv_nodes.push_back(nd);
   }
-  g->height = static_cast<float>(std::max(maxh, 36.0));
+  g->height = static_cast<float>(maxh);
   for (Agnode_t* nd : gv_nodes) {
     for (Agedge_t* e = agfstout(graph, nd); e; e = agnxtout(graph, e)) {
       const char* hn = agnameof(aghead(e));

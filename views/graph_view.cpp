@@ -163,7 +163,7 @@ void GraphView::fitAll() {
   const QRectF b = layout_->bounds;
   double s = std::min(width() / b.width(), height() / b.height());
   // Never blow small graphs up beyond readable 1:1 (nor shrink to nothing).
-  s = std::clamp(s, 1e-5, 1.0);
+  s = std::clamp(s, 1e-5, 1.25);
   scale_ = s;
   origin_ = b.center() - QPointF(width() / 2.0, height() / 2.0) / scale_;
   update();
@@ -275,7 +275,6 @@ QString GraphView::labelFor(NodeId id, int line) const {
   if (line == 0) {
     QString s = QStringLiteral("#%1 %2").arg(id).arg(QString::fromUtf8(op_name(n.op).data(), static_cast<int>(op_name(n.op).size())));
     if (!n.name.empty()) s += QLatin1Char(' ') + QString::fromStdString(n.name);
-    else if (n.op == Op::Constant) s += QLatin1Char(' ') + QString::fromStdString(format_number(n.value));
     return s;
   }
   if (overlay_ == Overlay::Intervals) {
@@ -356,7 +355,7 @@ void GraphView::paintEvent(QPaintEvent*) {
     }
     const bool text = scale_ >= 0.42;
     QFont f = font();
-    f.setPointSizeF(8.5);
+    f.setPointSizeF(8.0);
     p.setFont(f);
     const QFontMetricsF fm(f);
     QPen border(QColor(0x6b, 0x72, 0x80));

@@ -181,7 +181,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), session_(new Sess
   QSettings settings;
   resize(1280, 800);
   restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
-  restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
+  layoutRestored_ = restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
   rebuildRecentMenu();
   updateTitle();
   updateStatus();
@@ -237,14 +237,11 @@ void MainWindow::buildDocks() {
   // Bottom docks span only the centre; the side docks keep the full height.
   setCorner(Qt::BottomLeftCorner, Qt::LeftDockWidgetArea);
   setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
-  resizeDocks({srcDock, insDock}, {430, 360}, Qt::Horizontal);
-  resizeDocks({srcDock, inDock}, {470, 230}, Qt::Vertical);
-  resizeDocks({insDock, irDock}, {430, 260}, Qt::Vertical);
-  resizeDocks({probDock}, {150}, Qt::Vertical);
-
   // Graph tool bar: search, fit, overlay.
   auto* tb = addToolBar(tr("Graph"));
   tb->setObjectName(QStringLiteral("GraphToolBar"));
+  tb->setToolButtonStyle(Qt::ToolButtonTextOnly);
+  toolbar_ = tb;
   nodeSearch_ = new QLineEdit(tb);
   nodeSearch_->setPlaceholderText(tr("Find node: id or name (Ctrl+G)"));
   nodeSearch_->setMaximumWidth(240);
@@ -305,7 +302,7 @@ void MainWindow::buildActions() {
   });
 
   auto* view = menuBar()->addMenu(tr("&View"));
-  act(view, tr("&Fit Circuit"), QKeySequence(tr("Ctrl+0")), [this] { graph_->fitAll(); });
+  toolbar_->addAction(act(view, tr("&Fit Circuit"), QKeySequence(tr("Ctrl+0")), [this] { graph_->fitAll(); }));
   act(view, tr("Zoom &In"), QKeySequence::ZoomIn, [this] { graph_->zoomIn(); });
   act(view, tr("Zoom &Out"), QKeySequence::ZoomOut, [this] { graph_->zoomOut(); });
   act(view, tr("&Centre on Selection"), QKeySequence(tr("Ctrl+J")), [this] { graph_->centerOnSelection(); });
@@ -344,17 +341,19 @@ void MainWindow::buildActions() {
   }
 
   auto* run = menuBar()->addMenu(tr("&Run"));
-  act(run, tr("&Run Case"), QKeySequence(Qt::Key_F5), [this] { session_->run(); });
+  toolbar_->addSeparator();
+  toolbar_->addAction(act(run, tr("&Run Case"), QKeySequence(Qt::Key_F5), [this] { session_->run(); }));
   act(run, tr("&Compile Now"), QKeySequence(tr("Ctrl+B")), [this] { session_->compileNow(); });
-  act(run, tr("&Verify"), QKeySequence(Qt::Key_F6), [this] {
+  auto* verifyAct = act(run, tr("&Verify"), QKeySequence(Qt::Key_F6), [this] {
     for (QDockWidget* d : findChildren<QDockWidget*>())
       if (d->objectName() == QLatin1String("VerifyDock")) d->raise();
     verify_->start();
   });
+  toolbar_->addAction(verifyAct);
   act(run, tr("Cancel Verify"), QKeySequence(tr("Shift+F6")), [this] { verify_->cancel(); });
   run->addSeparator();
   act(run, tr("Open &Event Log…"), QKeySequence(tr("Ctrl+Shift+O")), [this] { openEventsDialog(); });
-  act(run, tr("Step &Forward"), QKeySequence(Qt::Key_F10), [this] { timeline_->stepForward(); });
+  toolbar_->addAction(act(run, tr("Step &Forward"), QKeySequence(Qt::Key_F10), [this] { timeline_->stepForward(); }));
   act(run, tr("Step &Back"), QKeySequence(tr("Shift+F10")), [this] { timeline_->stepBack(); });
   act(run, tr("Jump to Next &Change"), QKeySequence(tr("Ctrl+F10")), [this] { timeline_->jumpToChange(); });
 
@@ -545,7 +544,24 @@ void MainWindow::selectOutput() {
   const auto p = session_->program();
   if (!p || p->outputs.empty()) return;
   session_->select(p->outputs.front().second);
-  graph_->centerOnSelection();
+}
+
+void MainWindow::applyDefaultDockSizes() {
+  auto dock = [this](const char* name) { return findChild<QDockWidget*>(QLatin1String(name)); };
+  // Proportions of the window: source and inspector beside a wide circuit view.
+  const int w = width(), h = height();
+  resizeDocks({dock("SourceDock"), dock("InspectorDock")}, {w * 29 / 100, w * 26 / 100}, Qt::Horizontal);
+  resizeDocks({dock("SourceDock"), dock("InputsDock")}, {h * 58 / 100, h * 27 / 100}, Qt::Vertical);
+  resizeDocks({dock("InspectorDock"), dock("IrDock")}, {h * 55 / 100, h * 30 / 100}, Qt::Vertical);
+  resizeDocks({dock("ProblemsDock")}, {h * 17 / 100}, Qt::Vertical);
+}
+
+void MainWindow::showEvent(QShowEvent* ev) {
+  QMainWindow::showEvent(ev);
+  if (shownOnce_) return;
+  shownOnce_ = true;
+  // After the first layout pass, when the docks have real sizes to trade.
+  if (!layoutRestored_) QTimer::singleShot(0, this, &MainWindow::applyDefaultDockSizes);
 }
 
 void MainWindow::closeEvent(QCloseEvent* ev) {

@@ -79,6 +79,7 @@ class MainWindow : public QMainWindow {
 
  protected:
   void closeEvent(QCloseEvent* ev) override;
+  void showEvent(QShowEvent* ev) override;
 
  private:
   void buildActions();
@@ -108,11 +109,15 @@ class MainWindow : public QMainWindow {
   QLineEdit* findEdit_;
   QLineEdit* nodeSearch_;
   QMenu* recentMenu_;
+  class QToolBar* toolbar_ = nullptr;
   QLabel* compileLabel_;
   QLabel* nodesLabel_;
   QLabel* resultLabel_;
   QLabel* layoutLabel_;
   bool modified_ = false;
+  bool layoutRestored_ = false;  // a remembered dock layout was applied
+  bool shownOnce_ = false;
+  void applyDefaultDockSizes();
 };
 
 }  // namespace views

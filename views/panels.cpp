@@ -59,7 +59,8 @@ InputsPanel::InputsPanel(Session* session, QWidget* parent) : QWidget(parent), s
   table_->setHorizontalHeaderLabels({tr("Parameter"), tr("Type"), tr("Min"), tr("Max"), tr("Value")});
   table_->verticalHeader()->setVisible(false);
   table_->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
-  table_->horizontalHeader()->setSectionResizeMode(1, QHeaderView::ResizeToContents);
+  table_->horizontalHeader()->setSectionResizeMode(1, QHeaderView::Fixed);
+  table_->setColumnWidth(1, 86);
   lay->addWidget(table_, 1);
   result_ = new QLabel(this);
   result_->setWordWrap(true);
@@ -220,7 +221,6 @@ QVariant InspectorModel::headerData(int section, Qt::Orientation orientation, in
   const QString chosen = QString::fromUtf8(to_string(session_->semantics()).data());
   switch (section) {
     case Node: return tr("Node");
-    case Op: return tr("Op");
     case Value: return tr("Value");
     case ChosenValue: return tr("Value (%1)").arg(chosen);
     case ExactGrad: return tr("∂ exact");
@@ -250,11 +250,10 @@ QVariant InspectorModel::data(const QModelIndex& index, int role) const {
   if (role != Qt::DisplayRole) return {};
   switch (index.column()) {
     case Node: {
-      QString s = QStringLiteral("#%1").arg(id);
+      QString s = QStringLiteral("#%1 %2").arg(id).arg(op_qname(n.op));
       if (!n.name.empty()) s += QLatin1Char(' ') + QString::fromStdString(n.name);
       return s;
     }
-    case Op: return op_qname(n.op);
     case Value: return at(session_->displayValues());
     case ChosenValue: return at(session_->chosenRun().trace.values);
     case ExactGrad: return at(session_->exactGrad().adjoint);
@@ -318,6 +317,9 @@ InspectorPanel::InspectorPanel(Session* session, QWidget* parent) : QWidget(pare
   table_->verticalHeader()->setVisible(false);
   table_->verticalHeader()->setDefaultSectionSize(20);
   table_->horizontalHeader()->setStretchLastSection(true);
+  table_->horizontalHeader()->setDefaultSectionSize(64);
+  table_->horizontalHeader()->setMinimumSectionSize(40);
+  table_->setColumnWidth(InspectorModel::Node, 96);
   table_->setAlternatingRowColors(true);
   lay->addWidget(table_, 1);
 

@@ -46,7 +46,7 @@ class InputsPanel : public QWidget, public Viewer {
 class InspectorModel : public QAbstractTableModel {
   Q_OBJECT
  public:
-  enum Column { Node, Op, Value, ChosenValue, ExactGrad, ChosenGrad, Branch, Interval, ColumnCount };
+  enum Column { Node, Value, ExactGrad, ChosenGrad, Branch, ChosenValue, Interval, ColumnCount };
   explicit InspectorModel(Session* session, QObject* parent = nullptr);
   int rowCount(const QModelIndex& parent = {}) const override;
   int columnCount(const QModelIndex& parent = {}) const override;

@@ -6,6 +6,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineSeries>
+#include <QMenu>
 #include <QPushButton>
 #include <QScatterSeries>
 #include <QSlider>
@@ -31,7 +32,7 @@ TimelinePanel::TimelinePanel(Session* session, QWidget* parent) : QWidget(parent
     bar->addWidget(b);
     return b;
   };
-  auto* open = button(tr("Open events…"), tr("Open an event log (JSON Lines)"));
+  auto* open = button(tr("Open…"), tr("Open an event log (JSON Lines)"));
   auto* first = button(QStringLiteral("⏮"), tr("Step 0"));
   auto* back = button(QStringLiteral("◀"), tr("Step back (Shift+F10)"));
   auto* fwd = button(QStringLiteral("▶"), tr("Step forward (F10)"));
@@ -40,11 +41,19 @@ TimelinePanel::TimelinePanel(Session* session, QWidget* parent) : QWidget(parent
   slider_->setRange(0, 0);
   bar->addWidget(slider_, 1);
   position_ = new QLabel(tr("no event log"), this);
-  position_->setMinimumWidth(110);
   bar->addWidget(position_);
   auto* change = button(tr("Next change"), tr("Jump to the next step where the selected node's value changed"));
-  auto* save = button(tr("Save snapshot…"), tr("Save the state at this step as a snapshot"));
-  auto* restore = button(tr("Restore snapshot…"), tr("Restore a snapshot and replay from it"));
+  // Snapshots behind one menu button keep the bar narrow enough for the centre column.
+  auto* snap = button(tr("Snapshot"), tr("Save or restore the state as a snapshot"));
+  snap->setPopupMode(QToolButton::InstantPopup);
+  auto* menu = new QMenu(snap);
+  auto* save = menu->addAction(tr("Save snapshot…"));
+  save->setToolTip(tr("Save the state at this step as a snapshot"));
+  auto* restore = menu->addAction(tr("Restore snapshot…"));
+  restore->setToolTip(tr("Restore a snapshot and replay from it"));
+  snap->setMenu(menu);
+  slider_->setMinimumWidth(60);
+  position_->setMinimumWidth(80);
   lay->addLayout(bar);
 
   auto* split = new QSplitter(Qt::Horizontal, this);
@@ -70,8 +79,8 @@ TimelinePanel::TimelinePanel(Session* session, QWidget* parent) : QWidget(parent
   connect(fwd, &QToolButton::clicked, this, &TimelinePanel::stepForward);
   connect(last, &QToolButton::clicked, this, [this] { session_->setStep(static_cast<int>(session_->replay().steps.size())); });
   connect(change, &QToolButton::clicked, this, &TimelinePanel::jumpToChange);
-  connect(save, &QToolButton::clicked, this, &TimelinePanel::saveSnapshotRequested);
-  connect(restore, &QToolButton::clicked, this, &TimelinePanel::restoreSnapshotRequested);
+  connect(save, &QAction::triggered, this, &TimelinePanel::saveSnapshotRequested);
+  connect(restore, &QAction::triggered, this, &TimelinePanel::restoreSnapshotRequested);
   connect(slider_, &QSlider::valueChanged, this, [this](int v) {
     if (!syncing_) session_->setStep(v);
   });
