@@ -97,12 +97,35 @@ void run_batched(benchmark::State& state, tc::Dtype dtype) {
   state.counters["nodes"] = static_cast<double>(p.nodes.size());
 }
 
+/// The checked scalar entry point (what the runtime and the IDE call), one
+/// case at a time, for scale: not part of the batched target.
+void BM_scalar_run(benchmark::State& state) {
+  auto ev = tc::Evaluator::create(long_loop_circuit(tc::Dtype::Float64));
+  const auto& xs = inputs();
+  constexpr std::size_t kScalarCases = 1000;
+  tc::Env env;
+  env.inputs["x"] = 0;
+  double sink = 0;
+  for (auto _ : state) {
+    for (std::size_t c = 0; c < kScalarCases; ++c) {
+      env.inputs["x"] = xs[c];
+      auto r = ev->run(env);
+      sink += r->outputs[0];
+    }
+    benchmark::DoNotOptimize(sink);
+  }
+  state.counters["ns_per_case"] =
+      benchmark::Counter(static_cast<double>(kScalarCases), benchmark::Counter::kIsIterationInvariantRate |
+                                                                benchmark::Counter::kInvert);
+}
+
 void BM_batched_float64(benchmark::State& state) { run_batched(state, tc::Dtype::Float64); }
 void BM_batched_float32(benchmark::State& state) { run_batched(state, tc::Dtype::Float32); }
 
 BENCHMARK(BM_native)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_batched_float64)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_batched_float32)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_scalar_run)->Unit(benchmark::kMillisecond);
 
 /// Records each benchmark's real time per iteration to print the ratios.
 class RatioReporter : public benchmark::ConsoleReporter {
@@ -154,5 +177,8 @@ int main(int argc, char** argv) {
     std::printf("%-30s %.1f ns/case, ratio batched/native = %.3f\n", name, it->second * per,
                 it->second / native->second);
   }
+  if (auto it = reporter.times.find("BM_scalar_run"); it != reporter.times.end())
+    std::printf("%-30s %.1f ns/case (checked scalar run(), one case per call), ratio/native = %.1f\n",
+                "BM_scalar_run", it->second * 1e6 / 1000.0, (it->second * 1e6 / 1000.0) / (native->second * per));
   return 0;
 }

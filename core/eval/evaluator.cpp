@@ -184,6 +184,12 @@ Result<Evaluator> Evaluator::create(const Program& program, EvalOptions options)
     const Instr& in = p.instrs[i];
     for (std::uint32_t k = 0; k < in.nargs; ++k) p.needed[static_cast<std::size_t>(p.args[in.arg_begin + k])] = 1;
   }
+  p.straight = true;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!p.needed[i]) continue;
+    p.order.push_back(static_cast<NodeId>(i));
+    if (p.instrs[i].op == Op::Select && p.instrs[i].mode == Mode::Exact) p.straight = false;
+  }
   eval_detail::build_plan(p);
   return Evaluator(std::move(impl));
 }
@@ -219,7 +225,7 @@ Result<CaseResult> Evaluator::run(const Env& env, CaseTrace* trace) const {
   const bool ok = eval_detail::eval_case(p, inputs.data(), *fixed, ws, err);
   if (trace) {
     for (std::size_t i = 0; i < p.program.nodes.size(); ++i) {
-      if (ws.status[i] != 2) continue;
+      if (ws.status[i] != eval_detail::kDone) continue;
       trace->values[i] = ws.values[i];
       trace->computed[i] = 1;
       trace->branch[i] = ws.branch[i];

@@ -65,16 +65,21 @@ struct Prepared {
   std::map<std::string, int, std::less<>> input_index, param_index, state_index;
   std::vector<NodeId> targets;        ///< output nodes, then update next-value nodes
   std::vector<std::uint8_t> needed;   ///< reachable from a target through any argument
+  std::vector<NodeId> order;          ///< needed node ids, ascending
+  bool straight = false;              ///< no needed exact select: evaluate `order` without a stack
   BatchPlan plan;
 
   [[nodiscard]] const NodeId* args_of(const Instr& in) const { return args.data() + in.arg_begin; }
   [[nodiscard]] double round(double v) const { return f32 ? round_f32(v) : v; }
 };
 
+/// Node status in Workspace::status.
+enum : std::uint8_t { kUnvisited = 0, kInProgress = 1, kDone = 2, kFailed = 3 };
+
 /// Per-call scratch of the scalar evaluator, reusable across cases.
 struct Workspace {
   std::vector<double> values;
-  std::vector<std::uint8_t> status;  ///< 0 not visited, 1 in progress, 2 done
+  std::vector<std::uint8_t> status;  ///< kUnvisited, kInProgress, kDone or kFailed
   std::vector<std::int8_t> branch;
   std::vector<std::pair<NodeId, std::uint8_t>> stack;
   std::vector<double> call_args;

@@ -149,14 +149,44 @@ bool eval_case(const Prepared& p, const double* inputs, const Fixed& fixed, Work
   double* v = ws.values.data();
   std::uint8_t* st = ws.status.data();
   std::string reason;
+  if (p.straight) {
+    // No exact select among the needed nodes: every needed node is demanded,
+    // so evaluating them in id order is the same evaluation, without a stack,
+    // and the first error met is the earliest one.
+    for (NodeId id : p.order) {
+      const Instr& in = p.instrs[static_cast<std::size_t>(id)];
+      double r = 0.0;
+      if (!compute(p, in, v, fixed, inputs, ws, r, reason)) {
+        err = node_error(p, id, reason);
+        return false;
+      }
+      v[id] = r;
+      st[id] = kDone;
+    }
+    return true;
+  }
+  // Demand-driven walk. A node that fails is marked and the walk goes on, so
+  // that among all errors of the nodes this case evaluates, the one at the
+  // earliest node (program order, as Python would meet it) is reported. A
+  // node with a failed argument fails without an error of its own; an exact
+  // select whose condition failed explores neither branch.
+  NodeId first_error = -1;
+  std::string first_reason;
+  auto fail = [&](NodeId id, std::string&& why) {
+    st[id] = kFailed;
+    if (first_error < 0 || id < first_error) {
+      first_error = id;
+      first_reason = std::move(why);
+    }
+  };
   enum : std::uint8_t { kNew = 0, kArgsPushed = 1, kBranchPushed = 2 };
   for (NodeId target : p.targets) {
-    if (st[target] == 2) continue;
+    if (st[target] != kUnvisited) continue;
     ws.stack.emplace_back(target, kNew);
     while (!ws.stack.empty()) {
       const NodeId id = ws.stack.back().first;
       const std::uint8_t phase = ws.stack.back().second;
-      if (st[id] == 2) {
+      if (st[id] == kDone || st[id] == kFailed) {
         ws.stack.pop_back();
         continue;
       }
@@ -165,8 +195,13 @@ bool eval_case(const Prepared& p, const double* inputs, const Fixed& fixed, Work
       if (in.op == Op::Select && in.mode == Mode::Exact) {
         if (phase == kNew) {
           ws.stack.back().second = kArgsPushed;
-          st[id] = 1;
-          if (st[a[0]] != 2) ws.stack.emplace_back(a[0], kNew);
+          st[id] = kInProgress;
+          if (st[a[0]] == kUnvisited) ws.stack.emplace_back(a[0], kNew);
+          continue;
+        }
+        if (st[a[0]] == kFailed) {
+          st[id] = kFailed;
+          ws.stack.pop_back();
           continue;
         }
         const bool yes = v[a[0]] != 0.0;
@@ -174,38 +209,52 @@ bool eval_case(const Prepared& p, const double* inputs, const Fixed& fixed, Work
         if (phase == kArgsPushed) {
           ws.stack.back().second = kBranchPushed;
           ws.branch[static_cast<std::size_t>(id)] = yes ? 1 : 0;
-          if (st[chosen] != 2) ws.stack.emplace_back(chosen, kNew);
+          if (st[chosen] == kUnvisited) ws.stack.emplace_back(chosen, kNew);
+          continue;
+        }
+        ws.stack.pop_back();
+        if (st[chosen] == kFailed) {
+          st[id] = kFailed;
           continue;
         }
         v[id] = v[chosen];
         if (in.check_domain) {
-          double r = v[id];
-          if (auto why = p.domains[static_cast<std::size_t>(in.domain)].check(r)) {
-            err = node_error(p, id, "value " + *why + " (domain " + p.domains[static_cast<std::size_t>(in.domain)].to_string() + ")");
-            return false;
+          const Domain& d = p.domains[static_cast<std::size_t>(in.domain)];
+          if (auto why = d.check(v[id])) {
+            fail(id, "value " + *why + " (domain " + d.to_string() + ")");
+            continue;
           }
         }
-        st[id] = 2;
-        ws.stack.pop_back();
+        st[id] = kDone;
         continue;
       }
       if (phase == kNew && in.nargs > 0) {
         ws.stack.back().second = kArgsPushed;
-        st[id] = 1;
-        // Reverse order so the first argument is evaluated (and fails) first.
+        st[id] = kInProgress;
+        // Reverse order so the first argument is evaluated first.
         for (std::uint32_t k = in.nargs; k-- > 0;)
-          if (st[a[k]] != 2) ws.stack.emplace_back(a[k], kNew);
+          if (st[a[k]] == kUnvisited) ws.stack.emplace_back(a[k], kNew);
+        continue;
+      }
+      ws.stack.pop_back();
+      bool arg_failed = false;
+      for (std::uint32_t k = 0; k < in.nargs && !arg_failed; ++k) arg_failed = st[a[k]] == kFailed;
+      if (arg_failed) {
+        st[id] = kFailed;
         continue;
       }
       double r = 0.0;
       if (!compute(p, in, v, fixed, inputs, ws, r, reason)) {
-        err = node_error(p, id, reason);
-        return false;
+        fail(id, std::move(reason));
+        continue;
       }
       v[id] = r;
-      st[id] = 2;
-      ws.stack.pop_back();
+      st[id] = kDone;
     }
+  }
+  if (first_error >= 0) {
+    err = node_error(p, first_error, first_reason);
+    return false;
   }
   return true;
 }

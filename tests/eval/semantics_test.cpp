@@ -108,6 +108,38 @@ TEST(Errors, TheFirstNonFiniteValueIsReported) {
   EXPECT_EQ(batch_error_of(e, {1e10}), describe_node(p, 2) + ": result is infinite");
 }
 
+TEST(Errors, TheEarliestFailingNodeIsReportedLikePythonWouldMeetIt) {
+  // a = 1 / x; b = 1 / y; return b + a  -> CPython raises at `1 / x` first.
+  for (bool with_select : {false, true}) {
+    SCOPED_TRACE(with_select ? "demand-driven walk" : "straight-line order");
+    Builder b;
+    Value x = b.input("x");
+    Value y = b.input("y");
+    b.set_location(SourceLoc{1, 5});
+    Value a = 1 / x;
+    b.set_location(SourceLoc{2, 5});
+    Value bb = 1 / y;
+    b.set_location(SourceLoc{3, 12});
+    Value r = bb + a;
+    if (with_select) r = b.select(x > 100, 0, r);  // an exact select forces the lazy walk
+    Program p = built(b, r);
+    Evaluator e = evaluator(p);
+    const std::string first = describe_node(p, a.id()) + ": division by zero";
+    EXPECT_EQ(error_of(e, inputs({{"x", 0}, {"y", 0}})), first);
+    EXPECT_EQ(batch_error_of(e, {0, 0}), first);
+    EXPECT_EQ(error_of(e, inputs({{"x", 1}, {"y", 0}})), describe_node(p, bb.id()) + ": division by zero");
+    // A failed condition explores neither branch.
+    if (with_select) {
+      Builder b2;
+      Value x2 = b2.input("x");
+      Value late_error = 1 / (x2 - x2);
+      Program p2 = built(b2, b2.select(1 / x2, late_error, 1));
+      Evaluator e2 = evaluator(p2);
+      EXPECT_EQ(error_of(e2, inputs({{"x", 0}})), describe_node(p2, p2.nodes.back().args[0]) + ": division by zero");
+    }
+  }
+}
+
 TEST(Errors, BindingsAreRequiredAndCheckedForFiniteResults) {
   Builder b;
   Value x = b.input("x");
