@@ -110,7 +110,10 @@ class Analyzer {
     const bool args_bounded = std::all_of(n.args.begin(), n.args.end(), [&](NodeId a) { return at(a).bounded(); });
     if (!is_leaf(n.op) && n.op != Op::Call && !v.bounded() && args_bounded && !divisor_warned)
       warn(n.id, std::string(kWarnOverflow));
-    if (n.domain && !relaxed && n.op != Op::Input && n.op != Op::State) {
+    // The evaluator checks the domains of exact computing nodes only; a leaf's
+    // domain (input, state: by definition; constant, parameter: unchecked)
+    // must not narrow what it can produce.
+    if (n.domain && !relaxed && !is_leaf(n.op)) {
       // Values that pass the run-time check are inside the domain.
       if (!inside_domain(v, *n.domain))
         warn(n.id, std::string(kWarnNodeDomain) + " " + n.domain->to_string());

@@ -235,6 +235,19 @@ TEST(AnalyzeWarnings, NodeDomain) {
   EXPECT_EQ(iv(r, sum), Interval::of(1, 10, true));
 }
 
+TEST(AnalyzeWarnings, LeafDomainsDoNotNarrow) {
+  // The evaluator does not check a constant's domain, so the analysis must
+  // not pretend the value is inside it.
+  Builder b;
+  Value x = b.input("x", Domain::int32(0, 1));
+  Value k = b.constant(300);
+  b.set_domain(k, Domain::int32(0, 127));
+  Program p = build(b, x + k);
+  Analysis r = run(p);
+  EXPECT_EQ(iv(r, k), Interval::point(300));
+  EXPECT_EQ(r.output(p, "result"), Interval::of(300, 301, true));
+}
+
 TEST(AnalyzeWarnings, NodesThatNeverRunAreQuiet) {
   Builder b;
   Value x = b.input("x", Domain::float64(-1, 1));

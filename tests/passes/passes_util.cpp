@@ -93,8 +93,26 @@ class Generator {
   Value c(double v) { return b_->constant(v); }
 
   void push(Value v, bool integral = false) {
+    // Sometimes a checked domain on a computing node: the packer must stop
+    // there, the folder must check it, the analysis may narrow with it.
+    const Node& n = b_->peek().nodes[static_cast<std::size_t>(v.id())];
+    if (!is_leaf(n.op) && chance(rng_, 0.08))
+      b_->set_domain(v, integral ? Domain::int32(-20, 20) : Domain::float64(-50.0, 50.0));
     pool_.push_back(v);
     if (integral) ints_.push_back(v);
+  }
+
+  // A region with its own semantics through include (per-node policy).
+  Value region() {
+    static constexpr Semantics kSem[] = {Semantics::Exact, Semantics::Hybrid, Semantics::Relaxed};
+    Builder inner(kSem[pick(rng_, o_.allow_relaxed ? 3 : 2)], Surrogate::Sigmoid, 0.5, b_->peek().dtype);
+    Value a = inner.input("a", Domain::float64(-100, 100));
+    Value c = inner.input("c", Domain::float64(-100, 100));
+    Value r = inner.select(a > c, 2.0 * a + 0.5 * c - 1.0, 3.0 * c);
+    auto prog = inner.build(r);
+    TC_ASSERT(prog.ok());
+    auto outs = b_->include(*prog, {{"a", any()}, {"c", any()}}, "r" + std::to_string(regions_++));
+    return outs.at("result");
   }
 
   // A multiply-add chain with constant coefficients, in the shapes authors
@@ -131,7 +149,7 @@ class Generator {
 
   void step() {
     Builder& b = *b_;
-    switch (pick(rng_, 18)) {
+    switch (pick(rng_, 19)) {
       case 0: push(b.op("add", operand(), operand())); break;
       case 1: push(b.op("sub", operand(), operand())); break;
       case 2: push(b.op("mul", operand(), operand())); break;
@@ -184,6 +202,12 @@ class Generator {
         // Unused work, removed by dead-code elimination.
         (void)(any() * c(constant()) + any());
         break;
+      case 18: {
+        // A chain continuing across an include boundary (different policy).
+        Value r = region();
+        push(chance(rng_, 0.5) ? 4.0 * any() + r : r * 0.5 + any());
+        break;
+      }
     }
   }
 
@@ -191,6 +215,7 @@ class Generator {
   RandomProgramOptions o_;
   Builder* b_ = nullptr;
   std::vector<Value> pool_, ints_;
+  int regions_ = 0;
 };
 
 double draw(const Domain& d, std::mt19937_64& rng) {
