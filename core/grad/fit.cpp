@@ -22,6 +22,7 @@ Result<FitReport> fit(const Program& program, const std::vector<FitCase>& cases,
   if (!tape) return tape.error();
 
   const auto& leaves = tape->leaves();
+  if (leaves.empty()) return make_error("the program has no differentiable parameters to train");
   const std::size_t np = leaves.size(), nt = options.targets.size();
   std::vector<double> params(np), grad(np), step_grad(np), m(np, 0.0), v(np, 0.0);
   std::vector<double> outputs(nt), seeds(nt);

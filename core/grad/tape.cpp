@@ -3,12 +3,13 @@
 //
 // Forward evaluates every node of the cone in id order, but a failure does not
 // stop it: the node is marked "poisoned" with the id of the node that failed.
-// A node is poisoned by the first poisoned argument it actually needs, in the
-// order a lazy left-to-right evaluator would visit them (exact/hybrid select:
-// condition, then the chosen branch only). An output is therefore poisoned
-// exactly when the evaluator would fail, with the same failing node, while the
-// unchosen branches keep their values (or their own poison) for the hybrid
-// derivative rules, which need them.
+// A node's poison is the earliest (smallest id) failure among the arguments it
+// actually needs (exact/hybrid select: its condition, then only the chosen
+// branch; a failed condition needs neither branch), or its own failure when
+// they are all defined. That is exactly the failure the evaluator reports: the
+// earliest failing node among those a lazy evaluation of the output visits.
+// Meanwhile the unchosen branches keep their values (or their own poison) for
+// the hybrid derivative rules, which need them.
 #include <cmath>
 #include <cstdio>
 #include <exception>
@@ -292,8 +293,12 @@ void GradientTape::Impl::compute(NodeId id) {
   const TNode& n = nodes[i];
   const bool hard = n.sem != Semantics::Relaxed;
   std::int32_t poison = 0;
+  // Poisons are 1 + the failing node's id: the smallest nonzero one is the earliest failure.
   auto first_poison = [&](int from, int to) {
-    for (int k = from; k < to && !poison; ++k) poison = p(n, k);
+    for (int k = from; k < to; ++k) {
+      const std::int32_t q = p(n, k);
+      if (q && (!poison || q < poison)) poison = q;
+    }
   };
   auto own = [&](std::string what) {
     why[i] = std::move(what);
@@ -343,6 +348,7 @@ void GradientTape::Impl::compute(NodeId id) {
     case Op::Select:
       if (hard) {
         first_poison(0, 1);
+        if (poison) break;  // a failed condition explores neither branch
         const int chosen = v(n, 0) != 0.0 ? 1 : 2;
         first_poison(chosen, chosen + 1);
         r = v(n, chosen);
@@ -616,11 +622,13 @@ Status GradientTape::forward(const Env& env, std::span<double> outputs) {
   m.ready = false;
   if (Status s = m.load_leaves(env); !s) return s;
   m.forward_pass();
+  std::int32_t poison = 0;
   for (std::size_t k = 0; k < m.out_ids.size(); ++k) {
-    const auto o = static_cast<std::size_t>(m.out_ids[k]);
-    if (m.fail[o]) return m.poison_error(m.fail[o]);
-    outputs[k] = m.val[o];
+    const std::int32_t q = m.fail[static_cast<std::size_t>(m.out_ids[k])];
+    if (q && (!poison || q < poison)) poison = q;
+    outputs[k] = m.val[static_cast<std::size_t>(m.out_ids[k])];
   }
+  if (poison) return m.poison_error(poison);
   m.ready = true;
   return ok_status();
 }
@@ -640,6 +648,12 @@ Status GradientTape::reverse(std::span<const double> seeds, std::span<double> gr
     const auto l = static_cast<std::size_t>(m.leaves[k].node);
     // A leaf outside the cone has a stale adjoint: its derivative is 0.
     gradients[k] = m.reached[l] ? m.adj[l] : 0.0;
+    if (!std::isfinite(gradients[k])) {
+      const GradLeaf& leaf = m.leaves[k];
+      return make_error("the gradient with respect to " + std::string(leaf.op == Op::Input ? "input" : "parameter") +
+                            " '" + leaf.name + "' is " + (std::isnan(gradients[k]) ? "nan" : "infinite"),
+                        m.program.nodes[l].location, leaf.node);
+    }
   }
   return ok_status();
 }

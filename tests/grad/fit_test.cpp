@@ -103,6 +103,13 @@ TEST(GradFit, FailingCaseIsReported) {
   EXPECT_NE(r.error().message.find("division by zero"), std::string::npos);
   o.targets = {"nope"};
   EXPECT_FALSE(fit(*p, cases, o).ok());
+  // Nothing to train is an error, not a silent no-op.
+  auto frozen = freeze(*p);
+  ASSERT_TRUE(frozen.ok());
+  o.targets = {"result"};
+  auto none = fit(*frozen, {cases[0]}, o);
+  ASSERT_FALSE(none.ok());
+  EXPECT_EQ(none.error().message, "the program has no differentiable parameters to train");
 }
 
 }  // namespace

@@ -357,6 +357,18 @@ TEST(GradApi, OutputSelectionAndNonDifferentiableLeaves) {
   EXPECT_EQ(*fr->gradient("x"), 2.0);
 }
 
+TEST(GradApi, NonFiniteGradientIsAnError) {
+  // Finite forward, but the slope 1/x^2-like blows up: d/dx (1/x) at 1e-160.
+  Builder b;
+  Value x = b.input("x");
+  auto p = b.build(1.0 / x);
+  ASSERT_TRUE(p.ok());
+  auto r = gradients(*p, Env{{{"x", 1e-160}}, {}, {}});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().message, "the gradient with respect to input 'x' is infinite");
+  EXPECT_TRUE(gradients(*p, Env{{{"x", 1e-100}}, {}, {}}).ok());
+}
+
 TEST(GradApi, GradientCheckApi) {
   Builder b;
   Value x = b.input("x");
