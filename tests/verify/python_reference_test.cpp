@@ -16,7 +16,9 @@ namespace {
 #ifndef TC_HAVE_PYTHON
 TEST(PythonReference, UnavailableWithoutPython) {
   EXPECT_FALSE(python_reference_available());
-  auto r = make_python_reference({"def f(a):\n    return a\n"});
+  PythonReferenceOptions o;
+  o.source = "def f(a):\n    return a\n";
+  auto r = make_python_reference(o);
   ASSERT_FALSE(r);
   EXPECT_NE(r.error().message.find("TC_ENABLE_PYTHON"), std::string::npos);
 }
