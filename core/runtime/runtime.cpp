@@ -1,5 +1,6 @@
 #include "runtime/runtime.h"
 
+#include <algorithm>
 #include <cmath>
 #include <utility>
 
@@ -39,7 +40,7 @@ Result<Runtime> Runtime::create(Program program, std::uint64_t max_steps, const 
   for (const Node& n : p.nodes) {
     if (n.op == Op::Input) {
       TC_ASSERT(n.domain.has_value());
-      impl->inputs.push_back({n.name, n.id, *n.domain});
+      impl->inputs.push_back({n.name, n.id, *n.domain, DomainBounds(*n.domain)});
     } else if (n.op == Op::State) {
       TC_ASSERT(n.domain.has_value());
       if (auto why = n.domain->check(n.value))
@@ -47,6 +48,7 @@ Result<Runtime> Runtime::create(Program program, std::uint64_t max_steps, const 
       impl->state_names.push_back(n.name);
       impl->state_ids.push_back(n.id);
       impl->state_domains.push_back(*n.domain);
+      impl->state_bounds.emplace_back(*n.domain);
       impl->state.push_back(n.value);
     }
   }
@@ -56,6 +58,10 @@ Result<Runtime> Runtime::create(Program program, std::uint64_t max_steps, const 
   for (const auto& [state, next] : p.updates)
     impl->updates.push_back({static_cast<std::size_t>(impl->state_index[static_cast<std::size_t>(state)]), next});
   for (const auto& [name, _] : p.outputs) impl->output_names.push_back(name);
+  impl->state_by_name.resize(impl->state_names.size());
+  for (std::size_t i = 0; i < impl->state_by_name.size(); ++i) impl->state_by_name[i] = i;
+  std::sort(impl->state_by_name.begin(), impl->state_by_name.end(),
+            [&](std::size_t a, std::size_t b) { return impl->state_names[a] < impl->state_names[b]; });
 
   EvalOptions options;
   options.bindings = bindings;
@@ -105,20 +111,30 @@ NamedValues Runtime::named_state(std::span<const double> state) const {
 }
 
 Status Runtime::Impl::check_inputs(const NamedValues& values) const {
+  // One lookup per input; an unknown name (found by counting) is reported
+  // before a missing or out-of-domain input, since it is usually a typo of one.
   std::size_t known = 0;
-  for (const InputInfo& in : inputs) known += values.contains(in.name) ? 1 : 0;
-  if (known != values.size()) {  // only the error path pays for the name search
+  const InputInfo* missing = nullptr;
+  const InputInfo* outside = nullptr;
+  for (const InputInfo& in : inputs) {
+    auto it = values.find(in.name);
+    if (it == values.end()) {
+      if (!missing && !outside) missing = &in;
+      continue;
+    }
+    ++known;
+    if (!missing && !outside && !in.bounds.contains(it->second) && in.domain.check(it->second)) outside = &in;
+  }
+  if (known != values.size()) {
     for (const auto& [name, _] : values) {
       bool found = false;
       for (const InputInfo& in : inputs) found = found || in.name == name;
       if (!found) return make_error("unknown input " + in_quotes(name) + inputs_hint());
     }
   }
-  for (const InputInfo& in : inputs) {
-    auto it = values.find(in.name);
-    if (it == values.end()) return make_error("missing input " + in_quotes(in.name));
-    if (auto why = in.domain.check(it->second)) return make_error("input " + in_quotes(in.name) + ": " + *why);
-  }
+  if (missing) return make_error("missing input " + in_quotes(missing->name));
+  if (outside)
+    return make_error("input " + in_quotes(outside->name) + ": " + *outside->domain.check(values.find(outside->name)->second));
   return ok_status();
 }
 
@@ -145,33 +161,49 @@ Result<StepResult> Runtime::step(const NamedValues& inputs, const NamedValues& s
 }
 
 Result<StepResult> Runtime::step(const NamedValues& inputs, std::span<const double> state, CaseTrace* trace) const {
-  const Impl& m = *impl_;
-  if (state.size() != m.state_names.size())
-    return make_error("expected " + std::to_string(m.state_names.size()) + " state values, got " +
-                      std::to_string(state.size()));
-  for (std::size_t i = 0; i < state.size(); ++i)
-    if (auto why = m.state_domains[i].check(state[i])) return make_error("state " + in_quotes(m.state_names[i]) + ": " + *why);
-  if (Status s = m.check_inputs(inputs); !s) return s.error();
-
   Env env;
-  env.inputs = inputs;
-  for (std::size_t i = 0; i < state.size(); ++i) env.state.emplace(m.state_names[i], state[i]);
-  auto run = m.evaluator->run(env, trace);
+  return impl_->evaluate(env, inputs, state, trace);
+}
+
+Result<StepResult> Runtime::Impl::evaluate(Env& env, const NamedValues& values, std::span<const double> old_state,
+                                           CaseTrace* trace) const {
+  if (old_state.size() != state_names.size())
+    return make_error("expected " + std::to_string(state_names.size()) + " state values, got " +
+                      std::to_string(old_state.size()));
+  for (std::size_t i = 0; i < old_state.size(); ++i)
+    if (!state_bounds[i].contains(old_state[i]))
+      if (auto why = state_domains[i].check(old_state[i]))
+        return make_error("state " + in_quotes(state_names[i]) + ": " + *why);
+  if (Status s = check_inputs(values); !s) return s.error();
+
+  // Map assignment reuses the nodes of an Env used before (dispatch keeps
+  // one), so a step allocates nothing here after the first.
+  env.inputs = values;
+  if (env.state.size() != state_names.size()) {
+    env.state.clear();
+    for (std::size_t i = 0; i < state_names.size(); ++i) env.state.emplace(state_names[i], 0.0);
+  }
+  auto it = env.state.begin();
+  for (std::size_t slot : state_by_name) (it++)->second = old_state[slot];
+
+  auto run = evaluator->run(env, trace);
   if (!run) return run.error();
 
   StepResult out;
   out.outputs = std::move(run->outputs);
-  out.state.assign(state.begin(), state.end());
-  TC_ASSERT(run->next_state.size() == m.updates.size());
+  out.state.assign(old_state.begin(), old_state.end());
+  TC_ASSERT(run->next_state.size() == updates.size());
   // Every new value is checked before any is kept: the caller commits all or nothing.
-  for (std::size_t k = 0; k < m.updates.size(); ++k) {
-    const auto& [slot, next] = m.updates[k];
+  for (std::size_t k = 0; k < updates.size(); ++k) {
+    const auto& [slot, next] = updates[k];
     const double v = run->next_state[k];
-    if (auto why = m.state_domains[slot].check(v)) {
-      const Node& n = m.program.nodes[static_cast<std::size_t>(next)];
-      return make_error(describe_node(m.program, next) + ": new value of state " + in_quotes(m.state_names[slot]) +
-                            ": " + *why,
-                        n.location, next);
+    if (!state_bounds[slot].contains(v)) {
+      if (auto why = state_domains[slot].check(v)) {
+        const Node& n = program.nodes[static_cast<std::size_t>(next)];
+        return make_error(describe_node(program, next) + ": new value of state " + in_quotes(state_names[slot]) +
+                              ": " + *why,
+                          n.location, next);
+      }
     }
     out.state[slot] = v;
   }
@@ -182,7 +214,7 @@ Result<StepResult> Runtime::dispatch(const NamedValues& inputs, CaseTrace* trace
   if (impl_->steps >= impl_->max_steps)
     return make_error("step budget exhausted: " + std::to_string(impl_->steps) + " of " +
                       std::to_string(impl_->max_steps) + " steps used");
-  auto r = step(inputs, impl_->state, trace);
+  auto r = impl_->evaluate(impl_->scratch, inputs, impl_->state, trace);
   if (!r) return r.error();
   impl_->state = r->state;  // commit: all new values together, and the step
   ++impl_->steps;

@@ -1,6 +1,7 @@
 #pragma once
 // Private state of Runtime, shared by the files of core/runtime (runtime,
 // snapshot, trace). Not part of the public API.
+#include <cmath>
 #include <optional>
 #include <string>
 #include <vector>
@@ -9,11 +10,26 @@
 
 namespace tc {
 
+/// A domain's membership test without building a message: the hot path of
+/// every event. When it says no, Domain::check (the authority, with the
+/// reason) decides.
+struct DomainBounds {
+  double lo = 0, hi = 0;
+  bool integral = false;
+  DomainBounds() = default;
+  explicit DomainBounds(const Domain& d) : lo(d.lo()), hi(d.hi()), integral(d.is_integral()) {}
+  [[nodiscard]] bool contains(double v) const {
+    // NaN fails both comparisons; infinities fail the range (bounds are finite).
+    return v >= lo && v <= hi && (!integral || v == std::floor(v));
+  }
+};
+
 struct Runtime::Impl {
   struct InputInfo {
     std::string name;
     NodeId id = 0;
     Domain domain;
+    DomainBounds bounds;
   };
   struct UpdateSlot {
     std::size_t state_slot = 0;  ///< index into state / state_names
@@ -27,14 +43,20 @@ struct Runtime::Impl {
   std::vector<std::string> state_names;
   std::vector<NodeId> state_ids;
   std::vector<Domain> state_domains;
+  std::vector<DomainBounds> state_bounds;
+  std::vector<std::size_t> state_by_name;  ///< state slots in name order (the order of Env::state)
   std::vector<int> state_index;  ///< node id -> state slot, -1 for other nodes
   std::vector<UpdateSlot> updates;  ///< Program::updates order (the evaluator's next_state order)
   std::vector<std::string> output_names;
   std::vector<double> state;  ///< committed state
   std::uint64_t steps = 0;
   std::uint64_t max_steps = 0;
+  Env scratch;  ///< reused by dispatch so that steady-state events do not allocate map nodes
 
-  /// Unknown, then out-of-domain, then missing inputs.
+  /// One event against `old_state` (state_names order); commits nothing.
+  Result<StepResult> evaluate(Env& env, const NamedValues& values, std::span<const double> old_state,
+                              CaseTrace* trace) const;
+  /// Unknown inputs first, then per input (ascending id) missing or out of domain.
   [[nodiscard]] Status check_inputs(const NamedValues& values) const;
   /// " (the program's inputs are a, b)" for unknown-name errors.
   [[nodiscard]] std::string inputs_hint() const;
