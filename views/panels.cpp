@@ -398,7 +398,8 @@ void InspectorPanel::updateDetail() {
   const auto& ge = session_->exactGrad();
   const auto& gc = session_->chosenGrad();
   if (!ge.available) {
-    html += QStringLiteral("<br><span style='color:#777'>%1</span>").arg(tr("gradients are not available in this build"));
+    const QString why = ge.error ? QString::fromStdString(ge.error->message) : tr("gradients are not available in this build");
+    html += QStringLiteral("<br><span style='color:#777'>%1</span>").arg(why.toHtmlEscaped());
   } else {
     auto gtxt = [&](const NodeGradients& g) {
       return g.ok ? val(g.adjoint)

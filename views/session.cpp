@@ -3,9 +3,11 @@
 #include <QFile>
 #include <QFileInfo>
 
+#include <chrono>
 #include <cmath>
 
 #include "base/atomic_file.h"
+#include "ir/artifact.h"
 #include "runtime/runtime.h"
 
 namespace tc {
@@ -42,11 +44,7 @@ bool Session::openFile(const QString& path, QString* error) {
   selected_ = -1;
   highlighted_.clear();
   if (path.endsWith(QLatin1String(".json"), Qt::CaseInsensitive)) {
-    auto prog = load_artifact_file(path.toStdString());
-    if (!prog.ok()) {
-      if (error) *error = QString::fromStdString(prog.error().format());
-      return false;
-    }
+    // Parsing and validating a large artifact takes a while: off the GUI thread.
     path_ = path;
     read_only_ = true;
     source_.clear();
@@ -54,18 +52,48 @@ bool Session::openFile(const QString& path, QString* error) {
     functions_.clear();
     diagnostics_.clear();
     inputs_.clear();
-    Case c;
-    for (NodeId id : (*prog)->nodes_of(Op::Input)) {
-      const Node& n = (*prog)->nodes[static_cast<std::size_t>(id)];
-      inputs_.push_back({n.name, n.domain.value_or(Domain::float64()), true});
-      const Domain d = n.domain.value_or(Domain::float64());
-      c[n.name] = std::clamp(0.0, d.lo(), d.hi());
-    }
-    case_ = c;
     compile_ms_ = 0;
     emit documentChanged();
-    setProgram(*prog);
-    emit compiled();
+    const std::string text = bytes.toStdString();
+    const std::string name = QFileInfo(path).fileName().toStdString();
+    worker_->post(QStringLiteral("compile"), [this, text, name](JobControl&) -> EngineWorker::Deliver {
+      const auto t0 = std::chrono::steady_clock::now();
+      auto prog = load_artifact(text);
+      std::shared_ptr<const Program> program;
+      std::vector<int> layers;
+      std::optional<Diagnostic> error;
+      if (prog.ok()) {
+        program = std::make_shared<const Program>(std::move(*prog));
+        layers = schedule_layers(*program);
+      } else {
+        error = prog.error();
+        if (error->file.empty()) error->file = name;
+      }
+      const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+      return [this, program, layers = std::move(layers), error, ms]() mutable {
+        ++compile_count_;
+        compile_ms_ = ms;
+        if (error) {
+          diagnostics_ = {*error};
+          emit compiled();
+          emit message(QString::fromStdString(error->format()));
+          return;
+        }
+        Case c;
+        inputs_.clear();
+        for (NodeId id : program->nodes_of(Op::Input)) {
+          const Node& n = program->nodes[static_cast<std::size_t>(id)];
+          const Domain d = n.domain.value_or(Domain::float64());
+          inputs_.push_back({n.name, d, true});
+          c[n.name] = std::clamp(0.0, d.lo(), d.hi());
+        }
+        case_ = c;
+        layers_ = std::move(layers);
+        setProgram(program);
+        emit compiled();
+        emit message(tr("loaded in %1 ms, %2 nodes").arg(compile_ms_, 0, 'f', 1).arg(program_->nodes.size()));
+      };
+    });
     return true;
   }
   path_ = path;
