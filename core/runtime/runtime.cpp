@@ -4,7 +4,6 @@
 #include <cmath>
 #include <utility>
 
-#include "ir/artifact.h"
 #include "runtime/runtime_impl.h"
 #include "runtime/trace.h"
 
@@ -58,6 +57,11 @@ Result<Runtime> Runtime::create(Program program, std::uint64_t max_steps, const 
   for (const auto& [state, next] : p.updates)
     impl->updates.push_back({static_cast<std::size_t>(impl->state_index[static_cast<std::size_t>(state)]), next});
   for (const auto& [name, _] : p.outputs) impl->output_names.push_back(name);
+  for (const Impl::InputInfo& in : impl->inputs) {
+    impl->input_names.push_back(in.name);
+    impl->input_is_boolean.push_back(in.domain.type == DomainType::Boolean);
+  }
+  impl->input_hint = impl->inputs_hint();
   impl->state_by_name.resize(impl->state_names.size());
   for (std::size_t i = 0; i < impl->state_by_name.size(); ++i) impl->state_by_name[i] = i;
   std::sort(impl->state_by_name.begin(), impl->state_by_name.end(),
@@ -272,12 +276,6 @@ Result<NamedValues> Runtime::event_from_json(const nlohmann::ordered_json& event
     out[name] = v;
   }
   return out;
-}
-
-Result<NamedValues> Runtime::parse_event(std::string_view line) const {
-  auto json = parse_json_limited(line);
-  if (!json) return json.error();
-  return event_from_json(*json);
 }
 
 }  // namespace tc

@@ -40,6 +40,9 @@ struct Runtime::Impl {
   std::optional<Evaluator> evaluator;  ///< created from `program` (stable address: Impl lives on the heap)
   const Bindings* bindings = nullptr;
   std::vector<InputInfo> inputs;  ///< ascending node id
+  std::vector<std::string> input_names;  ///< same order, for the events reader
+  std::vector<bool> input_is_boolean;    ///< same order: takes JSON true/false
+  std::string input_hint;                ///< inputs_hint(), computed once
   std::vector<std::string> state_names;
   std::vector<NodeId> state_ids;
   std::vector<Domain> state_domains;

@@ -153,6 +153,7 @@ TEST(Runtime, EventsFromJson) {
   EXPECT_EQ(must(runtime.parse_event(R"({"flag": true, "n": 3})")), (NamedValues{{"flag", 1}, {"n", 3}}));
   EXPECT_EQ(must(runtime.parse_event(R"({"flag": 0, "n": 2.0})")), (NamedValues{{"flag", 0}, {"n", 2}}));
 
+  const std::string deep(100000, '[');  // refused at the first bracket, no recursion
   struct Bad {
     const char* line;
     const char* message;
@@ -162,12 +163,28 @@ TEST(Runtime, EventsFromJson) {
                          Bad{R"({"flag": 1, "n": null})", "input 'n': null is not a number"},
                          Bad{R"({"flag": 1, "m": 1})", "unknown input 'm'"},
                          Bad{R"([1, 2])", "an event must be a JSON object of input values, got array"},
-                         Bad{R"({"flag": 1, )", ""},
-                         Bad{"", ""}}) {
+                         Bad{R"({"flag": 1, )", "invalid json"},
+                         Bad{"", "invalid json"},
+                         Bad{R"({"flag": 1, "n": 2} {})", "invalid json"},
+                         Bad{R"({"flag": 1, "n": 1e400})", "invalid json"},
+                         Bad{R"({"flag": 1, "n": 2, "n": 3})", "input 'n' is given twice"},
+                         Bad{R"({"flag": 1, "n": {"v": 2}})", "input 'n': an object is not a number"},
+                         Bad{R"({"flag": 1, "n": [2]})", "input 'n': an array is not a number"},
+                         Bad{"3", "got number"},
+                         Bad{"\"x\"", "got string"},
+                         Bad{"null", "got null"},
+                         Bad{"true", "got boolean"},
+                         Bad{deep.c_str(), "got array"},
+                         Bad{"{\"flag\": 1, \"n\": \"\xff\"}", "invalid json"}}) {
     auto r = runtime.parse_event(bad.line);
     ASSERT_FALSE(r.ok()) << bad.line;
     EXPECT_NE(r.error().message.find(bad.message), std::string::npos) << bad.line << " -> " << r.error().message;
   }
+  // The parsed-JSON entry point agrees with the line reader.
+  EXPECT_EQ(must(runtime.event_from_json(nlohmann::ordered_json::parse(R"({"flag": false, "n": 9})"))),
+            (NamedValues{{"flag", 0}, {"n", 9}}));
+  EXPECT_FALSE(runtime.event_from_json(nlohmann::ordered_json::parse(R"({"flag": 1, "n": [1]})")).ok());
+  EXPECT_FALSE(runtime.event_from_json(nlohmann::ordered_json::parse(R"({"q": 1})")).ok());
 }
 
 TEST(Runtime, ReplayStopsAtTheFirstFailureAndNamesIt) {
