@@ -59,6 +59,13 @@ Val cbool(bool b, SourceLoc loc = {}) { return cnum(b ? 1.0 : 0.0, kB, loc); }
 bool is_true(const Val& v) { return !v.array && v.is_const && v.c != 0.0; }
 bool is_false(const Val& v) { return !v.array && v.is_const && v.c == 0.0; }
 bool int_like(unsigned ty) { return (ty & (kB | kI)) != 0; }
+// An empty interval marks a value on a branch that cannot be taken (its
+// condition contradicts the intervals): it never runs, so it constrains nothing.
+bool empty(const Val& v) { return !v.array && !v.is_const && v.lo > v.hi; }
+void make_empty(double& lo, double& hi) {
+  lo = kInf;
+  hi = -kInf;
+}
 
 bool same(const Val& a, const Val& b) {
   if (a.array != b.array) return false;
@@ -254,7 +261,14 @@ class Lowerer {
       for (std::size_t i = 0; i < a.items.size(); ++i) r.items[i] = sel(c, a.items[i], b.items[i], loc);
       return r;
     }
-    if (same(a, b)) return a;
+    if (same(a, b)) {
+      // The same wire, but each side may carry a branch-narrowed interval.
+      Val r = a;
+      r.ty |= b.ty;
+      r.lo = std::min(a.lo, b.lo);
+      r.hi = std::max(a.hi, b.hi);
+      return r;
+    }
     if (c.ty == kB && a.is_const && b.is_const && a.ty == kB && b.ty == kB) {
       if (a.c != 0.0 && b.c == 0.0) return c;
       if (a.c == 0.0 && b.c != 0.0) return not_(c, loc);
@@ -333,7 +347,8 @@ class Lowerer {
       desc = "modulo";
     }
     fix_nan(lo, hi);
-    if (ty & kI) check_exact(lo, hi, loc, desc);
+    if (empty(a) || empty(b)) make_empty(lo, hi);
+    else if (ty & kI) check_exact(lo, hi, loc, desc);
     if (a.is_const && b.is_const) {
       double x = rnd(a.c), y = rnd(b.c), r;
       if (op == "+") r = x + y;
@@ -379,7 +394,7 @@ class Lowerer {
   Val neg(const Val& a, SourceLoc loc) {
     scalar(a, loc, "unary minus");
     unsigned ty = (int_like(a.ty) ? kI : 0u) | (a.ty & kF);
-    if (ty & kI) check_exact(-a.hi, -a.lo, loc, "negation");
+    if ((ty & kI) && !empty(a)) check_exact(-a.hi, -a.lo, loc, "negation");
     if (a.is_const) return cnum(rnd(-rnd(a.c)), ty, loc);
     return emit("neg", {a}, loc, ty, -a.hi, -a.lo);
   }
@@ -422,7 +437,7 @@ class Lowerer {
         fail("index " + num_text(i.c) + " is out of range for a list of " + num_text(n) + " elements", loc);
       return arr.items[static_cast<std::size_t>(k)];
     }
-    if (i.hi < -n || i.lo >= n)
+    if (!empty(i) && (i.hi < -n || i.lo >= n))
       fail("this index is always out of range for a list of " + num_text(n) + " elements (it lies in [" +
                num_text(i.lo) + ", " + num_text(i.hi) + "])",
            loc);
@@ -460,6 +475,72 @@ class Lowerer {
       hi = std::max(hi, v.hi);
     }
     return emit("gather", args, loc, ty, lo, hi);
+  }
+
+  // ---- branch narrowing ----------------------------------------------------------
+  // Inside `if x < 10:` the variable x is below 10, and on the other branch
+  // at least 10. Narrowing those intervals (the wire is unchanged) keeps the
+  // exactness check from refusing guarded growth such as
+  // `if x < 1000: x = x * 2` in a loop. Sound because a branch's values are
+  // only evaluated when the branch is taken (select is lazy).
+  std::optional<double> const_of(const Expr& e, const Env& env) const {
+    if (e.kind == ExprKind::Number && !e.too_large) return e.number;
+    if (e.kind == ExprKind::Bool) return e.number;
+    if (e.kind == ExprKind::Unary && e.text == "-") {
+      auto v = const_of(*e.kids[0], env);
+      if (v) return -*v;
+    }
+    if (e.kind == ExprKind::Name) {
+      auto it = env.find(e.text);
+      if (it != env.end() && !it->second.maybe_unbound && !it->second.conflict && !it->second.v.array &&
+          it->second.v.is_const)
+        return it->second.v.c;
+    }
+    return std::nullopt;
+  }
+
+  void narrow(const std::string& name, const std::string& op, double c, Env& env) {
+    auto it = env.find(name);
+    if (it == env.end() || it->second.maybe_unbound || it->second.conflict) return;
+    Val& v = it->second.v;
+    if (v.array || v.is_const || !std::isfinite(c)) return;
+    const bool ints = !(v.ty & kF);
+    double lo = v.lo, hi = v.hi;
+    if (op == "<") hi = std::min(hi, ints ? std::ceil(c) - 1 : c);
+    else if (op == "<=") hi = std::min(hi, ints ? std::floor(c) : c);
+    else if (op == ">") lo = std::max(lo, ints ? std::floor(c) + 1 : c);
+    else if (op == ">=") lo = std::max(lo, ints ? std::ceil(c) : c);
+    else if (op == "==") lo = std::max(lo, c), hi = std::min(hi, c);
+    if (lo <= hi) {
+      v.lo = lo, v.hi = hi;
+    } else {
+      make_empty(v.lo, v.hi);  // this branch cannot be taken
+    }
+  }
+
+  void refine(const Expr& cond, bool truth, Env& env) {
+    if (cond.kind == ExprKind::Unary && cond.text == "not") return refine(*cond.kids[0], !truth, env);
+    if (cond.kind == ExprKind::BoolOp) {
+      if ((cond.text == "and") == truth)
+        for (const auto& k : cond.kids) refine(*k, truth, env);
+      return;
+    }
+    if (cond.kind != ExprKind::Compare || (!truth && cond.ops.size() != 1)) return;
+    static const std::map<std::string, std::string> negated = {{"<", ">="}, {"<=", ">"}, {">", "<="},
+                                                               {">=", "<"}, {"==", "!="}, {"!=", "=="}};
+    static const std::map<std::string, std::string> flipped = {{"<", ">"}, {"<=", ">="}, {">", "<"},
+                                                               {">=", "<="}, {"==", "=="}, {"!=", "!="}};
+    for (std::size_t i = 0; i < cond.ops.size(); ++i) {
+      auto neg = negated.find(cond.ops[i]);
+      if (neg == negated.end()) return;
+      std::string op = truth ? cond.ops[i] : neg->second;
+      const Expr& l = *cond.kids[i];
+      const Expr& r = *cond.kids[i + 1];
+      if (l.kind == ExprKind::Name)
+        if (auto c = const_of(r, env)) narrow(l.text, op, *c, env);
+      if (r.kind == ExprKind::Name)
+        if (auto c = const_of(l, env)) narrow(r.text, flipped.at(op), *c, env);
+    }
   }
 
   // ---- names -----------------------------------------------------------------------
@@ -623,8 +704,11 @@ class Lowerer {
       case ExprKind::IfExp: {
         Val c = truth(expr(*e.kids[0], env), e.kids[0]->outer);
         if (c.is_const) return expr(*e.kids[c.c != 0.0 ? 1 : 2], env);
-        Val yes = expr(*e.kids[1], env);
-        Val no = expr(*e.kids[2], env);
+        Env yes_env = env, no_env = env;
+        refine(*e.kids[0], true, yes_env);
+        refine(*e.kids[0], false, no_env);
+        Val yes = expr(*e.kids[1], yes_env);
+        Val no = expr(*e.kids[2], no_env);
         if (!same_shape(yes, no))
           fail("the two branches of this conditional expression have different shapes (" + shape_text(yes) +
                    " and " + shape_text(no) + ")",
@@ -718,6 +802,7 @@ class Lowerer {
       r.ty = ty;
       r.lo = (x.lo <= 0 && x.hi >= 0) ? 0.0 : std::min(std::fabs(x.lo), std::fabs(x.hi));
       r.hi = std::max(std::fabs(x.lo), std::fabs(x.hi));
+      if (empty(x)) make_empty(r.lo, r.hi);
       return r;
     }
     if (f == "min" || f == "max") {
@@ -810,8 +895,11 @@ class Lowerer {
       case StmtKind::If: {
         Val c = truth(expr(*s.value, env), s.value->outer);
         if (c.is_const) return block(c.c != 0.0 ? s.body : s.orelse, env);
-        Flow a = block(s.body, env);
-        Flow b = block(s.orelse, env);
+        Env yes_env = env, no_env = env;
+        refine(*s.value, true, yes_env);
+        refine(*s.value, false, no_env);
+        Flow a = block(s.body, std::move(yes_env));
+        Flow b = block(s.orelse, std::move(no_env));
         return if_merge(c, std::move(a), std::move(b), s.loc);
       }
       case StmtKind::For:

@@ -288,6 +288,30 @@ TEST(Exactness, IntervalsFollowLoops) {
   EXPECT_EQ(r.error().loc, (SourceLoc{3, 13}));
 }
 
+TEST(Exactness, BranchConditionsNarrowIntervals) {
+  // Without narrowing, 60 doublings would exceed 2^53; the guard keeps x
+  // below 2000 on every path that multiplies.
+  const char* src =
+      "def f(a):\n    x = a\n    for i in range(60):\n        if x < 1000:\n            x = x * 2\n    return x\n";
+  auto c = compile_text(src, {"a=int32:1:50"});
+  ASSERT_TRUE(c.ok()) << c.error().format();
+  auto r = test::evaluate(c->program, {{"a", 3}});
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ((*r)[0].second, 1536);
+  // The same in a conditional expression, and after an early exit.
+  EXPECT_TRUE(compile_text("def f(a):\n    for i in range(60):\n        a = a * 2 if a < 1000 else a\n    return a\n",
+                           {"a=int32:1:50"})
+                  .ok());
+  EXPECT_TRUE(compile_text("def f(a):\n    for i in range(60):\n        if a >= 1000:\n            break\n"
+                           "        a = a * 2\n    return a\n",
+                           {"a=int32:1:50"})
+                  .ok());
+  // After the if, both branches meet again: the interval widens back.
+  auto widened = compile_text(
+      "def f(a):\n    if a < 10:\n        pass\n    return a * a * a * a * a\n", {"a=int32:0:2000000"});
+  EXPECT_FALSE(widened.ok());
+}
+
 TEST(Exactness, LiteralDivisionByZero) {
   for (const char* op : {"/", "//", "%"}) {
     auto r = compile_text(std::string("def f(a):\n    return a ") + op + " 0\n", {"a=int32:0:3"});
