@@ -288,7 +288,12 @@ TC_INLINE void exec_step(Batch& bt, NodeId id, std::size_t m) {
       double* args = bt.call_args.data();
       for (std::size_t i = 0; i < m; ++i) {
         for (std::size_t k = 0; k < in.nargs; ++k) args[k] = vp[k][i];
-        const double r = rnd<F32>(b.forward(std::span<const double>(args, in.nargs)));
+        double r;
+        try {
+          r = rnd<F32>(b.forward(std::span<const double>(args, in.nargs)));
+        } catch (...) {
+          r = kNaN;  // flagged; the scalar re-run reports the exception
+        }
         out[i] = r;
         acc[i] += r * 0.0;
       }

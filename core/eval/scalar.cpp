@@ -4,6 +4,7 @@
 // other op evaluates all of its arguments first. A node nobody demands is
 // never computed, so its errors never surface.
 #include <cmath>
+#include <exception>
 #include <string>
 
 #include "eval/op_math.h"
@@ -114,10 +115,20 @@ bool compute(const Prepared& p, const Instr& in, const double* v, const Fixed& f
       ws.call_args.resize(in.nargs);
       for (std::uint32_t k = 0; k < in.nargs; ++k) ws.call_args[k] = arg(k);
       const Binding& b = *p.bindings[static_cast<std::size_t>(in.slot)];
-      r = b.forward(std::span<const double>(ws.call_args.data(), in.nargs));
+      const std::string& name = p.program.nodes[static_cast<std::size_t>(&in - p.instrs.data())].name;
+      // A host function is outside our control: an exception it throws
+      // becomes this node's error instead of crossing core's API.
+      try {
+        r = b.forward(std::span<const double>(ws.call_args.data(), in.nargs));
+      } catch (const std::exception& e) {
+        reason = "binding '" + name + "' failed: " + e.what();
+        return false;
+      } catch (...) {
+        reason = "binding '" + name + "' failed";
+        return false;
+      }
       if (!std::isfinite(r)) {
-        reason = "binding '" + p.program.nodes[static_cast<std::size_t>(&in - p.instrs.data())].name + "' returned " +
-                 format_number(r);
+        reason = "binding '" + name + "' returned " + format_number(r);
         return false;
       }
       break;

@@ -6,6 +6,7 @@
 #include <cfloat>
 #include <cmath>
 #include <functional>
+#include <stdexcept>
 
 #include "eval/evaluator.h"
 #include "eval_util.h"
@@ -157,6 +158,27 @@ TEST(Errors, BindingsAreRequiredAndCheckedForFiniteResults) {
   EXPECT_EQ(error_of(e, inputs({{"x", 0}})), "node 2 (call 'f') at line 2, column 3: binding 'f' returned -inf");
   EXPECT_EQ(error_of(e, inputs({{"x", -1}})), "node 2 (call 'f') at line 2, column 3: binding 'f' returned nan");
   EXPECT_EQ(batch_error_of(e, {-1}), "node 2 (call 'f') at line 2, column 3: binding 'f' returned nan");
+}
+
+TEST(Errors, AThrowingBindingBecomesAnError) {
+  Builder b;
+  Value x = b.input("x");
+  Value g = b.call("g", {x});
+  Program p = built(b, b.select(x > 0, g, 0));
+  Bindings bindings;
+  bindings["g"].forward = [](std::span<const double> a) -> double {
+    if (a[0] > 10) throw std::runtime_error("too large");
+    return a[0];
+  };
+  EvalOptions o;
+  o.bindings = &bindings;
+  Evaluator e = evaluator(p, o);
+  EXPECT_EQ(error_of(e, inputs({{"x", 11}})), describe_node(p, g.id()) + ": binding 'g' failed: too large");
+  EXPECT_EQ(batch_error_of(e, {11}), describe_node(p, g.id()) + ": binding 'g' failed: too large");
+  EXPECT_EQ(e.run(inputs({{"x", 5}}))->outputs[0], 5);
+  // In the batch the binding runs for every case (both branches are computed
+  // there), but a throw in an unchosen branch does not fail the case.
+  EXPECT_EQ(batch_error_of(e, {-20}), "");
 }
 
 TEST(Errors, ParameterAndStateValues) {
