@@ -134,7 +134,24 @@ int fit_command(const FitArgs& args) {
     report(params.error());
     return kUsage;
   }
-  auto loaded = load_program(args.program);
+  // An artifact is trained under --semantics/--surrogate/--temperature but
+  // saved with its own policy: only parameter values may change in the output.
+  ProgramArgs plain = args.program;
+  const bool artifact = args.program.path.size() < 3 || args.program.path.substr(args.program.path.size() - 3) != ".py";
+  GradOptions policy;
+  if (artifact) {
+    if (!plain.semantics.empty()) policy.semantics = semantics_from(plain.semantics);
+    if (!plain.surrogate.empty()) policy.surrogate = surrogate_from(plain.surrogate);
+    policy.temperature = plain.temperature;
+    if (policy.temperature && (!std::isfinite(*policy.temperature) || *policy.temperature <= 0)) {
+      report(make_error("--temperature must be finite and greater than 0"));
+      return kUsage;
+    }
+    plain.semantics.clear();
+    plain.surrogate.clear();
+    plain.temperature.reset();
+  }
+  auto loaded = load_program(plain);
   if (!loaded) {
     report(loaded.error());
     return kRejected;
@@ -160,6 +177,7 @@ int fit_command(const FitArgs& args) {
     return kRejected;
   }
   FitOptions options;
+  options.grad = policy;
   for (const Target& t : targets) options.targets.push_back(t.output);
   options.optimizer = args.optimizer == "adam" ? Optimizer::Adam : Optimizer::Sgd;
   options.learning_rate = args.lr;

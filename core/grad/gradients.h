@@ -39,6 +39,8 @@ struct GradOptions {
   std::optional<Semantics> semantics;
   /// Replaces the root temperature (finite, > 0); nodes from include keep their own.
   std::optional<double> temperature;
+  /// Replaces the root surrogate; nodes from include keep their own.
+  std::optional<Surrogate> surrogate;
   /// Replaces the program's dtype.
   std::optional<Dtype> dtype;
   /// Bindings for call nodes; must outlive the tape.

@@ -148,6 +148,7 @@ Result<GradientTape> GradientTape::create(const Program& program, const std::vec
   m.program = program;
   if (options.semantics) m.program.semantics = *options.semantics;
   if (options.temperature) m.program.temperature = *options.temperature;
+  if (options.surrogate) m.program.surrogate = *options.surrogate;
   if (options.dtype) m.program.dtype = *options.dtype;
   m.options = options;
   m.f32 = m.program.dtype == Dtype::Float32;

@@ -170,6 +170,18 @@ TEST(GradFitCli, DescriptionLearnedCorrection) {
     if (n.op == Op::Parameter) n.value = j["parameters"]["correction"].get<double>();
   EXPECT_EQ(*trained, expected);
   EXPECT_EQ(*read_file(out), save_artifact(expected));
+
+  // Training under another semantics still saves the artifact's own policy.
+  r = run_cli({"fit", f, "--data", data, "--target", "result=y", "--steps", "1", "--semantics", "hybrid",
+               "--temperature", "2", "-o", out});
+  ASSERT_EQ(r.status, 0) << r.err;
+  auto hybrid = load_artifact(*read_file(out));
+  ASSERT_TRUE(hybrid.ok());
+  EXPECT_EQ(hybrid->semantics, Semantics::Exact);
+  EXPECT_EQ(hybrid->temperature, 1.0);
+  // The included rule stays exact (its nodes carry their own policy), so the
+  // surrogate adds nothing for the parameter: the same step.
+  EXPECT_NEAR(js(r.out)["parameters"]["correction"].get<double>(), 0.1, 1e-16);
 }
 
 TEST(GradFitCli, MalformedDataNamesTheLineAndWritesNothing) {
