@@ -50,6 +50,18 @@ TEST(RunCli, ParametersOverrideStoredValues) {
   EXPECT_EQ(r.err, "error: unknown parameter 'nope'\n");
 }
 
+TEST(RunCli, StateValuesComeFromTheFlagOrTheInitialValue) {
+  auto r = run_cli({"run", data("counter.json"), "--set", "event=1"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(json::parse(r.out), json::parse(R"({"result": 0})"));
+  r = run_cli({"run", data("counter.json"), "--set", "event=1", "--state", "count=41"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(json::parse(r.out), json::parse(R"({"result": 41})"));
+  r = run_cli({"run", data("counter.json"), "--set", "event=1", "--state", "count=101"});
+  EXPECT_EQ(r.status, 3);
+  EXPECT_EQ(r.err, "error: state 'count': 101 is above the maximum 100\n");
+}
+
 TEST(RunCli, RuntimeErrorIsOneLineWithExit3) {
   auto r = run_cli({"run", data("ratio.json"), "--set", "a=7", "--set", "b=0"});
   EXPECT_EQ(r.status, 3);
