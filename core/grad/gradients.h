@@ -4,7 +4,8 @@
 ///
 /// A GradientTape is prepared once per program and output, then run many
 /// times; every run reuses the tape's buffers (no allocation per call unless
-/// an error message is built or a binding allocates). Its forward pass is its
+/// an error message is built or a binding allocates), so one tape serves one
+/// thread at a time: give each thread its own. Its forward pass is its
 /// own, built on ir/kernels.h like the evaluator's, because a hybrid select's
 /// derivative needs the value of the branch the forward did not choose.
 ///

@@ -87,6 +87,32 @@ TEST(GradFit, AdamConvergesOnALine) {
   EXPECT_NEAR(s->parameters[0].second, 0.01 * 2.0 * 30.0 / 5.0, 1e-15);
 }
 
+TEST(GradFit, HybridSurrogateMovesAThreshold) {
+  // step(x) = 1 if x > t else 0: exact gives t no gradient, hybrid does.
+  Builder b;
+  Value x = b.input("x");
+  Value t = b.parameter("t", 0.0);
+  auto p = b.build(b.select(x > t, 1.0, 0.0));
+  ASSERT_TRUE(p.ok());
+  // The data says the step is at 2: x = 1 should give 0, x = 3 should give 1.
+  std::vector<FitCase> cases = {{Env{{{"x", 1.0}}, {}, {}}, {0.0}}, {Env{{{"x", 3.0}}, {}, {}}, {1.0}}};
+  FitOptions o;
+  o.targets = {"result"};
+  o.learning_rate = 0.5;
+  o.steps = 200;
+  auto exact = fit(*p, cases, o);
+  ASSERT_TRUE(exact.ok());
+  EXPECT_EQ(exact->parameters[0].second, 0.0);
+  EXPECT_EQ(exact->final_loss, 0.5);
+  o.grad.semantics = Semantics::Hybrid;
+  auto hybrid = fit(*p, cases, o);
+  ASSERT_TRUE(hybrid.ok()) << hybrid.error().message;
+  EXPECT_GT(hybrid->parameters[0].second, 1.0);
+  EXPECT_LT(hybrid->parameters[0].second, 3.0);
+  EXPECT_EQ(hybrid->final_loss, 0.0);
+  EXPECT_EQ(hybrid->program.semantics, Semantics::Exact);  // training policy is not saved
+}
+
 TEST(GradFit, FailingCaseIsReported) {
   Builder b;
   Value x = b.input("x");
