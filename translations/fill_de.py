@@ -215,6 +215,10 @@ DE = {
     "<b style='color:#c02020'>%1 mismatch(es)</b> in %2 cases":
         "<b style='color:#c02020'>%1 Abweichung(en)</b> in %2 Fällen",
     'cancelled': 'abgebrochen',
+    'loaded in %1 ms, %2 nodes': 'in %1 ms geladen, %2 Knoten',
+    'Open…': 'Öffnen…',
+    'Snapshot': 'Snapshot',
+    'Save or restore the state as a snapshot': 'Den Zustand als Snapshot speichern oder wiederherstellen',
 }
 
 def main() -> int:

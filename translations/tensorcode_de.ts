@@ -94,10 +94,6 @@
             <translation>Knoten</translation>
         </message>
         <message>
-            <source>Op</source>
-            <translation>Op</translation>
-        </message>
-        <message>
             <source>Value</source>
             <translation>Wert</translation>
         </message>
@@ -670,6 +666,10 @@
             <source>snapshot restored at step %1</source>
             <translation>Snapshot bei Schritt %1 wiederhergestellt</translation>
         </message>
+        <message>
+            <source>loaded in %1 ms, %2 nodes</source>
+            <translation>in %1 ms geladen, %2 Knoten</translation>
+        </message>
     </context>
     <context>
         <name>tc::views::SourceEditor</name>
@@ -692,10 +692,6 @@
     </context>
     <context>
         <name>tc::views::TimelinePanel</name>
-        <message>
-            <source>Open events…</source>
-            <translation>Ereignisse öffnen…</translation>
-        </message>
         <message>
             <source>Open an event log (JSON Lines)</source>
             <translation>Ein Ereignisprotokoll öffnen (JSON Lines)</translation>
@@ -783,6 +779,18 @@
         <message>
             <source>current step</source>
             <translation>aktueller Schritt</translation>
+        </message>
+        <message>
+            <source>Open…</source>
+            <translation>Öffnen…</translation>
+        </message>
+        <message>
+            <source>Snapshot</source>
+            <translation>Snapshot</translation>
+        </message>
+        <message>
+            <source>Save or restore the state as a snapshot</source>
+            <translation>Den Zustand als Snapshot speichern oder wiederherstellen</translation>
         </message>
     </context>
     <context>

@@ -63,7 +63,8 @@ int run_ide(int argc, char** argv) {
                             QStringLiteral("NODE"));
   QCommandLineOption step(QStringLiteral("step"), QStringLiteral("Move the timeline to this step (with --events)."),
                           QStringLiteral("N"));
-  parser.addOptions({screenshot, lang, size, timing, events, select, step});
+  QCommandLineOption neighbourhood(QStringLiteral("neighbourhood"), QStringLiteral("Show the Neighbourhood tab (Graphviz around the selection)."));
+  parser.addOptions({screenshot, lang, size, timing, events, select, step, neighbourhood});
   parser.addPositionalArgument(QStringLiteral("FILE"), QStringLiteral("A .py source or a .json artifact to open."));
   parser.process(app);
 
@@ -103,6 +104,7 @@ int run_ide(int argc, char** argv) {
   if (parser.isSet(events) && window.waitUntilSettled(120000)) {
     QString err;
     if (!window.session()->loadEvents(parser.value(events), &err)) std::fprintf(stderr, "error: %s\n", qPrintable(err));
+    window.raiseDock(QStringLiteral("TimelineDock"));
   }
   if (!shot) return QApplication::exec();
 
@@ -121,6 +123,7 @@ int run_ide(int argc, char** argv) {
                  static_cast<long long>(shown), shown_cpu * 1000.0, g ? g->milliseconds : 0.0, g && g->graphviz ? "graphviz" : "layered",
                  static_cast<long long>(ready));
   }
+  if (parser.isSet(neighbourhood)) window.showNeighbourhood();
   if (parser.isSet(step)) window.session()->setStep(parser.value(step).toInt());
   if (parser.isSet(select)) window.graph()->search(parser.value(select));
   else window.selectOutput();

@@ -540,6 +540,15 @@ bool MainWindow::waitUntilSettled(int timeout_ms) {
   return settled;
 }
 
+void MainWindow::raiseDock(const QString& name) {
+  if (auto* d = findChild<QDockWidget*>(name)) {
+    d->show();
+    d->raise();
+  }
+}
+
+void MainWindow::showNeighbourhood() { centre_->setCurrentWidget(neighbourhood_); }
+
 void MainWindow::selectOutput() {
   const auto p = session_->program();
   if (!p || p->outputs.empty()) return;
@@ -553,7 +562,7 @@ void MainWindow::applyDefaultDockSizes() {
   resizeDocks({dock("SourceDock"), dock("InspectorDock")}, {w * 29 / 100, w * 26 / 100}, Qt::Horizontal);
   resizeDocks({dock("SourceDock"), dock("InputsDock")}, {h * 58 / 100, h * 27 / 100}, Qt::Vertical);
   resizeDocks({dock("InspectorDock"), dock("IrDock")}, {h * 55 / 100, h * 30 / 100}, Qt::Vertical);
-  resizeDocks({dock("ProblemsDock")}, {h * 17 / 100}, Qt::Vertical);
+  resizeDocks({dock("ProblemsDock")}, {h * 25 / 100}, Qt::Vertical);
 }
 
 void MainWindow::showEvent(QShowEvent* ev) {

@@ -76,6 +76,10 @@ class MainWindow : public QMainWindow {
   bool waitUntilSettled(int timeout_ms);
   /// Selects the program's first output node.
   void selectOutput();
+  /// Raises a dock by object name ("TimelineDock", "VerifyDock", ...).
+  void raiseDock(const QString& name);
+  /// Shows the Neighbourhood tab instead of the whole circuit.
+  void showNeighbourhood();
 
  protected:
   void closeEvent(QCloseEvent* ev) override;

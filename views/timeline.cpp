@@ -1,6 +1,7 @@
 #include "views/timeline.h"
 
 #include <QChart>
+#include <QGraphicsLayout>
 #include <QChartView>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -33,10 +34,10 @@ TimelinePanel::TimelinePanel(Session* session, QWidget* parent) : QWidget(parent
     return b;
   };
   auto* open = button(tr("Open…"), tr("Open an event log (JSON Lines)"));
-  auto* first = button(QStringLiteral("⏮"), tr("Step 0"));
+  auto* first = button(QStringLiteral("|◀"), tr("Step 0"));
   auto* back = button(QStringLiteral("◀"), tr("Step back (Shift+F10)"));
   auto* fwd = button(QStringLiteral("▶"), tr("Step forward (F10)"));
-  auto* last = button(QStringLiteral("⏭"), tr("Last step"));
+  auto* last = button(QStringLiteral("▶|"), tr("Last step"));
   slider_ = new QSlider(Qt::Horizontal, this);
   slider_->setRange(0, 0);
   bar->addWidget(slider_, 1);
@@ -64,12 +65,16 @@ TimelinePanel::TimelinePanel(Session* session, QWidget* parent) : QWidget(parent
   table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   chart_ = new QChart;
   chart_->legend()->setAlignment(Qt::AlignRight);
-  chart_->setMargins(QMargins(2, 2, 2, 2));
+  chart_->setMargins(QMargins(0, 0, 0, 0));
+  chart_->layout()->setContentsMargins(0, 0, 0, 0);
+  chart_->setBackgroundRoundness(0);
   chartView_ = new QChartView(chart_, split);
   chartView_->setRenderHint(QPainter::Antialiasing);
   split->addWidget(table_);
   split->addWidget(chartView_);
-  split->setStretchFactor(1, 2);
+  split->setStretchFactor(1, 3);
+  table_->setMinimumWidth(180);
+  chartView_->setMinimumHeight(120);
   lay->addWidget(split, 1);
 
   session_->addViewer(this);
@@ -193,7 +198,18 @@ void TimelinePanel::rebuildChart() {
   marker_->attachAxis(ay);
   if (hi == lo) hi = lo + 1;
   ax->setRange(base, base + std::max<double>(1, static_cast<double>(n)));
+  // Integer steps: one tick per step when few, else round numbers.
+  if (n <= 10) ax->setTickCount(static_cast<int>(std::max<std::size_t>(n, 1)) + 1);
+  else ax->applyNiceNumbers();
   ay->setRange(lo - 0.05 * (hi - lo), hi + 0.05 * (hi - lo));
+  ay->applyNiceNumbers();
+  ay->setTickCount(3);
+  ay->setLabelFormat(QStringLiteral("%g"));
+  QFont small = font();
+  small.setPointSize(8);
+  ax->setLabelsFont(small);
+  ay->setLabelsFont(small);
+  ax->setTitleFont(small);
 }
 
 }  // namespace views
