@@ -433,7 +433,13 @@ Status run_batch_impl(const Prepared& p, std::span<const std::span<const double>
   out.errors.clear();
   if (count == 0) return ok_status();
 
-  Batch bt{p, plan.block, {}, {}, {}, {}, {}, {}, {}};
+  // A program that keeps very many values alive at once (thousands of
+  // outputs, a huge affine) gets shorter blocks, so the columns stay within
+  // a bounded amount of memory.
+  constexpr std::size_t kColumnBudgetBytes = std::size_t{64} << 20;
+  std::size_t block = plan.block;
+  while (block > 8 && static_cast<std::size_t>(plan.nslots) * block * sizeof(double) > kColumnBudgetBytes) block /= 2;
+  Batch bt{p, block, {}, {}, {}, {}, {}, {}, {}};
   const std::size_t B = bt.B;
   bt.slots.assign(static_cast<std::size_t>(plan.nslots) * B, 0.0);
   bt.col.assign(n, nullptr);

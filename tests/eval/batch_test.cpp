@@ -132,5 +132,25 @@ TEST(Batch, ManyCasesWhereMostAreFlaggedButAlive) {
     EXPECT_EQ(out.outputs[0][i], ns[i] == 0 ? 0 : std::floor(10 / ns[i])) << i;
 }
 
+TEST(Batch, ManyLiveValuesUseShorterBlocks) {
+  // 40,000 values alive until the end (all outputs): the fast path must
+  // shrink its blocks rather than allocate 40,000 full columns, and still
+  // agree with the scalar path.
+  Builder b;
+  Value x = b.input("x");
+  std::vector<std::pair<std::string, Arg>> outs;
+  for (int i = 0; i < 40000; ++i) outs.emplace_back("o" + std::to_string(i), x * (i + 1));
+  auto p = b.build(outs);
+  ASSERT_TRUE(p.ok());
+  Evaluator e = evaluator(*p);
+  std::vector<double> xs(20);
+  for (std::size_t i = 0; i < xs.size(); ++i) xs[i] = static_cast<double>(i) * 0.5;
+  BatchResult r = batch(e, {xs}, xs.size());
+  ASSERT_EQ(r.outputs.size(), 40000u);
+  EXPECT_TRUE(r.errors.empty());
+  EXPECT_EQ(r.outputs[39999][19], 9.5 * 40000);
+  EXPECT_EQ(r.outputs[0][3], 1.5);
+}
+
 }  // namespace
 }  // namespace tc
