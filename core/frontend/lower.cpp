@@ -895,6 +895,7 @@ class Lowerer {
       case StmtKind::If: {
         Val c = truth(expr(*s.value, env), s.value->outer);
         if (c.is_const) return block(c.c != 0.0 ? s.body : s.orelse, env);
+        if (c.node.valid()) conditions_.emplace_back(s.value->outer, c.node.id());
         Env yes_env = env, no_env = env;
         refine(*s.value, true, yes_env);
         refine(*s.value, false, no_env);
@@ -1110,6 +1111,22 @@ class Lowerer {
         w.file = opts_.filename;
         warnings.push_back(std::move(w));
       }
+    // An if statement whose branches change nothing the result depends on:
+    // its condition is not computed, so an error in it (a division by zero)
+    // does not surface as it would in CPython.
+    std::map<SourceLoc, bool> cond_used;
+    std::vector<SourceLoc> cond_order;
+    for (const auto& [loc, id] : conditions_) {
+      auto [it, fresh] = cond_used.emplace(loc, false);
+      if (fresh) cond_order.push_back(loc);
+      it->second = it->second || needed[static_cast<std::size_t>(id)];
+    }
+    for (const SourceLoc& loc : cond_order)
+      if (!cond_used[loc]) {
+        Diagnostic w = make_warning("this condition decides nothing the result depends on, so it is not computed", loc);
+        w.file = opts_.filename;
+        warnings.push_back(std::move(w));
+      }
 
     Program out = p;
     out.nodes.clear();
@@ -1135,6 +1152,7 @@ class Lowerer {
   std::set<std::string> assigned_;
   std::map<std::tuple<std::uint64_t, int, int>, Value> consts_;
   std::vector<DefRecord> defs_;
+  std::vector<std::pair<SourceLoc, NodeId>> conditions_;  // dynamic if-statement conditions
   std::optional<Val> ret_shape_;
   std::size_t iterations_ = 0;
 };

@@ -344,6 +344,15 @@ TEST(Warnings, ValueReadOnlyByUnusedCodeIsUnused) {
   EXPECT_EQ(c->warnings.size(), 2u);
 }
 
+TEST(Warnings, ConditionThatDecidesNothing) {
+  auto c = compile_text("def f(a, b):\n    if 10 // b > a:\n        pass\n    if a > 1:\n        a = 0\n    return a\n",
+                        {"a=int32:0:3", "b=int32:-2:2"});
+  ASSERT_TRUE(c.ok());
+  ASSERT_EQ(c->warnings.size(), 1u);
+  EXPECT_EQ(c->warnings[0].loc, (SourceLoc{2, 8}));
+  EXPECT_NE(c->warnings[0].message.find("not computed"), std::string::npos);
+}
+
 TEST(Warnings, LoopCarriedValuesAreUsed) {
   auto c = compile_text(loop_source(5), {"a=int32:0:3"});
   ASSERT_TRUE(c.ok());
