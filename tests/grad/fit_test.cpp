@@ -113,6 +113,23 @@ TEST(GradFit, HybridSurrogateMovesAThreshold) {
   EXPECT_EQ(hybrid->program.semantics, Semantics::Exact);  // training policy is not saved
 }
 
+TEST(GradFit, TwoTargetsAddTheirLosses) {
+  Builder b;
+  Value x = b.input("x");
+  Value w = b.parameter("w", 0.0);
+  auto p = b.build({{"u", w * x}, {"v", w + x}});
+  ASSERT_TRUE(p.ok());
+  FitOptions o;
+  o.targets = {"u", "v"};
+  o.learning_rate = 0.1;
+  o.steps = 1;
+  auto r = fit(*p, {{Env{{{"x", 2.0}}, {}, {}}, {4.0, 1.0}}}, o);
+  ASSERT_TRUE(r.ok());
+  // L = (2w - 4)^2 + (w + 2 - 1)^2 = 16 + 1 at w = 0; dL/dw = 2(2w-4)*2 + 2(w+1) = -14.
+  EXPECT_EQ(r->initial_loss, 17.0);
+  EXPECT_DOUBLE_EQ(r->parameters[0].second, 1.4);
+}
+
 TEST(GradFit, FailingCaseIsReported) {
   Builder b;
   Value x = b.input("x");

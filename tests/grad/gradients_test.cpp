@@ -369,6 +369,45 @@ TEST(GradApi, NonFiniteGradientIsAnError) {
   EXPECT_TRUE(gradients(*p, Env{{{"x", 1e-100}}, {}, {}}).ok());
 }
 
+TEST(GradApi, StateIsAnInputToTheOutputButNeverReported) {
+  Builder b;
+  Value x = b.input("x");
+  Value count = b.state("count", 2, Domain::int32(0, 100));
+  b.update(count, count + 1);
+  auto p = b.build(x * count);
+  ASSERT_TRUE(p.ok());
+  auto r = gradients(*p, Env{{{"x", 1.5}}, {}, {}});
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->result, 3.0);
+  EXPECT_EQ(*r->gradient("x"), 2.0);
+  EXPECT_FALSE(r->gradient("count"));
+  auto s = gradients(*p, Env{{{"x", 1.5}}, {}, {{"count", 7.0}}});
+  EXPECT_EQ(*s->gradient("x"), 7.0);
+  auto bad = gradients(*p, Env{{{"x", 1.5}}, {}, {{"count", 700.0}}});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find("state 'count'"), std::string::npos);
+}
+
+TEST(GradApi, TapeWithSeveralOutputsAndSeeds) {
+  Builder b;
+  Value x = b.input("x");
+  Value w = b.parameter("w", 3.0);
+  auto p = b.build({{"a", w * x}, {"b", w + x}});
+  ASSERT_TRUE(p.ok());
+  auto tape = GradientTape::create(*p, {"b", "a"}, GradOptions{});
+  ASSERT_TRUE(tape.ok());
+  EXPECT_EQ(tape->outputs(), (std::vector<std::string>{"b", "a"}));
+  std::vector<double> seeds{10.0, 1.0}, outs(2), grads(2);
+  ASSERT_TRUE(tape->backward(Env{{{"x", 2.0}}, {}, {}}, seeds, outs, grads).ok());
+  EXPECT_EQ(outs, (std::vector<double>{5.0, 6.0}));
+  EXPECT_EQ(grads[0], 10.0 * 1.0 + 1.0 * 3.0);  // d/dx
+  EXPECT_EQ(grads[1], 10.0 * 1.0 + 1.0 * 2.0);  // d/dw
+  // reverse() without a successful forward is refused.
+  Status s = tape->forward(Env{}, outs);
+  EXPECT_FALSE(s.ok());
+  EXPECT_FALSE(tape->reverse(seeds, grads).ok());
+}
+
 TEST(GradApi, GradientCheckApi) {
   Builder b;
   Value x = b.input("x");
