@@ -22,6 +22,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
 
 #include "eval/op_math.h"
 #include "eval/prepared.h"
@@ -130,7 +131,7 @@ TC_INLINE void map1(Col a, double* __restrict out, double* __restrict acc, std::
 struct Batch {
   const Prepared& p;
   std::size_t B;
-  std::vector<double> slots;
+  std::unique_ptr<double[]> slots;  ///< every slot is written before it is read: no zero fill
   std::vector<const double*> col;  ///< per node: current column, or nullptr when uniform
   std::vector<double> uval;        ///< per node: uniform value
   std::vector<double> acc;
@@ -140,7 +141,7 @@ struct Batch {
 
   Col operand(NodeId id) const { return Col{col[static_cast<std::size_t>(id)], uval[static_cast<std::size_t>(id)]}; }
   double* out_of(NodeId id) {
-    return slots.data() + static_cast<std::size_t>(p.plan.slot_of[static_cast<std::size_t>(id)]) * B;
+    return slots.get() + static_cast<std::size_t>(p.plan.slot_of[static_cast<std::size_t>(id)]) * B;
   }
 };
 
@@ -439,9 +440,10 @@ Status run_batch_impl(const Prepared& p, std::span<const std::span<const double>
   constexpr std::size_t kColumnBudgetBytes = std::size_t{64} << 20;
   std::size_t block = plan.block;
   while (block > 8 && static_cast<std::size_t>(plan.nslots) * block * sizeof(double) > kColumnBudgetBytes) block /= 2;
+  while (block > 8 && block / 2 >= count) block /= 2;  // a small batch needs no full-length columns
   Batch bt{p, block, {}, {}, {}, {}, {}, {}, {}};
   const std::size_t B = bt.B;
-  bt.slots.assign(static_cast<std::size_t>(plan.nslots) * B, 0.0);
+  bt.slots.reset(new double[std::max<std::size_t>(static_cast<std::size_t>(plan.nslots) * B, 1)]);
   bt.col.assign(n, nullptr);
   bt.uval.assign(n, 0.0);
   bt.acc.assign(B, 0.0);
@@ -461,8 +463,8 @@ Status run_batch_impl(const Prepared& p, std::span<const std::span<const double>
     if (p.needed[i] && !std::isfinite(v)) acc_init = kNaN;
   }
   for (std::size_t i = 0; i < n; ++i)
-    if (plan.slot_of[i] >= 0) bt.col[i] = bt.slots.data() + static_cast<std::size_t>(plan.slot_of[i]) * B;
-  for (NodeId id : plan.broadcast) std::fill_n(bt.slots.data() + static_cast<std::size_t>(plan.slot_of[static_cast<std::size_t>(id)]) * B, B, bt.uval[static_cast<std::size_t>(id)]);
+    if (plan.slot_of[i] >= 0) bt.col[i] = bt.slots.get() + static_cast<std::size_t>(plan.slot_of[i]) * B;
+  for (NodeId id : plan.broadcast) std::fill_n(bt.slots.get() + static_cast<std::size_t>(plan.slot_of[static_cast<std::size_t>(id)]) * B, B, bt.uval[static_cast<std::size_t>(id)]);
 
   Workspace ws;
   std::vector<double> case_inputs(p.inputs.size());
@@ -485,7 +487,7 @@ Status run_batch_impl(const Prepared& p, std::span<const std::span<const double>
       if (plan.input_rounds[k]) {
         // Rounded to binary32 on entry; a value beyond the binary32 range
         // rounds to infinity, which is an input error.
-        double* __restrict dst = bt.slots.data() + static_cast<std::size_t>(plan.slot_of[id]) * B;
+        double* __restrict dst = bt.slots.get() + static_cast<std::size_t>(plan.slot_of[id]) * B;
         for (std::size_t i = 0; i < m; ++i) {
           dst[i] = round_f32(src[i]);
           acc[i] += dst[i] * 0.0;
