@@ -149,11 +149,9 @@ struct DefRecord {
 
 class Lowerer {
  public:
-  Lowerer(const Module& m, const FunctionDef& fn, const CompileOptions& o, std::set<std::string> fns)
-      : module_(m), fn_(fn), opts_(o), functions_(std::move(fns)),
-        b_(o.semantics, o.surrogate, o.temperature, o.dtype), f32_(o.dtype == Dtype::Float32) {
-    (void)module_;
-  }
+  Lowerer(const FunctionDef& fn, const CompileOptions& o, std::set<std::string> fns)
+      : fn_(fn), opts_(o), functions_(std::move(fns)), b_(o.semantics, o.surrogate, o.temperature, o.dtype),
+        f32_(o.dtype == Dtype::Float32) {}
 
   CompileOutput run() {
     collect_assigned(fn_.body);
@@ -1143,7 +1141,6 @@ class Lowerer {
     return out;
   }
 
-  const Module& module_;
   const FunctionDef& fn_;
   const CompileOptions& opts_;
   std::set<std::string> functions_;
@@ -1169,7 +1166,7 @@ Result<CompileOutput> lower_function(const Module& module, const FunctionDef& fn
     return d;
   }
   try {
-    Lowerer l(module, fn, options, std::move(functions));
+    Lowerer l(fn, options, std::move(functions));
     CompileOutput out = l.run();
     if (Status v = validate(out.program); !v) {
       Diagnostic d = v.error();
