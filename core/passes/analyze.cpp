@@ -1,8 +1,13 @@
 #include "passes/analyze.h"
 
 #include <algorithm>
+#include <array>
+#include <cstdint>
 #include <cfloat>
 #include <cmath>
+#include <limits>
+#include <map>
+#include <queue>
 #include <set>
 
 #include "passes/pass_util.h"
@@ -65,6 +70,7 @@ class Analyzer {
   Analyzer(const Program& p, const AnalyzeOptions& o) : p_(p), o_(o) {
     root_ = o.semantics.value_or(p.semantics);
     f32_ = o.dtype.value_or(p.dtype) == Dtype::Float32;
+    sink_ = &out_.warnings;
   }
 
   Result<Analysis> run() {
@@ -72,6 +78,20 @@ class Analyzer {
       if (!p_.find_named(Op::Parameter, name)) return make_error("analyze: the program has no parameter '" + name + "'");
     out_.intervals.resize(p_.nodes.size());
     for (const Node& n : p_.nodes) out_.intervals[static_cast<std::size_t>(n.id)] = visit(n);
+    if (refine_guarded_branches()) {
+      // Second forward sweep: every node outside a guarded branch is
+      // recomputed from the refined values (selects take their branch values
+      // under their own conditions); the branch nodes keep their refinement.
+      std::erase_if(out_.warnings, [&](const AnalysisWarning& w) { return !member_[static_cast<std::size_t>(w.node)]; });
+      for (const Node& n : p_.nodes) {
+        const std::size_t i = static_cast<std::size_t>(n.id);
+        if (member_[i]) continue;
+        const Interval v = visit(n);
+        const Interval& old = out_.intervals[i];
+        Interval both{std::max(v.lo, old.lo), std::min(v.hi, old.hi), v.integral || old.integral};
+        out_.intervals[i] = both.lo <= both.hi ? both : v;
+      }
+    }
     for (const auto& [state, next] : p_.updates) {
       const Node& s = p_.nodes[static_cast<std::size_t>(state)];
       if (!inside_domain(at(next), *s.domain))
@@ -93,10 +113,16 @@ class Analyzer {
   }
 
  private:
-  const Interval& at(NodeId id) const { return out_.intervals[static_cast<std::size_t>(id)]; }
+  const Interval& at(NodeId id) const {
+    if (ctx_) {
+      auto it = ctx_->find(id);
+      if (it != ctx_->end()) return it->second;
+    }
+    return out_.intervals[static_cast<std::size_t>(id)];
+  }
   const Interval& arg(const Node& n, std::size_t k) const { return at(n.args[k]); }
 
-  void warn(NodeId id, std::string message) { out_.warnings.push_back({id, std::move(message)}); }
+  void warn(NodeId id, std::string message) { sink_->push_back({id, std::move(message)}); }
 
   Semantics semantics_of(const Node& n) const { return n.semantics.value_or(root_); }
 
@@ -142,7 +168,7 @@ class Analyzer {
       case Op::Div:
       case Op::FloorDiv:
       case Op::Mod: {
-        if (arg(n, 1).contains_zero()) {
+        if (arg(n, 1).contains_zero() && !(nonzero_ && nonzero_->count(n.args[1]))) {
           warn(n.id, std::string(kWarnDivisionByZero));
           divisor_warned = true;
         }
@@ -156,8 +182,21 @@ class Analyzer {
         return ival::compare(cmp_of(n.op), arg(n, 0), arg(n, 1));
       case Op::Select: {
         const Interval& c = arg(n, 0);
-        const Interval& yes = arg(n, 1);
-        const Interval& no = arg(n, 2);
+        Interval yes = arg(n, 1);
+        Interval no = arg(n, 2);
+        if (!relaxed) {
+          // A branch's value under its own condition, from the guard refinement.
+          auto it = branch_value_.find(n.id);
+          if (it != branch_value_.end()) {
+            auto meet = [](Interval a, const std::optional<Interval>& b) {
+              if (!b) return a;
+              Interval m{std::max(a.lo, b->lo), std::min(a.hi, b->hi), a.integral || b->integral};
+              return m.lo <= m.hi ? m : a;
+            };
+            yes = meet(yes, it->second[0]);
+            no = meet(no, it->second[1]);
+          }
+        }
         if (relaxed) {
           // c*a + (1-c)*b, step by step as the evaluator computes it.
           Interval one = Interval::point(1.0);
@@ -267,6 +306,229 @@ class Analyzer {
     if (n.bias) acc = ival::add(acc, round(Interval::point(*n.bias)));
     return acc;
   }
+
+  // ---- Guards -------------------------------------------------------------
+  // An exact (or hybrid) select computes only the branch its condition picks,
+  // so the nodes that run only for that branch may assume the condition:
+  // `0.0 if b == 0 else x / b` divides by a nonzero b. For each such branch,
+  // the facts the condition implies (narrower intervals, nonzero operands)
+  // are collected, the nodes used by nothing but that branch are recomputed
+  // under them, and their intervals and warnings replaced (both stay sound:
+  // those nodes never run otherwise). Selects are visited outermost first,
+  // so nested guards accumulate. The work is capped so huge programs stay
+  // linear; past the cap the plain intervals remain.
+
+  struct Facts {
+    std::map<NodeId, Interval> narrowed;
+    std::set<NodeId> nonzero;
+  };
+
+  void narrow(Facts& f, NodeId v, Interval to) const {
+    auto it = f.narrowed.find(v);
+    Interval cur = it != f.narrowed.end() ? it->second : at(v);
+    Interval out{std::max(cur.lo, to.lo), std::min(cur.hi, to.hi), cur.integral || to.integral};
+    out = ival::tighten(out);
+    if (out.lo > out.hi) return;  // contradiction: the branch never runs; keep what we had
+    f.narrowed[v] = out;
+    if (!out.contains_zero()) f.nonzero.insert(v);
+  }
+
+  static bool boolean_like(const Interval& v) { return v.integral && v.within(0.0, 1.0); }
+
+  // What `cond` being non-zero (truth) or zero (!truth) implies.
+  void learn(NodeId cond, bool truth, Facts& f, int depth) const {
+    if (depth > 8) return;
+    const Node& c = p_.nodes[static_cast<std::size_t>(cond)];
+    if (semantics_of(c) == Semantics::Relaxed) return;
+    if (truth) f.nonzero.insert(cond);
+    if (c.op == Op::Select) {
+      // `a and b` lowers to select(a, b, a) or select(a, b, 0); `a or b` to
+      // select(a, a, b) or select(a, 1, b). The select's value is y when the
+      // condition is non-zero and n otherwise.
+      const NodeId cond_of = c.args[0], y = c.args[1], n = c.args[2];
+      auto is_zero = [&](NodeId id) { return at(id).is_point() && at(id).lo == 0.0; };
+      auto is_nonzero = [&](NodeId id) { return !at(id).contains_zero(); };
+      if (truth) {
+        if (n == cond_of || is_zero(n)) {  // n cannot be the non-zero result
+          learn(cond_of, true, f, depth + 1);
+          learn(y, true, f, depth + 1);
+        } else if (is_zero(y)) {
+          learn(cond_of, false, f, depth + 1);
+          learn(n, true, f, depth + 1);
+        }
+      } else {
+        if (y == cond_of || is_nonzero(y)) {  // y cannot be the zero result
+          learn(cond_of, false, f, depth + 1);
+          learn(n, false, f, depth + 1);
+        } else if (is_nonzero(n)) {
+          learn(cond_of, true, f, depth + 1);
+          learn(y, false, f, depth + 1);
+        }
+      }
+      return;
+    }
+    if (!is_comparison(c.op)) return;
+    NodeId v = c.args[0], k = c.args[1];
+    Op op = c.op;
+    if (!at(k).is_point()) {
+      if (!at(v).is_point()) return;
+      std::swap(v, k);  // k < v  is  v > k, and so on
+      switch (op) {
+        case Op::Lt: op = Op::Gt; break;
+        case Op::Le: op = Op::Ge; break;
+        case Op::Gt: op = Op::Lt; break;
+        case Op::Ge: op = Op::Le; break;
+        case Op::Eq: case Op::Ne: case Op::Input: case Op::Parameter: case Op::Constant: case Op::State:
+        case Op::Add: case Op::Sub: case Op::Mul: case Op::Div: case Op::Neg: case Op::FloorDiv: case Op::Mod:
+        case Op::Select: case Op::Relu: case Op::Sigmoid: case Op::Gather: case Op::GatherOneHot: case Op::Affine:
+        case Op::SparseAffine: case Op::Call:
+          break;
+      }
+    }
+    const double key = at(k).lo;
+    if (!truth) {
+      // not (v < k) is v >= k, and so on.
+      switch (op) {
+        case Op::Lt: op = Op::Ge; break;
+        case Op::Le: op = Op::Gt; break;
+        case Op::Gt: op = Op::Le; break;
+        case Op::Ge: op = Op::Lt; break;
+        case Op::Eq: op = Op::Ne; break;
+        case Op::Ne: op = Op::Eq; break;
+        case Op::Input: case Op::Parameter: case Op::Constant: case Op::State: case Op::Add: case Op::Sub:
+        case Op::Mul: case Op::Div: case Op::Neg: case Op::FloorDiv: case Op::Mod: case Op::Select: case Op::Relu:
+        case Op::Sigmoid: case Op::Gather: case Op::GatherOneHot: case Op::Affine: case Op::SparseAffine: case Op::Call:
+          break;
+      }
+    }
+    constexpr double inf = std::numeric_limits<double>::infinity();
+    const bool integral = at(v).integral;
+    switch (op) {
+      case Op::Lt: narrow(f, v, {-inf, integral ? std::ceil(key) - 1.0 : std::nextafter(key, -inf), false}); break;
+      case Op::Le: narrow(f, v, {-inf, key, false}); break;
+      case Op::Gt: narrow(f, v, {integral ? std::floor(key) + 1.0 : std::nextafter(key, inf), inf, false}); break;
+      case Op::Ge: narrow(f, v, {key, inf, false}); break;
+      case Op::Eq:
+        narrow(f, v, Interval::of(key, key));
+        // eq(c, 0) over a 0/1 wire is "not c"; eq(c, 1) is "c".
+        if (boolean_like(at(v)) && (key == 0.0 || key == 1.0)) learn(v, key == 1.0, f, depth + 1);
+        break;
+      case Op::Ne: {
+        if (key == 0.0) f.nonzero.insert(v);
+        Interval cur = at(v);
+        if (integral && cur.lo == key) narrow(f, v, {key + 1.0, inf, false});
+        if (integral && cur.hi == key) narrow(f, v, {-inf, key - 1.0, false});
+        if (boolean_like(at(v)) && (key == 0.0 || key == 1.0)) learn(v, key == 0.0, f, depth + 1);
+        break;
+      }
+      case Op::Input: case Op::Parameter: case Op::Constant: case Op::State: case Op::Add: case Op::Sub:
+      case Op::Mul: case Op::Div: case Op::Neg: case Op::FloorDiv: case Op::Mod: case Op::Select: case Op::Relu:
+      case Op::Sigmoid: case Op::Gather: case Op::GatherOneHot: case Op::Affine: case Op::SparseAffine: case Op::Call:
+        break;
+    }
+  }
+
+  // Nodes that run only as argument `slot` of `select`, ascending.
+  std::vector<NodeId> exclusive_to(const Node& select, std::size_t slot, std::size_t& budget) {
+    std::vector<NodeId> members;
+    const NodeId start = select.args[slot];
+    for (std::size_t k = 0; k < select.args.size(); ++k)
+      if (k != slot && select.args[k] == start) return members;  // also the condition or the other branch
+    std::priority_queue<NodeId> queue;
+    queue.push(start);
+    refs_[static_cast<std::size_t>(start)] += 1;
+    touched_.push_back(start);
+    NodeId last = -1;
+    while (!queue.empty() && budget > 0) {
+      const NodeId id = queue.top();
+      queue.pop();
+      if (id == last) continue;  // duplicates pop together (max-heap)
+      last = id;
+      --budget;
+      const std::size_t i = static_cast<std::size_t>(id);
+      if (refs_[i] != uses_[i] || is_leaf(p_.nodes[i].op)) continue;
+      members.push_back(id);
+      for (NodeId a : p_.nodes[i].args) {
+        if (refs_[static_cast<std::size_t>(a)]++ == 0) touched_.push_back(a);
+        queue.push(a);
+      }
+    }
+    for (NodeId t : touched_) refs_[static_cast<std::size_t>(t)] = 0;
+    touched_.clear();
+    if (budget == 0) members.clear();  // incomplete: do not trust it
+    std::reverse(members.begin(), members.end());
+    return members;
+  }
+
+  bool refine_guarded_branches() {
+    bool refined = false;
+    member_.assign(p_.nodes.size(), 0);
+    uses_ = passes::use_counts(p_);
+    refs_.assign(p_.nodes.size(), 0);
+    fact_of_.assign(p_.nodes.size(), -1);
+    std::size_t budget = 8 * p_.nodes.size() + 100000;
+    for (std::size_t i = p_.nodes.size(); i-- > 0 && budget > 0;) {
+      const Node& sel = p_.nodes[i];
+      if (sel.op != Op::Select || semantics_of(sel) == Semantics::Relaxed) continue;
+      for (std::size_t slot : {std::size_t(1), std::size_t(2)}) {
+        // A select inside a guarded branch inherits that branch's facts.
+        const int outer = fact_of_[i];
+        Facts facts = outer >= 0 ? fact_pool_[static_cast<std::size_t>(outer)] : Facts{};
+        const std::size_t inherited = facts.narrowed.size() + facts.nonzero.size();
+        learn(sel.args[0], slot == 1, facts, 0);
+        if (facts.narrowed.size() + facts.nonzero.size() == inherited) continue;
+        const std::vector<NodeId> members = exclusive_to(sel, slot, budget);
+        std::map<NodeId, Interval> ctx = facts.narrowed;
+        if (members.empty()) {
+          // The branch value itself may still be narrowed (`a if a >= 0 else ...`).
+          auto it = ctx.find(sel.args[slot]);
+          if (it != ctx.end()) {
+            branch_value_[sel.id][slot - 1] = it->second;
+            refined = true;
+          }
+          continue;
+        }
+        refined = true;
+        std::vector<AnalysisWarning> local;
+        ctx_ = &ctx;
+        nonzero_ = &facts.nonzero;
+        sink_ = &local;
+        for (NodeId m : members) {
+          Interval v = visit(p_.nodes[static_cast<std::size_t>(m)]);
+          const Interval& old = out_.intervals[static_cast<std::size_t>(m)];
+          // Both are sound for the runs of m; keep their intersection.
+          Interval both{std::max(v.lo, old.lo), std::min(v.hi, old.hi), v.integral || old.integral};
+          ctx[m] = both.lo <= both.hi ? both : old;
+        }
+        ctx_ = nullptr;
+        nonzero_ = nullptr;
+        sink_ = &out_.warnings;
+        std::set<NodeId> in_branch(members.begin(), members.end());
+        std::erase_if(out_.warnings, [&](const AnalysisWarning& w) { return in_branch.count(w.node) > 0; });
+        out_.warnings.insert(out_.warnings.end(), local.begin(), local.end());
+        for (NodeId m : members) {
+          out_.intervals[static_cast<std::size_t>(m)] = ctx[m];
+          member_[static_cast<std::size_t>(m)] = 1;
+        }
+        branch_value_[sel.id][slot - 1] = ctx.at(sel.args[slot]);
+        fact_pool_.push_back(std::move(facts));
+        for (NodeId m : members) fact_of_[static_cast<std::size_t>(m)] = static_cast<int>(fact_pool_.size() - 1);
+      }
+    }
+    return refined;
+  }
+
+  const std::map<NodeId, Interval>* ctx_ = nullptr;
+  const std::set<NodeId>* nonzero_ = nullptr;
+  std::vector<AnalysisWarning>* sink_ = nullptr;
+  std::vector<int> uses_;
+  std::vector<int> refs_;
+  std::vector<NodeId> touched_;
+  std::vector<std::uint8_t> member_;  ///< per node: refined inside a guarded branch
+  /// Per select: the value of its yes / no argument when that branch is taken.
+  std::map<NodeId, std::array<std::optional<Interval>, 2>> branch_value_;
+  std::vector<int> fact_of_;        ///< per node: index into fact_pool_ of its innermost guard, or -1
+  std::vector<Facts> fact_pool_;
 
   const Program& p_;
   const AnalyzeOptions& o_;

@@ -270,6 +270,60 @@ TEST(AnalyzeWarnings, BranchesRuledOutByTheConditionAreQuiet) {
   EXPECT_TRUE(has_warning(r, maybe.id(), kWarnDivisionByZero));
 }
 
+TEST(AnalyzeGuards, GuardedDivisionIsQuiet) {
+  // `0.0 if b == 0 else x / b`, lowered as the frontend does (not = eq(c, 0)).
+  Builder b;
+  Value x = b.input("x", Domain::float64(-4, 4));
+  Value d = b.input("b", Domain::int32(-2, 2));
+  Value q = x / d;
+  Value r = b.select(b.op("eq", b.op("eq", d, 0), 0), q, 0.0);
+  Program p = build(b, r);
+  Analysis a = run(p);
+  EXPECT_TRUE(messages(a, q.id()).empty());
+  EXPECT_EQ(iv(a, q), Interval::of(-4, 4));
+  // A guard that does not exclude zero (here b != 1) leaves the warning.
+  Builder c;
+  Value x2 = c.input("x", Domain::float64(-4, 4));
+  Value d2 = c.input("b", Domain::int32(-2, 2));
+  Value q2 = x2 / d2;
+  Program p2 = build(c, c.select(c.op("eq", d2, 1), 0.0, q2));
+  EXPECT_TRUE(has_warning(run(p2), q2.id(), kWarnDivisionByZero));
+}
+
+TEST(AnalyzeGuards, AndGuardNarrowsTheIndex) {
+  // `arr[a] if 0 <= a < 3 else -1`, with `and` as select(c1, c2, 0).
+  Builder b;
+  Value a = b.input("a", Domain::int32(-6, 6));
+  Value in_range = b.select(b.op("le", 0, a), b.op("lt", a, 3), 0);
+  Value g = b.gather({3, 1, 4}, a);
+  Value r = b.select(in_range, g, -1);
+  Program p = build(b, r);
+  Analysis an = run(p);
+  EXPECT_TRUE(messages(an, g.id()).empty());
+  EXPECT_EQ(iv(an, g), Interval::of(1, 4, true));
+  EXPECT_EQ(an.output(p, "result"), Interval::of(-1, 4, true));
+}
+
+TEST(AnalyzeGuards, BranchValuesUseTheirCondition) {
+  // abs(a) as select(a < 0, -a, a): both branches are non-negative.
+  Builder b;
+  Value a = b.input("a", Domain::int32(-5, 3));
+  Value r = b.select(a < 0, -a, a);
+  Program p = build(b, r);
+  EXPECT_EQ(run(p).output(p, "result"), Interval::of(0, 5, true));
+}
+
+TEST(AnalyzeGuards, SharedNodesAreNotNarrowed) {
+  // x / b is also an output, so it runs whatever the guard says: it warns.
+  Builder b;
+  Value x = b.input("x", Domain::float64(-4, 4));
+  Value d = b.input("b", Domain::int32(-2, 2));
+  Value q = x / d;
+  auto p = b.build({{"result", b.select(b.op("ne", d, 0), q, 0.0)}, {"raw", q}});
+  ASSERT_TRUE(p.ok());
+  EXPECT_TRUE(has_warning(run(*p), q.id(), kWarnDivisionByZero));
+}
+
 TEST(AnalyzeSoundness, RandomPrograms) {
   std::mt19937_64 rng(4242);
   int values = 0;

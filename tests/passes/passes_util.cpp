@@ -102,6 +102,47 @@ class Generator {
     if (integral) ints_.push_back(v);
   }
 
+  // A condition on v the way the frontend lowers guards: comparisons with
+  // constants, `and` as select(a, b, 0) or select(a, b, a), `or` as
+  // select(a, 1, b) or select(a, a, b), `not` as eq(c, 0).
+  Value condition(Value v, int depth = 0) {
+    Builder& b = *b_;
+    static constexpr const char* kCmp[] = {"lt", "le", "gt", "ge", "eq", "ne"};
+    const int shape = depth > 1 ? 0 : pick(rng_, 6);
+    switch (shape) {
+      case 1: {
+        Value a = condition(v, depth + 1), c = condition(v, depth + 1);
+        return chance(rng_, 0.5) ? b.select(a, c, 0) : b.select(a, c, a);
+      }
+      case 2: {
+        Value a = condition(v, depth + 1), c = condition(v, depth + 1);
+        return chance(rng_, 0.5) ? b.select(a, 1, c) : b.select(a, a, c);
+      }
+      case 3: return b.op("eq", condition(v, depth + 1), 0);
+      default: {
+        const double k = static_cast<double>(pick(rng_, 9) - 4);
+        return chance(rng_, 0.5) ? b.op(kCmp[pick(rng_, 6)], v, k) : b.op(kCmp[pick(rng_, 6)], k, v);
+      }
+    }
+  }
+
+  // select(condition on v, work on v that can fail, other work on v): what
+  // the guard refinement narrows; the soundness tests check it stays sound.
+  Value guarded() {
+    Builder& b = *b_;
+    Value v = chance(rng_, 0.6) ? any_int() : any();
+    auto work = [&]() -> Value {
+      switch (pick(rng_, 5)) {
+        case 0: return any() / v;
+        case 1: return b.op("floordiv", any_int(), v);
+        case 2: return b.gather({1.0, 2.0, 3.0, 4.0}, v);
+        case 3: return b.op("mod", v, 3) * 2.0 + v;
+        default: return v - 1.0;
+      }
+    };
+    return b.select(condition(v), work(), chance(rng_, 0.5) ? work() : Value(v));
+  }
+
   // A region with its own semantics through include (per-node policy).
   Value region() {
     static constexpr Semantics kSem[] = {Semantics::Exact, Semantics::Hybrid, Semantics::Relaxed};
@@ -149,7 +190,7 @@ class Generator {
 
   void step() {
     Builder& b = *b_;
-    switch (pick(rng_, 19)) {
+    switch (pick(rng_, 21)) {
       case 0: push(b.op("add", operand(), operand())); break;
       case 1: push(b.op("sub", operand(), operand())); break;
       case 2: push(b.op("mul", operand(), operand())); break;
@@ -201,6 +242,9 @@ class Generator {
       case 17:
         // Unused work, removed by dead-code elimination.
         (void)(any() * c(constant()) + any());
+        break;
+      case 19: case 20:
+        push(guarded());
         break;
       case 18: {
         // A chain continuing across an include boundary (different policy).
