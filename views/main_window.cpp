@@ -469,16 +469,18 @@ bool MainWindow::exportTo(const QString& kind, const QString& path, QString* err
     if (error) *error = tr("no program to export");
     return false;
   }
-  Result<std::string> content = make_error("unknown export kind");
-  if (kind == QLatin1String("artifact")) content = export_artifact(*p);
-  else if (kind == QLatin1String("optimized")) content = export_optimized(*p);
-  else if (kind == QLatin1String("dot")) content = to_dot(*p, session_->layers());
-  else content = export_target(*p, kind.toStdString());
-  if (!content.ok()) {
-    if (error) *error = QString::fromStdString(content.error().format());
-    return false;
-  }
-  auto st = write_file_atomic(path.toStdString(), *content);
+  const std::string k = kind.toStdString(), file = path.toStdString();
+  const auto layers = session_->layers();
+  // Optimizing and emitting large circuits takes time: on the worker.
+  const Status st = await_on_worker<Status>(session_->worker(), [p, k, file, layers](JobControl&) -> Status {
+    Result<std::string> content = make_error("unknown export kind '" + k + "'");
+    if (k == "artifact") content = export_artifact(*p);
+    else if (k == "optimized") content = export_optimized(*p);
+    else if (k == "dot") content = to_dot(*p, layers);
+    else content = export_target(*p, k);
+    if (!content.ok()) return content.error();
+    return write_file_atomic(file, *content);
+  });
   if (!st.ok()) {
     if (error) *error = QString::fromStdString(st.error().format());
     return false;

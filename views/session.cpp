@@ -383,12 +383,14 @@ bool Session::saveSnapshot(const QString& path, QString* error) const {
     for (NodeId id : program_->nodes_of(Op::State)) state.push_back(program_->nodes[static_cast<std::size_t>(id)].value);
   }
   const std::uint64_t max_steps = replay_.max_steps ? replay_.max_steps : Runtime::kDefaultMaxSteps;
-  auto text = snapshot_json(*program_, names, state, replay_.base_steps + static_cast<std::uint64_t>(step_), max_steps);
-  if (!text.ok()) {
-    if (error) *error = QString::fromStdString(text.error().format());
-    return false;
-  }
-  auto st = write_file_atomic(path.toStdString(), *text);
+  const std::uint64_t steps = replay_.base_steps + static_cast<std::uint64_t>(step_);
+  auto program = program_;
+  const std::string file = path.toStdString();
+  const Status st = await_on_worker<Status>(*worker_, [program, names, state, steps, max_steps, file](JobControl&) -> Status {
+    auto text = snapshot_json(*program, names, state, steps, max_steps);
+    if (!text.ok()) return text.error();
+    return write_file_atomic(file, *text);
+  });
   if (!st.ok()) {
     if (error) *error = QString::fromStdString(st.error().format());
     return false;
@@ -403,7 +405,8 @@ bool Session::restoreSnapshot(const QString& path, QString* error) {
     return false;
   }
   const std::string text = f.readAll().toStdString();
-  auto prog = snapshot_program(text);
+  auto prog = await_on_worker<Result<std::shared_ptr<const Program>>>(
+      *worker_, [text](JobControl&) { return snapshot_program(text); });
   if (!prog.ok()) {
     if (error) *error = QString::fromStdString(prog.error().format());
     return false;
@@ -418,8 +421,11 @@ bool Session::restoreSnapshot(const QString& path, QString* error) {
   snapshot_text_ = text;
   // Replay the open event log (if any) from the snapshot; otherwise show the snapshot at step 0.
   if (!events_path_.isEmpty()) return loadEvents(events_path_, error);
-  auto r = replay_events(*program_, snapshot_text_, std::string(), std::string(), nullptr);
-  replay_ = std::move(r);
+  auto program = program_;
+  const std::string snap = snapshot_text_;
+  replay_ = await_on_worker<Replay>(*worker_, [program, snap](JobControl& ctl) {
+    return replay_events(*program, snap, std::string(), std::string(), &ctl);
+  });
   has_replay_ = true;
   step_ = 0;
   notify([](Viewer* v) { v->stepChanged(); });

@@ -4,6 +4,7 @@
 // the same tag, so recompiling on every keystroke never builds a backlog;
 // each request's result comes back to the GUI thread as a queued call and
 // is dropped when a newer request of the same tag was posted meanwhile.
+#include <QEventLoop>
 #include <QObject>
 #include <QPointer>
 #include <QString>
@@ -15,6 +16,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include "base/progress.h"
@@ -83,6 +85,27 @@ class EngineWorker : public QObject {
   bool stopping_ = false;
   std::thread thread_;
 };
+
+/// Runs `fn` on the worker and waits for its result while the GUI thread
+/// keeps processing events (a nested event loop): for actions whose caller
+/// needs the answer (exports, snapshots) but whose work must stay off the
+/// GUI thread. Each call uses its own tag, so nothing replaces it.
+template <class T>
+T await_on_worker(EngineWorker& worker, const std::function<T(JobControl&)>& fn) {
+  static quint64 counter = 0;
+  auto result = std::make_shared<std::optional<T>>();
+  QEventLoop loop;
+  QPointer<QEventLoop> guard(&loop);
+  worker.post(QStringLiteral("await-%1").arg(++counter), [fn, result, guard](JobControl& ctl) -> EngineWorker::Deliver {
+    auto value = std::make_shared<T>(fn(ctl));
+    return [result, value, guard] {
+      *result = std::move(*value);
+      if (guard) guard->quit();
+    };
+  });
+  if (!*result) loop.exec();
+  return std::move(**result);
+}
 
 }  // namespace views
 }  // namespace tc

@@ -306,6 +306,47 @@ class IdeTest : public QObject {
     QVERIFY(s.contains(QStringLiteral("256")));
   }
 
+  void verifyMismatchActivatesIntoTheInputsPanel() {
+    // The unused division is never computed by the circuit, but CPython raises at a = 0.
+    MainWindow w;
+    w.show();
+    QVERIFY(w.openPath(data("unused_div.py")));
+    QVERIFY(w.waitUntilSettled(30000));
+    QVERIFY(w.session()->program());
+    w.verifyPanel()->start();
+    QVERIFY(w.waitUntilSettled(60000));
+    if (w.verifyPanel()->summary().contains(QStringLiteral("CPython"))) QSKIP("this build has no embedded CPython");
+    QCOMPARE(w.verifyPanel()->mismatches()->topLevelItemCount(), 1);
+    auto* item = w.verifyPanel()->mismatches()->topLevelItem(0);
+    QCOMPARE(item->text(0), QStringLiteral("a=0"));
+    w.session()->setCaseValue("a", 2);
+    QVERIFY(w.waitUntilSettled(30000));
+    emit w.verifyPanel()->mismatches()->itemActivated(item, 0);
+    QVERIFY(w.waitUntilSettled(30000));
+    QCOMPARE(w.session()->currentCase().at("a"), 0.0);
+    QCOMPARE(w.inputs()->table()->item(w.inputs()->rowOf(QStringLiteral("a")), 4)->text(), QStringLiteral("0"));
+    QCOMPARE(w.session()->exactRun().outputs.at(0), 0.0);
+  }
+
+  void jumpToTheStepWhereANodeChanged() {
+    MainWindow w;
+    w.show();
+    QVERIFY(w.openPath(example("counter.json")));
+    QVERIFY(w.waitUntilSettled(30000));
+    QString err;
+    QVERIFY(w.session()->loadEvents(example("counter_events.jsonl"), &err));
+    QVERIFY(w.waitUntilSettled(30000));
+    // The state node's value per step (old state): 0, 1, 2, 2, 3.
+    w.session()->select(*w.session()->program()->find_named(Op::State, "count"));
+    w.timeline()->jumpToChange();
+    QCOMPARE(w.session()->step(), 2);
+    w.session()->setStep(3);
+    w.timeline()->jumpToChange();
+    QCOMPARE(w.session()->step(), 5);
+    w.timeline()->jumpToChange();  // no later change: stays
+    QCOMPARE(w.session()->step(), 5);
+  }
+
   void germanTranslationLoads() {
     QVERIFY(install_translation(*QCoreApplication::instance(), QStringLiteral("de")));
     MainWindow w;
