@@ -42,6 +42,31 @@ TEST(CliVerify, SourceAgainstAnotherReference) {
   EXPECT_EQ(j["mismatches"].dump(), R"([{"circuit":{"result":10},"inputs":{"a":5},"reference":{"result":12}}])");
 }
 
+TEST(CliVerify, UnusedDivisionIsReportedAtItsCase) {
+  auto r = run_cli({"verify", data("unused_division.py"), "--input", "a=int32:-3:3"});
+  if (frontend_missing(r)) GTEST_SKIP() << "compile_python is not implemented yet";
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_EQ(r.out,
+            "{\"cases\":7,\"exhaustive\":true,\"passed\":false,\"mismatches\":[{\"inputs\":{\"a\":0},"
+            "\"circuit\":{\"result\":1},\"reference\":{\"error\":\"ZeroDivisionError: division by zero\"}}]}\n");
+}
+
+TEST(CliVerify, FunctionFlagPicksTheSameFunctionOnBothSides) {
+  std::string corpus = std::string(TC_TEST_DATA) + "/corpus/several_functions.py";
+  auto r = run_cli({"verify", corpus, "--input", "a=int32:-10:10", "--function", "second"});
+  if (frontend_missing(r)) GTEST_SKIP() << "compile_python is not implemented yet";
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "{\"cases\":21,\"exhaustive\":true,\"passed\":true,\"mismatches\":[]}\n");
+}
+
+TEST(CliVerify, FloatingSourceIsSampled) {
+  std::string corpus = std::string(TC_TEST_DATA) + "/corpus/arith_float.py";
+  auto r = run_cli({"verify", corpus, "--input", "x=float64:-10:10", "--input", "y=float64:0.5:4"});
+  if (frontend_missing(r)) GTEST_SKIP() << "compile_python is not implemented yet";
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "{\"cases\":10000,\"exhaustive\":false,\"passed\":true,\"mismatches\":[]}\n");
+}
+
 TEST(CliVerify, ArtifactWithReference) {
   auto r = run_cli({"verify", data("choose.json"), "--reference", data("choose_reference.py")});
   EXPECT_EQ(r.status, 0) << r.err;
