@@ -473,7 +473,12 @@ class Analyzer {
       for (std::size_t slot : {std::size_t(1), std::size_t(2)}) {
         // A select inside a guarded branch inherits that branch's facts.
         const int outer = fact_of_[i];
-        Facts facts = outer >= 0 ? fact_pool_[static_cast<std::size_t>(outer)] : Facts{};
+        Facts facts;
+        // Deeply nested guards would copy ever larger fact sets: past a small
+        // size start afresh (fewer facts is still sound).
+        if (outer >= 0 && fact_pool_[static_cast<std::size_t>(outer)].narrowed.size() +
+                                  fact_pool_[static_cast<std::size_t>(outer)].nonzero.size() <= 64)
+          facts = fact_pool_[static_cast<std::size_t>(outer)];
         const std::size_t inherited = facts.narrowed.size() + facts.nonzero.size();
         learn(sel.args[0], slot == 1, facts, 0);
         if (facts.narrowed.size() + facts.nonzero.size() == inherited) continue;

@@ -324,6 +324,18 @@ TEST(AnalyzeGuards, SharedNodesAreNotNarrowed) {
   EXPECT_TRUE(has_warning(run(*p), q.id(), kWarnDivisionByZero));
 }
 
+TEST(AnalyzeGuards, DeeplyNestedGuardsStayCheap) {
+  // 20,000 nested `x if x < k else ...`: the refinement work is capped.
+  Builder b;
+  Value x = b.input("x", Domain::int32(-100000, 100000));
+  Value acc = x;
+  for (int k = 0; k < 20000; ++k) acc = b.select(x < k, acc + 1, acc);
+  Program p = build(b, acc);
+  auto a = analyze(p);
+  ASSERT_TRUE(a.ok());
+  EXPECT_TRUE(a->output(p, "result").contains(-100000 + 20000));
+}
+
 TEST(AnalyzeSoundness, RandomPrograms) {
   std::mt19937_64 rng(4242);
   int values = 0;
