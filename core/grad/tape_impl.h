@@ -1,0 +1,98 @@
+#pragma once
+// Private to core/grad: the gradient tape's prepared form and buffers, shared
+// by tape.cpp (preparing, public entry points), tape_forward.cpp (the
+// poison-tracking forward pass) and tape_vjp.cpp (derivative rules).
+//
+// The forward pass evaluates every node of the cone in id order, but a
+// failure does not stop it: the node is marked "poisoned" with the id of the
+// node that failed. A node's poison is the earliest (smallest id) failure
+// among the arguments it actually needs (exact/hybrid select: its condition,
+// then only the chosen branch; a failed condition needs neither branch), or
+// its own failure when they are all defined. That is exactly the failure the
+// evaluator reports: the earliest failing node among those a lazy evaluation
+// of the output visits. Meanwhile the unchosen branches keep their values (or
+// their own poison) for the hybrid derivative rules, which need them.
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "grad/gradients.h"
+#include "grad/surrogate.h"
+
+namespace tc {
+
+namespace tape_detail {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+inline std::string num(double v) {
+  if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 1e15) return std::to_string(static_cast<long long>(v));
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+
+/// Compact per-node record: what the two passes read in their inner loops.
+struct TNode {
+  Op op = Op::Constant;
+  Semantics sem = Semantics::Exact;
+  bool carries = false;  ///< a derivative can reach here from a reported leaf
+  bool checked_domain = false;
+  std::int32_t first = 0;  ///< into Impl::args
+  std::int32_t count = 0;
+  double temperature = 1.0;
+  const SurrogatePolicy* policy = nullptr;
+};
+
+}  // namespace tape_detail
+
+struct GradientTape::Impl {
+  using TNode = tape_detail::TNode;
+  Program program;
+  GradOptions options;
+  bool f32 = false;
+  std::vector<TNode> nodes;
+  std::vector<NodeId> args;
+  std::vector<NodeId> order;  ///< the outputs' cone, ascending
+  std::vector<std::string> out_names;
+  std::vector<NodeId> out_ids;
+  std::vector<GradLeaf> leaves;
+  std::vector<const Binding*> binding_of;
+  std::map<std::string, NodeId, std::less<>> inputs, params, states;
+
+  // Per-run buffers, sized once.
+  std::vector<double> val, adj, scratch;
+  std::vector<std::int32_t> fail;  ///< 0: defined; else 1 + id of the node that failed
+  std::vector<std::uint8_t> reached;
+  std::vector<std::string> why;  ///< failure message of a node that failed itself
+  bool ready = false;            ///< the buffers hold a successful forward pass
+
+  NodeId arg(const TNode& n, int k) const { return args[static_cast<std::size_t>(n.first + k)]; }
+  double v(const TNode& n, int k) const { return val[static_cast<std::size_t>(arg(n, k))]; }
+  std::int32_t p(const TNode& n, int k) const { return fail[static_cast<std::size_t>(arg(n, k))]; }
+
+  Diagnostic node_error(NodeId id, const std::string& what) const {
+    const Node& n = program.nodes[static_cast<std::size_t>(id)];
+    return make_error(describe_node(program, id) + ": " + what, n.location, id);
+  }
+  Diagnostic poison_error(std::int32_t poison) const { return node_error(poison - 1, why[static_cast<std::size_t>(poison - 1)]); }
+
+  Status load_leaves(const Env& env);
+  void forward_pass();
+  void compute(NodeId id);
+  Status backward_pass(std::span<const double> seeds);
+  Status vjp(NodeId id, double g);
+  void push(NodeId a, double contribution) {
+    const auto i = static_cast<std::size_t>(a);
+    if (!nodes[i].carries) return;
+    reached[i] = 1;
+    adj[i] += contribution;
+  }
+  Status needs_defined(NodeId decision, NodeId value) const;
+  double gather_weights(const TNode& n, double index, double& den);
+};
+
+}  // namespace tc
