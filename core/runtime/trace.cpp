@@ -232,6 +232,12 @@ Result<TraceRecording> record_trace(const Runtime& runtime, std::span<const Name
   TraceRecording out;
   ReplayResult r = copy->replay(events, &out.trace);
   out.failure = std::move(r.failure);
+  if (out.failure && copy->steps() < copy->max_steps()) {
+    // Evaluation is deterministic: running the failed event again (purely)
+    // reproduces its partial values.
+    auto again = copy->step(events[out.failure->index], copy->state(), &out.failure_values);
+    (void)again;
+  }
   return out;
 }
 

@@ -109,10 +109,14 @@ Result<std::optional<std::size_t>> previous_change(const Runtime& runtime, const
 
 /// Records a trace over `events` from a copy of `runtime` (which is not
 /// changed). `failure` receives the first failed event, if any; the trace
-/// holds the events before it.
+/// holds the events before it, and `failure_values` what the failed event's
+/// evaluation computed before it stopped (empty when it failed before
+/// evaluating: a bad input, an exhausted budget), so the IDE can show where
+/// it went wrong.
 struct TraceRecording {
   StepTrace trace;
   std::optional<ReplayFailure> failure;
+  CaseTrace failure_values;
 };
 Result<TraceRecording> record_trace(const Runtime& runtime, std::span<const NamedValues> events);
 

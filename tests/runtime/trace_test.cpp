@@ -122,6 +122,24 @@ TEST(Trace, RecordTraceLeavesTheRuntimeAlone) {
   EXPECT_EQ(rec.trace.step_number(0), 2u);
   EXPECT_EQ(rec.trace.state_before(0)[0], 1);
   EXPECT_EQ(rec.trace.state_after(1)[0], 6);
+  EXPECT_TRUE(rec.failure_values.values.empty());  // refused before evaluation
+}
+
+TEST(Trace, RecordTraceKeepsTheFailedEventsPartialValues) {
+  Runtime runtime = must(Runtime::create(testing::divide_program(), 100));
+  const std::vector<NamedValues> events = {{{"d", 2}}, {{"d", 0}}};
+  TraceRecording rec = must(record_trace(runtime, events));
+  ASSERT_TRUE(rec.failure.has_value());
+  EXPECT_EQ(rec.failure->index, 1u);
+  ASSERT_EQ(rec.trace.size(), 1u);
+  const Program& p = runtime.program();
+  const auto acc = std::size_t(*p.find_named(Op::State, "acc"));
+  const auto d = std::size_t(*p.find_named(Op::Input, "d"));
+  ASSERT_EQ(rec.failure_values.values.size(), p.nodes.size());
+  EXPECT_EQ(rec.failure_values.values[d], 0);
+  EXPECT_EQ(rec.failure_values.values[acc], 6);  // the state the failed event saw
+  const auto div = std::size_t(p.nodes_of(Op::Div).front());
+  EXPECT_EQ(rec.failure_values.computed[div], 0);  // the division raised
 }
 
 TEST(Trace, AppendingAcrossReplaysEqualsOneReplay) {
