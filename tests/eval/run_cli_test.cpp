@@ -155,6 +155,49 @@ TEST(RunCli, MalformedCasesLineNamesTheLineAndPrintsNothing) {
   EXPECT_TRUE(one_line(r.err)) << r.err;
 }
 
+TEST(RunCli, MutatedCasesFilesNeverCrash) {
+  // Deterministic mutations of a valid cases file: every run either succeeds
+  // with one line per case or fails with one `FILE:LINE: error:` line.
+  const std::string dir = testing::temp_dir();
+  const std::string good = "{\"a\": 7, \"b\": 2}\n{\"a\": -3, \"b\": 0}\n{\"b\": 1, \"a\": 1}\n";
+  std::uint64_t seed = 12345;
+  auto next = [&] {
+    seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+    return static_cast<std::size_t>(seed >> 33);
+  };
+  const std::string alphabet = "{}[]\":,-+.eE0123456789 \tabnul\\\x01\xff\n";
+  std::vector<std::string> inputs = {std::string(100000, '['), "{\"a\": 1e999, \"b\": 1}\n",
+                                     "{\"a\": 1, \"b\": 1, \"a\": 2}\n", std::string("\0\0\n", 3),
+                                     "{\"a\": " + std::string(5000, '9') + ", \"b\": 1}\n"};
+  for (int i = 0; i < 30; ++i) {
+    std::string t = good;
+    const std::size_t edits = 1 + next() % 4;
+    for (std::size_t e = 0; e < edits; ++e) {
+      const std::size_t pos = next() % (t.size() + 1);
+      switch (next() % 3) {
+        case 0: if (pos < t.size()) t[pos] = alphabet[next() % alphabet.size()]; break;
+        case 1: t.insert(pos, 1, alphabet[next() % alphabet.size()]); break;
+        default: t.erase(pos, next() % 5); break;
+      }
+    }
+    inputs.push_back(t);
+  }
+  for (const std::string& text : inputs) {
+    const std::string path = testing::write_temp(dir, "m.jsonl", text);
+    auto r = run_cli({"run", data("ratio.json"), "--cases", path});
+    SCOPED_TRACE(text.substr(0, 80));
+    ASSERT_TRUE(r.status == 0 || r.status == 3) << r.status << " " << r.err;
+    if (r.status == 3) {
+      EXPECT_EQ(r.out, "");
+      EXPECT_TRUE(one_line(r.err)) << r.err;
+      EXPECT_EQ(r.err.rfind(path + ":", 0), 0u) << r.err;
+    } else {
+      EXPECT_EQ(r.err, "");
+      for (const json& line : json_lines(r.out)) EXPECT_TRUE(line.is_object());
+    }
+  }
+}
+
 TEST(RunCli, UsageErrors) {
   const std::string dir = testing::temp_dir();
   const std::string cases = testing::write_temp(dir, "c.jsonl", "{\"a\": 1}\n");
