@@ -7,6 +7,10 @@
 /// the checked evaluator produces for in-domain inputs lies in its node's
 /// interval) but not tight, and a warning means "could not rule out", not
 /// "will happen". Runtime checks remain authoritative.
+///
+/// Exact and hybrid selects compute only their chosen branch, so nodes used
+/// only by one branch are analysed assuming that branch's condition (guards
+/// such as `0.0 if b == 0 else x / b` do not warn); see docs/passes.md.
 #include <map>
 #include <optional>
 #include <string>
