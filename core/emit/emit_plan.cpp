@@ -142,6 +142,9 @@ Diagnostic error_diagnostic(const Program& program, std::uint32_t code) {
     case ErrorKind::DivisionByZero: what = "division by zero"; break;
     case ErrorKind::InvalidIndex: what = "index is not an integer in range"; break;
     case ErrorKind::OneHotSelection: what = "selectors are not exactly one 1 among 0s"; break;
+    case ErrorKind::QuotientRange:
+      what = "the quotient's magnitude is 2^24 or more, beyond what the float32 backends compute exactly";
+      break;
     case ErrorKind::Domain: {
       what = "value outside its domain";
       if (id >= 0 && static_cast<std::size_t>(id) < program.nodes.size()) {

@@ -1,6 +1,7 @@
 #include "emit/wasm_emitter.h"
 
 #include <bit>
+#include <cmath>
 #include <cstring>
 #include <functional>
 #include <string>
@@ -58,7 +59,7 @@ enum : std::uint8_t {
 enum : std::uint32_t {
   kInPtr = 0, kOutPtr, kErrPtr, kCount,  // parameters
   kCase, kR, kIe, kKind, kOnes, kBad,    // i32 locals
-  kAcc,                                  // f32 local
+  kAcc, kRf, kQf, kAf, kBf, kMf,         // f32 locals
   kXd, kE, kD,                           // f64 locals
 };
 
@@ -237,15 +238,40 @@ class WasmGen {
       case Op::Sub: ld(a[0]); ld(a[1]); op(kF32Sub); arith(); break;
       case Op::Mul: ld(a[0]); ld(a[1]); op(kF32Mul); arith(); break;
       case Op::Neg: ld(a[0]); op(kF32Neg); arith(); break;
-      case Op::Div:
-      case Op::FloorDiv:
-      case Op::Mod: {
-        if (node.op == Op::Mod) { ld(a[0]); ld(a[1]); }
+      case Op::Div: {
         ld(a[0]); ld(a[1]); op(kF32Div);
-        if (node.op != Op::Div) op(kF32Floor);
-        if (node.op == Op::Mod) { op(kF32Mul); op(kF32Sub); }
         NodeId b = a[1];
         checks.push_back({[this, b] { ld(b); f32c(0.0f); op(kF32Eq); }, ErrorKind::DivisionByZero});
+        arith();
+        break;
+      }
+      case Op::FloorDiv:
+      case Op::Mod: {
+        // Python's divmod with an exact fmod (see the WGSL emitter): long
+        // division over 24 quotient bits, then the sign fix-up.
+        const NodeId x = a[0], y = a[1];
+        ld(x); op(kF32Abs); set(kAf);
+        ld(y); op(kF32Abs); set(kBf);
+        get(kAf); set(kRf);
+        f32c(0.0f); set(kQf);
+        for (int k = 23; k >= 0; --k) {
+          const float p2 = std::ldexp(1.0f, k);
+          get(kRf); get(kBf); f32c(p2); op(kF32Mul); op(kF32Ge); set(kOnes);
+          get(kRf); get(kBf); f32c(p2); op(kF32Mul); op(kF32Sub); get(kRf); get(kOnes); op(kSelect); set(kRf);
+          get(kQf); f32c(p2); op(kF32Add); get(kQf); get(kOnes); op(kSelect); set(kQf);
+        }
+        get(kRf); op(kF32Neg); get(kRf); ld(x); f32c(0.0f); op(kF32Lt); op(kSelect); set(kMf);
+        get(kQf); op(kF32Neg); get(kQf); ld(x); f32c(0.0f); op(kF32Lt); ld(y); f32c(0.0f); op(kF32Lt); op(kI32Ne);
+        op(kSelect); set(kQf);
+        get(kMf); f32c(0.0f); op(kF32Ne); ld(y); f32c(0.0f); op(kF32Lt); get(kMf); f32c(0.0f); op(kF32Lt); op(kI32Ne);
+        op(kI32And); set(kOnes);
+        if (node.op == Op::Mod) { get(kMf); ld(y); op(kF32Add); get(kMf); }
+        else { get(kQf); f32c(1.0f); op(kF32Sub); get(kQf); }
+        get(kOnes);
+        op(kSelect);
+        checks.push_back({[this, y] { ld(y); f32c(0.0f); op(kF32Eq); }, ErrorKind::DivisionByZero});
+        checks.push_back({[this, x, y] { ld(x); op(kF32Abs); ld(y); op(kF32Abs); f32c(16777216.0f); op(kF32Mul); op(kF32Ge); },
+                          ErrorKind::QuotientRange});
         arith();
         break;
       }
@@ -411,7 +437,7 @@ class WasmGen {
     Bytes body;
     uleb(body, 3);  // local groups
     uleb(body, 6); body.push_back(I32);
-    uleb(body, 1); body.push_back(F32);
+    uleb(body, 6); body.push_back(F32);
     uleb(body, 3); body.push_back(F64);
     body.insert(body.end(), b_.begin(), b_.end());
     return body;

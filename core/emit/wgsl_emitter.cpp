@@ -1,6 +1,7 @@
 #include "emit/wgsl_emitter.h"
 
 #include <bit>
+#include <cmath>
 #include <cstdio>
 #include <map>
 
@@ -195,14 +196,31 @@ class Gen {
       }
       case Op::FloorDiv:
       case Op::Mod: {
+        // Python's divmod with an exact fmod: long division of |a| by |b|
+        // over 24 quotient bits (each subtraction is exact by Sterbenz's
+        // lemma), then Python's sign fix-up. Quotients of 2^24 or more are
+        // refused with an error instead of being approximated.
         const std::string a = val(args[0]), b = val(args[1]);
-        line("let q" + sid + ": f32 = floor(" + a + " / " + b + ");");
-        if (node.op == Op::FloorDiv) def("q" + sid);
-        else {
-          line("let t" + sid + ": f32 = " + b + " * q" + sid + ";");
-          def(a + " - t" + sid);
+        line("let A" + sid + ": f32 = abs(" + a + ");");
+        line("let B" + sid + ": f32 = abs(" + b + ");");
+        std::string r = "A" + sid, q = "0.0f";
+        for (int k = 23; k >= 0; --k) {
+          const std::string ks = sid + "_" + std::to_string(k);
+          const std::string p2 = konst(std::ldexp(1.0f, k));
+          line("let b" + ks + ": f32 = B" + sid + " * " + p2 + ";");
+          line("let t" + ks + ": bool = " + r + " >= b" + ks + ";");
+          line("let r" + ks + ": f32 = select(" + r + ", " + r + " - b" + ks + ", t" + ks + ");");
+          line("let q" + ks + ": f32 = select(" + q + ", " + q + " + " + p2 + ", t" + ks + ");");
+          r = "r" + ks;
+          q = "q" + ks;
         }
+        line("let m" + sid + ": f32 = select(" + r + ", -" + r + ", " + a + " < 0.0f);");
+        line("let Q" + sid + ": f32 = select(" + q + ", -" + q + ", (" + a + " < 0.0f) != (" + b + " < 0.0f));");
+        line("let j" + sid + ": bool = (m" + sid + " != 0.0f) && ((" + b + " < 0.0f) != (m" + sid + " < 0.0f));");
+        if (node.op == Op::FloorDiv) def("select(Q" + sid + ", Q" + sid + " - 1.0f, j" + sid + ")");
+        else def("select(m" + sid + ", m" + sid + " + " + b + ", j" + sid + ")");
         checks.push_back({b + " == 0.0f", ErrorKind::DivisionByZero});
+        checks.push_back({"A" + sid + " >= B" + sid + " * " + konst(16777216.0f), ErrorKind::QuotientRange});
         arith_check();
         break;
       }

@@ -1,0 +1,337 @@
+// The Vulkan runner (lavapipe in CI) against the CPU evaluator with dtype
+// float32: + - * / comparisons and everything built from them must be
+// bit-identical; sigmoid outputs may differ by at most 4 + 2|x| ulp (x the
+// sigmoid's argument: WGSL's exp allowance is 3 + 2|x| ulp, plus one
+// rounding). Error cases must fail on both sides. The largest difference seen
+// is printed.
+#include <gtest/gtest.h>
+
+#include <cfloat>
+#include <cstdlib>
+#include <iostream>
+
+#include "emit/emit_plan.h"
+#include "emit/program_gen.h"
+#include "eval/evaluator.h"
+#include "vulkan/runner.h"
+
+namespace tc {
+namespace {
+
+#define SKIP_WITHOUT_DEVICE()                                                               \
+  do {                                                                                      \
+    static const Result<std::string> probe = vk::probe_device();                            \
+    if (!probe.ok()) GTEST_SKIP() << "no vulkan device: " << probe.error().message;         \
+  } while (0)
+
+struct Compare {
+  std::size_t cases = 0, errors = 0, exact_values = 0, sigmoid_values = 0, derived_values = 0, skipped = 0;
+  double max_derived_rel = 0;
+  std::size_t stages = 0;
+  std::uint64_t max_ulp = 0;
+  double max_ulp_arg = 0;
+};
+
+std::vector<std::span<const double>> spans(const std::vector<std::vector<double>>& cols) {
+  std::vector<std::span<const double>> s;
+  for (const auto& c : cols) s.emplace_back(c);
+  return s;
+}
+
+/// Runs `program` on both sides and checks agreement; returns the figures.
+Compare compare(const Program& program, const std::vector<std::vector<double>>& cols, vk::RunnerOptions opts = {}) {
+  Compare r;
+  const std::size_t count = cols.empty() ? 1 : cols[0].size();
+  EvalOptions eo;
+  eo.dtype = Dtype::Float32;
+  auto ev = Evaluator::create(program, eo);
+  EXPECT_TRUE(ev.ok()) << (ev.ok() ? "" : ev.error().message);
+  if (!ev.ok()) return r;
+  BatchResult cpu, gpu;
+  auto sp = spans(cols);
+  EXPECT_TRUE(ev->run_batch(sp, count, Env{}, cpu).ok());
+  auto runner = vk::Runner::create(program, opts);
+  EXPECT_TRUE(runner.ok()) << (runner.ok() ? "" : runner.error().message);
+  if (!runner.ok()) return r;
+  Status s = runner->run_batch(sp, count, gpu);
+  EXPECT_TRUE(s.ok()) << (s.ok() ? "" : s.error().message);
+  if (!s.ok()) return r;
+  r.cases = count;
+  r.stages = runner->stats().stages;
+  // Per node: its value depends on a sigmoid (exp), and some decision
+  // (comparison, select condition, gather index or selector) depends on one.
+  std::vector<std::uint8_t> exp_dep(program.nodes.size(), 0), exp_decision(program.nodes.size(), 0);
+  for (const Node& n : program.nodes) {
+    const auto i = static_cast<std::size_t>(n.id);
+    exp_dep[i] = n.op == Op::Sigmoid;
+    for (std::size_t k = 0; k < n.args.size(); ++k) {
+      const auto a = static_cast<std::size_t>(n.args[k]);
+      exp_dep[i] |= exp_dep[a];
+      exp_decision[i] |= exp_decision[a];
+      const bool decision_arg = is_comparison(n.op) || (n.op == Op::Select && k == 0) ||
+                                (n.op == Op::Gather && k == 0) || (n.op == Op::GatherOneHot && k < n.args.size() / 2);
+      if (decision_arg && exp_dep[a]) exp_decision[i] = 1;
+    }
+  }
+  for (std::size_t c = 0; c < count; ++c) {
+    EXPECT_EQ(cpu.failed[c], gpu.failed[c]) << "case " << c << ": cpu " << (cpu.failed[c] ? "failed" : "succeeded")
+                                           << ", vulkan " << (gpu.failed[c] ? "failed" : "succeeded");
+    if (cpu.failed[c] || gpu.failed[c]) {
+      r.errors += cpu.failed[c] && gpu.failed[c];
+      continue;
+    }
+    for (std::size_t o = 0; o < program.outputs.size(); ++o) {
+      const Node& out = program.nodes[static_cast<std::size_t>(program.outputs[o].second)];
+      const float a = static_cast<float>(cpu.outputs[o][c]), b = static_cast<float>(gpu.outputs[o][c]);
+      if (out.op == Op::Sigmoid) {
+        ++r.sigmoid_values;
+        const std::uint64_t d = testgen::ulp_distance(a, b);
+        if (std::fabs(a) < FLT_MIN && std::fabs(b) < FLT_MIN) continue;  // subnormal results may flush to 0
+        if (d > r.max_ulp) r.max_ulp = d;
+        EXPECT_LE(d, 4 + 2 * 88) << "output " << program.outputs[o].first << " case " << c << ": " << a << " vs " << b;
+      } else if (exp_decision[static_cast<std::size_t>(out.id)]) {
+        ++r.skipped;  // a decision on an exp-derived value may go either way
+      } else if (exp_dep[static_cast<std::size_t>(out.id)]) {
+        // Arithmetic on sigmoid results: the ulp differences propagate.
+        ++r.derived_values;
+        const double rel = std::fabs(static_cast<double>(a) - b) / std::max(1.0, std::fabs(static_cast<double>(a)));
+        r.max_derived_rel = std::max(r.max_derived_rel, rel);
+        EXPECT_LE(rel, 1e-4) << "output " << program.outputs[o].first << " case " << c << ": cpu " << a << ", vulkan " << b;
+      } else {
+        ++r.exact_values;
+        EXPECT_EQ(std::bit_cast<std::uint32_t>(a) & 0x7fffffffu, std::bit_cast<std::uint32_t>(b) & 0x7fffffffu)
+            << "output " << program.outputs[o].first << " case " << c << ": cpu " << a << ", vulkan " << b;
+      }
+    }
+  }
+  return r;
+}
+
+TEST(VulkanRunner, ProbeNamesADeviceOrSaysWhyNot) {
+  auto probe = vk::probe_device();
+  if (!probe.ok()) {
+    EXPECT_NE(probe.error().message.find("no vulkan device"), std::string::npos);
+    GTEST_SKIP() << probe.error().message;
+  }
+  EXPECT_FALSE(probe->empty());
+  std::cout << "vulkan device: " << *probe << "\n";
+}
+
+TEST(VulkanRunner, RandomProgramsMatchTheCpuExactly) {
+  SKIP_WITHOUT_DEVICE();
+  Compare total;
+  for (std::uint64_t seed = 1; seed <= 12; ++seed) {
+    testgen::GenOptions o;
+    o.seed = seed;
+    o.int_inputs = seed % 2 == 0;
+    o.nodes = 40 + static_cast<int>(seed) * 5;
+    Program p = testgen::random_program(o);
+    auto cols = testgen::random_cases(p, 700, seed * 7, seed % 3 == 0);
+    Compare r = compare(p, cols);
+    total.cases += r.cases;
+    total.errors += r.errors;
+    total.exact_values += r.exact_values;
+    if (HasFailure()) {
+      ADD_FAILURE() << "seed " << seed;
+      return;
+    }
+  }
+  std::cout << "random programs: " << total.cases << " cases, " << total.errors << " failing on both, "
+            << total.exact_values << " values bit-identical\n";
+  EXPECT_GT(total.exact_values, 1000u);
+  EXPECT_GT(total.errors, 10u);
+}
+
+TEST(VulkanRunner, SigmoidStaysWithinItsUlpBound) {
+  SKIP_WITHOUT_DEVICE();
+  Compare total;
+  for (std::uint64_t seed = 20; seed < 26; ++seed) {
+    testgen::GenOptions o;
+    o.seed = seed;
+    o.sigmoid_outputs = true;
+    Program p = testgen::random_program(o);
+    Compare r = compare(p, testgen::random_cases(p, 1000, seed));
+    total.sigmoid_values += r.sigmoid_values;
+    total.max_ulp = std::max(total.max_ulp, r.max_ulp);
+  }
+  std::cout << "sigmoid: " << total.sigmoid_values << " values, largest difference " << total.max_ulp << " ulp\n";
+  RecordProperty("sigmoid_max_ulp", static_cast<int>(total.max_ulp));
+  EXPECT_GT(total.sigmoid_values, 1000u);
+}
+
+TEST(VulkanRunner, SigmoidOverTheWholeExpRange) {
+  SKIP_WITHOUT_DEVICE();
+  Program p;
+  p.dtype = Dtype::Float32;
+  Node x;
+  x.op = Op::Input;
+  x.name = "x";
+  x.domain = Domain::float32(-200, 200);
+  p.nodes.push_back(x);
+  Node s;
+  s.id = 1;
+  s.op = Op::Sigmoid;
+  s.args = {0};
+  p.nodes.push_back(s);
+  p.outputs.push_back({"result", 1});
+  std::vector<double> xs;
+  for (int i = -2000; i <= 2000; ++i) xs.push_back(i * 0.1);
+  EvalOptions eo;
+  eo.dtype = Dtype::Float32;
+  auto ev = Evaluator::create(p, eo);
+  ASSERT_TRUE(ev.ok());
+  auto runner = vk::Runner::create(p);
+  ASSERT_TRUE(runner.ok()) << runner.error().message;
+  std::vector<std::vector<double>> cols{xs};
+  auto sp = spans(cols);
+  BatchResult cpu, gpu;
+  ASSERT_TRUE(ev->run_batch(sp, xs.size(), Env{}, cpu).ok());
+  ASSERT_TRUE(runner->run_batch(sp, xs.size(), gpu).ok());
+  std::uint64_t worst = 0;
+  double worst_x = 0;
+  for (std::size_t c = 0; c < xs.size(); ++c) {
+    ASSERT_FALSE(cpu.failed[c] || gpu.failed[c]) << "x = " << xs[c];
+    const float xf = static_cast<float>(xs[c]);
+    const auto d = testgen::ulp_distance(static_cast<float>(cpu.outputs[0][c]), static_cast<float>(gpu.outputs[0][c]));
+    // Results below the smallest normal float32 (x < -87.3) may flush to 0.
+    const float a = static_cast<float>(cpu.outputs[0][c]), b = static_cast<float>(gpu.outputs[0][c]);
+    const bool subnormal = std::fabs(a) < FLT_MIN && std::fabs(b) < FLT_MIN;
+    if (!subnormal) EXPECT_LE(d, 4 + 2 * static_cast<std::uint64_t>(std::fabs(xf) + 1)) << "x = " << xf;
+    else continue;
+    if (d > worst) { worst = d; worst_x = xf; }
+  }
+  std::cout << "sigmoid on [-200, 200]: largest difference " << worst << " ulp at x = " << worst_x << "\n";
+}
+
+TEST(VulkanRunner, StagedExecutionMatchesWholeShader) {
+  SKIP_WITHOUT_DEVICE();
+  for (std::uint64_t seed = 40; seed < 42; ++seed) {
+    testgen::GenOptions o;
+    o.seed = seed;
+    o.nodes = 150;
+    o.int_inputs = seed % 2 == 1;
+    Program p = testgen::random_program(o);
+    vk::RunnerOptions opts;
+    opts.max_whole_nodes = 10;
+    opts.stage_nodes = 37;
+    opts.staged_scratch_bytes = 1 << 20;  // several blocks of cases
+    auto cols = testgen::random_cases(p, 2000, seed);
+    Compare r = compare(p, cols, opts);
+    EXPECT_GE(r.stages, 6u);
+    if (HasFailure()) FAIL() << "seed " << seed;
+  }
+}
+
+TEST(VulkanRunner, BlocksSplitLargeBatches) {
+  SKIP_WITHOUT_DEVICE();
+  testgen::GenOptions o;
+  o.seed = 77;
+  Program p = testgen::random_program(o);
+  vk::RunnerOptions opts;
+  opts.max_block_cases = 1000;  // 5 blocks plus a partial one
+  compare(p, testgen::random_cases(p, 5500, 3), opts);
+}
+
+TEST(VulkanRunner, InputDomainErrorsNameTheInput) {
+  SKIP_WITHOUT_DEVICE();
+  Program p;
+  p.dtype = Dtype::Float32;
+  Node x;
+  x.op = Op::Input;
+  x.name = "x0";
+  x.domain = Domain::float32(-4, 4);
+  p.nodes.push_back(x);
+  Node n;
+  n.id = 1;
+  n.op = Op::Neg;
+  n.args = {0};
+  p.nodes.push_back(n);
+  p.outputs.push_back({"result", 1});
+  auto runner = vk::Runner::create(p);
+  ASSERT_TRUE(runner.ok());
+  std::vector<std::vector<double>> cols{{0.5, 9.0, -4.0}};
+  auto sp = spans(cols);
+  BatchResult out;
+  ASSERT_TRUE(runner->run_batch(sp, 3, out).ok());
+  ASSERT_EQ(out.errors.size(), 1u);
+  EXPECT_EQ(out.errors[0].first, 1u);
+  EXPECT_EQ(out.errors[0].second.message, "input 'x0': 9 is above the maximum 4");
+  EXPECT_EQ(out.outputs[0][0], -0.5);
+  EXPECT_EQ(out.outputs[0][2], 4.0);
+}
+
+TEST(VulkanRunner, RefusesStatefulPrograms) {
+  Program p;
+  Node s;
+  s.op = Op::State;
+  s.name = "count";
+  s.domain = Domain::int32(0, 10);
+  p.nodes.push_back(s);
+  p.outputs.push_back({"result", 0});
+  p.updates.push_back({0, 0});
+  auto runner = vk::Runner::create(p);
+  ASSERT_FALSE(runner.ok());
+  EXPECT_NE(runner.error().message.find("stateless"), std::string::npos) << runner.error().message;
+}
+
+TEST(VulkanRunner, CorpusMatchesTheCpu) {
+  SKIP_WITHOUT_DEVICE();
+  auto corpus = testgen::load_corpus(std::string(TC_TEST_DATA) + "/corpus");
+  if (corpus.empty()) GTEST_SKIP() << "tests/data/corpus has no programs yet";
+  std::size_t ran = 0;
+  Compare total;
+  for (const auto& e : corpus) {
+    if (!e.error.empty()) {
+      std::cout << "corpus: " << e.file << " skipped (float32 compile: " << e.error << ")\n";
+      continue;
+    }
+    if (!emit::make_plan(e.program, "vulkan").ok()) continue;  // state, calls, relaxed
+    SCOPED_TRACE(e.file);
+    Compare r = compare(e.program, testgen::random_cases(e.program, 300, 11, true));
+    total.cases += r.cases;
+    total.errors += r.errors;
+    total.exact_values += r.exact_values;
+    total.derived_values += r.derived_values;
+    total.sigmoid_values += r.sigmoid_values;
+    total.max_ulp = std::max(total.max_ulp, r.max_ulp);
+    total.max_derived_rel = std::max(total.max_derived_rel, r.max_derived_rel);
+    ++ran;
+  }
+  std::cout << "corpus: " << ran << " of " << corpus.size() << " programs run on vulkan; " << total.cases
+            << " cases, " << total.errors << " failing on both, " << total.exact_values << " values bit-identical, "
+            << total.sigmoid_values << " sigmoid values (max " << total.max_ulp << " ulp), " << total.derived_values
+            << " exp-derived values (max relative difference " << total.max_derived_rel << ")\n";
+  EXPECT_GT(ran, 10u);
+}
+
+// A 100,000-node circuit, staged. Slow on lavapipe (pipeline compilation):
+// it runs when TC_SLOW_TESTS=1 (ctest label "slow", registered in
+// tests/vulkan/CMakeLists.txt). The quick variant has 12,000 nodes.
+void big_circuit(int nodes) {
+  testgen::GenOptions o;
+  o.seed = 99;
+  o.nodes = nodes;
+  o.int_inputs = true;
+  Program p = testgen::random_program(o);
+  ASSERT_GE(p.nodes.size(), static_cast<std::size_t>(nodes));
+  auto runner = vk::Runner::create(p);
+  ASSERT_TRUE(runner.ok()) << runner.error().message;
+  std::cout << p.nodes.size() << " nodes: " << runner->stats().stages << " pipelines, created in "
+            << runner->stats().pipeline_seconds << " s\n";
+  compare(p, testgen::random_cases(p, 256, 1));
+}
+
+TEST(VulkanRunner, LargeCircuitIsStaged) {
+  SKIP_WITHOUT_DEVICE();
+  big_circuit(12000);
+}
+
+TEST(VulkanRunner, Circuit100k) {
+  SKIP_WITHOUT_DEVICE();
+  const char* slow = std::getenv("TC_SLOW_TESTS");
+  if (!slow || std::string(slow) != "1") GTEST_SKIP() << "slow: set TC_SLOW_TESTS=1 (ctest -L slow)";
+  big_circuit(100000);
+}
+
+}  // namespace
+}  // namespace tc
