@@ -16,9 +16,10 @@
 // NaN), and so does the branch an exact select takes. A non-finite value can
 // only turn finite again at a "laundering" op: a comparison, relu, sigmoid,
 // division (x/inf == 0), floordiv, mod, gather, gather_one_hot, call, a
-// relaxed select, or as an exact select's condition. So only the values that
-// feed such an argument, and the targets, are tested (fused into the loop
-// that produces them); a live non-finite value always reaches one of them.
+// relaxed select, as an exact select's condition, or as a sparse_affine
+// argument no index uses. So only the values that feed such an argument, and
+// the targets, are tested (fused into the loop that produces them); a live
+// non-finite value always reaches one of them. batch_plan.cpp decides which.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -32,36 +33,6 @@ namespace tc::eval_detail {
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
-/// Ops whose batch kernels read uniform (scalar) operands directly.
-bool takes_uniform(Op op) {
-  switch (op) {
-    case Op::Add: case Op::Sub: case Op::Mul: case Op::Div: case Op::FloorDiv: case Op::Mod:
-    case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge: case Op::Eq: case Op::Ne:
-    case Op::Neg: case Op::Relu: case Op::Sigmoid:
-      return true;
-    case Op::Input: case Op::Parameter: case Op::Constant: case Op::State: case Op::Select: case Op::Gather:
-    case Op::GatherOneHot: case Op::Affine: case Op::SparseAffine: case Op::Call:
-      return false;
-  }
-  return false;
-}
-
-/// Whether argument `k` of `op` (in `mode`) can turn a non-finite value into a
-/// finite one, so the value must be tested where it is produced.
-bool launders(Op op, Mode mode, std::uint32_t k) {
-  switch (op) {
-    case Op::Add: case Op::Sub: case Op::Mul: case Op::Neg: case Op::Affine: case Op::SparseAffine:
-      return false;
-    case Op::Select:
-      return mode == Mode::Relaxed || k == 0;
-    case Op::Div: case Op::FloorDiv: case Op::Mod: case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge:
-    case Op::Eq: case Op::Ne: case Op::Relu: case Op::Sigmoid: case Op::Gather: case Op::GatherOneHot:
-    case Op::Call: case Op::Input: case Op::Parameter: case Op::Constant: case Op::State:
-      return true;
-  }
-  return true;
-}
 
 /// An operand: a column, or one value for the whole block.
 struct Col {
@@ -333,82 +304,6 @@ TC_VECTOR_CLONES void run_steps(Batch& bt, std::size_t m) {
 }
 
 }  // namespace
-
-void build_plan(Prepared& p) {
-  BatchPlan& plan = p.plan;
-  const std::size_t n = p.instrs.size();
-  plan.slot_of.assign(n, -1);
-  plan.uniform.assign(n, 0);
-  plan.input_rounds.assign(p.inputs.size(), 0);
-  std::vector<std::uint8_t> wants_column(n, 0);
-  for (NodeId t : p.targets) wants_column[static_cast<std::size_t>(t)] = 1;
-  plan.check.assign(n, 0);
-  for (NodeId t : p.targets) plan.check[static_cast<std::size_t>(t)] = 1;
-  for (std::size_t i = 0; i < n; ++i) {
-    const Instr& in = p.instrs[i];
-    if (in.op == Op::Constant || in.op == Op::Parameter || in.op == Op::State) plan.uniform[i] = 1;
-    if (!p.needed[i] || is_leaf(in.op)) continue;
-    plan.steps.push_back(static_cast<NodeId>(i));
-    plan.max_args = std::max(plan.max_args, in.nargs);
-    for (std::uint32_t k = 0; k < in.nargs; ++k) {
-      const auto arg = static_cast<std::size_t>(p.args[in.arg_begin + k]);
-      if (!takes_uniform(in.op)) wants_column[arg] = 1;
-      bool drops = launders(in.op, in.mode, k);
-      if (in.op == Op::SparseAffine) {
-        // An argument no index refers to is evaluated but its value dropped.
-        const std::int32_t* pos = p.positions.data() + in.coef_begin;
-        drops = std::find(pos, pos + in.ncoef, static_cast<std::int32_t>(k)) == pos + in.ncoef;
-      }
-      if (drops) plan.check[arg] = 1;
-    }
-  }
-  // Last reader of every value (targets live to the end of the block).
-  constexpr std::size_t kForever = std::numeric_limits<std::size_t>::max();
-  std::vector<std::size_t> last(n, 0);
-  for (NodeId t : p.targets) last[static_cast<std::size_t>(t)] = kForever;
-  for (std::size_t s = 0; s < plan.steps.size(); ++s) {
-    const Instr& in = p.instrs[static_cast<std::size_t>(plan.steps[s])];
-    for (std::uint32_t k = 0; k < in.nargs; ++k) {
-      std::size_t& l = last[static_cast<std::size_t>(p.args[in.arg_begin + k])];
-      if (l != kForever) l = std::max(l, s + 1);  // step index + 1, so 0 means "never read"
-    }
-  }
-  std::vector<std::int32_t> free_slots;
-  auto take = [&]() {
-    if (!free_slots.empty()) {
-      std::int32_t s = free_slots.back();
-      free_slots.pop_back();
-      return s;
-    }
-    return plan.nslots++;
-  };
-  for (std::size_t i = 0; i < n; ++i)
-    if (plan.uniform[i] && p.needed[i] && wants_column[i]) {
-      plan.broadcast.push_back(static_cast<NodeId>(i));
-      plan.slot_of[i] = take();
-    }
-  for (std::size_t k = 0; k < p.inputs.size(); ++k) {
-    const NodeId id = p.inputs[k];
-    const bool rounds = p.f32 || p.program.nodes[static_cast<std::size_t>(id)].domain->type == DomainType::Float32;
-    if (rounds && p.needed[static_cast<std::size_t>(id)]) {
-      plan.input_rounds[k] = 1;
-      plan.slot_of[static_cast<std::size_t>(id)] = take();
-    }
-  }
-  std::vector<std::uint8_t> released(n, 0);
-  for (std::size_t s = 0; s < plan.steps.size(); ++s) {
-    const NodeId id = plan.steps[s];
-    plan.slot_of[static_cast<std::size_t>(id)] = take();
-    const Instr& in = p.instrs[static_cast<std::size_t>(id)];
-    for (std::uint32_t k = 0; k < in.nargs; ++k) {
-      const auto arg = static_cast<std::size_t>(p.args[in.arg_begin + k]);
-      if (last[arg] == s + 1 && !released[arg] && plan.slot_of[arg] >= 0 && !plan.uniform[arg]) {
-        released[arg] = 1;
-        free_slots.push_back(plan.slot_of[arg]);
-      }
-    }
-  }
-}
 
 Status run_batch_impl(const Prepared& p, std::span<const std::span<const double>> columns, std::size_t count,
                       const Env& fixed_env, BatchResult& out) {
