@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <chrono>
+#include <cstdio>
 #include <cmath>
 #include <limits>
 #include <regex>
@@ -309,6 +310,13 @@ std::string format_number(double v) {
   char buf[64];
   auto res = std::to_chars(buf, buf + sizeof buf, v);
   return std::string(buf, res.ptr);
+}
+
+std::string format_short(double v) {
+  if (!std::isfinite(v)) return format_number(v);
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
 }
 
 std::string node_text(const Program& program, NodeId id) {

@@ -146,8 +146,10 @@ Result<std::string> export_target(const Program& program, const std::string& tar
 /// Which of export_target's targets this build supports.
 std::vector<std::string> export_targets();
 
-/// Formats a double the way the views show values.
+/// Formats a double so it reads back to the same value (shortest round trip).
 std::string format_number(double v);
+/// At most 6 significant digits, for table cells and graph labels.
+std::string format_short(double v);
 
 }  // namespace views
 }  // namespace tc

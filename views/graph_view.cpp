@@ -280,15 +280,15 @@ QString GraphView::labelFor(NodeId id, int line) const {
   if (overlay_ == Overlay::Intervals) {
     const auto& iv = session_->analysis().intervals;
     if (static_cast<std::size_t>(id) < iv.size()) {
-      return QStringLiteral("[%1, %2]").arg(QString::fromStdString(format_number(iv[static_cast<std::size_t>(id)].first)),
-                                            QString::fromStdString(format_number(iv[static_cast<std::size_t>(id)].second)));
+      return QStringLiteral("[%1, %2]").arg(QString::fromStdString(format_short(iv[static_cast<std::size_t>(id)].first)),
+                                            QString::fromStdString(format_short(iv[static_cast<std::size_t>(id)].second)));
     }
     return {};
   }
   const auto& vals = session_->displayValues();
   if (static_cast<std::size_t>(id) < vals.size()) {
     const double v = vals[static_cast<std::size_t>(id)];
-    QString s = std::isnan(v) ? tr("not computed") : QStringLiteral("= %1").arg(QString::fromStdString(format_number(v)));
+    QString s = std::isnan(v) ? tr("not computed") : QStringLiteral("= %1").arg(QString::fromStdString(format_short(v)));
     const auto& br = session_->exactRun().trace.branch;
     if (n.op == Op::Select && static_cast<std::size_t>(id) < br.size() && br[static_cast<std::size_t>(id)] >= 0)
       s += br[static_cast<std::size_t>(id)] ? tr("  (yes)") : tr("  (no)");

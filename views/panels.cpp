@@ -236,9 +236,12 @@ QVariant InspectorModel::data(const QModelIndex& index, int role) const {
   if (!program || !index.isValid()) return {};
   const auto id = static_cast<std::size_t>(index.row());
   const tc::Node& n = program->nodes[id];
+  // Cells show 6 significant digits; the tooltip has the exact value.
+  const bool tip = role == Qt::ToolTipRole;
   auto at = [&](const std::vector<double>& v) -> QVariant {
     if (id >= v.size()) return QString();
-    return std::isnan(v[id]) ? QString::fromUtf8("—") : num(v[id]);
+    if (std::isnan(v[id])) return QString::fromUtf8("—");
+    return tip ? num(v[id]) : QString::fromStdString(format_short(v[id]));
   };
   if (role == Qt::TextAlignmentRole && index.column() >= Value) return int(Qt::AlignRight | Qt::AlignVCenter);
   if (role == Qt::ForegroundRole && index.column() == ChosenGrad) {
@@ -247,7 +250,7 @@ QVariant InspectorModel::data(const QModelIndex& index, int role) const {
     if (id < e.size() && id < c.size() && e[id] != c[id] && !(std::isnan(e[id]) && std::isnan(c[id])))
       return QColor(0xc0, 0x50, 0x00);  // the surrogate differs from the exact derivative here
   }
-  if (role != Qt::DisplayRole) return {};
+  if (role != Qt::DisplayRole && !(tip && index.column() != Node && index.column() != Branch)) return {};
   switch (index.column()) {
     case Node: {
       QString s = QStringLiteral("#%1 %2").arg(id).arg(op_qname(n.op));
@@ -266,7 +269,7 @@ QVariant InspectorModel::data(const QModelIndex& index, int role) const {
     case Interval: {
       const auto& iv = session_->analysis().intervals;
       if (id >= iv.size()) return QString();
-      return QStringLiteral("[%1, %2]").arg(num(iv[id].first), num(iv[id].second));
+      return QStringLiteral("[%1, %2]").arg(QString::fromStdString(format_short(iv[id].first)), QString::fromStdString(format_short(iv[id].second)));
     }
     default: return {};
   }
