@@ -121,7 +121,8 @@ int run_replay(const ReplayArgs& a) {
       return kRejected;
     }
     if (auto diff = describe_program_difference(loaded->program, restored->program())) {
-      report(make_error(a.program.path + " is not the program of snapshot " + a.from_snapshot + ": " + *diff));
+      report(make_error(a.program.path + " is not the program of snapshot " + a.from_snapshot +
+                        " (first difference, program vs snapshot: " + *diff + ")"));
       return kRejected;
     }
     runtime.emplace(std::move(*restored));

@@ -43,6 +43,30 @@ Result<std::uint64_t> read_count(const nlohmann::ordered_json& root, const char*
   return snapshot_error(std::string("field '") + field + "' must be a non-negative integer, got " + short_json(v));
 }
 
+std::string num_text(double v) { return json_number(v).dump(); }
+
+std::string domain_text(const std::optional<Domain>& d) { return d ? d->to_string() : std::string("none"); }
+
+std::string loc_text(const std::optional<SourceLoc>& l) {
+  return l && l->valid() ? "line " + std::to_string(l->line) + ", column " + std::to_string(l->column) : "none";
+}
+
+// Which field of two differing nodes differs, with both values where short.
+std::string node_field_difference(const Node& a, const Node& b) {
+  auto both = [](const std::string& field, const std::string& x, const std::string& y) {
+    return field + " differs (" + x + " vs " + y + ")";
+  };
+  if (a.op != b.op) return both("op", std::string(op_name(a.op)), std::string(op_name(b.op)));
+  if (a.args != b.args) return "args differ";
+  if (a.name != b.name) return both("name", "'" + a.name + "'", "'" + b.name + "'");
+  if (a.value != b.value) return both("value", num_text(a.value), num_text(b.value));
+  if (a.domain != b.domain) return both("domain", domain_text(a.domain), domain_text(b.domain));
+  if (a.differentiable != b.differentiable) return "differentiable differs";
+  if (a.location != b.location) return both("location", loc_text(a.location), loc_text(b.location));
+  if (a.coefficients != b.coefficients || a.bias != b.bias || a.indices != b.indices) return "coefficients differ";
+  return "semantics, surrogate or temperature differ";
+}
+
 }  // namespace
 
 nlohmann::ordered_json Runtime::snapshot() const {
@@ -135,7 +159,7 @@ std::optional<std::string> describe_program_difference(const Program& a, const P
   const std::size_t n = std::min(a.nodes.size(), b.nodes.size());
   for (std::size_t i = 0; i < n; ++i)
     if (!(a.nodes[i] == b.nodes[i]))
-      return describe_node(a, static_cast<NodeId>(i)) + " differs from " + describe_node(b, static_cast<NodeId>(i));
+      return describe_node(a, static_cast<NodeId>(i)) + ": " + node_field_difference(a.nodes[i], b.nodes[i]);
   if (a.nodes.size() != b.nodes.size())
     return "node counts differ (" + std::to_string(a.nodes.size()) + " vs " + std::to_string(b.nodes.size()) + ")";
   if (a.outputs != b.outputs) return std::string("outputs differ");

@@ -178,7 +178,13 @@ TEST(Snapshot, ProgramDifferenceNamesTheNode) {
   Program b = testing::counter_program(50);
   auto diff = describe_program_difference(a, b);
   ASSERT_TRUE(diff.has_value());
-  EXPECT_NE(diff->find("node 1 (state 'count')"), std::string::npos) << *diff;
+  EXPECT_EQ(*diff, "node 1 (state 'count'): domain differs (int32:0:100 vs int32:0:50)");
+  Program moved = a;
+  moved.nodes[2].location = SourceLoc{3, 4};
+  EXPECT_EQ(*describe_program_difference(a, moved), "node 2 (add): location differs (none vs line 3, column 4)");
+  Program started = a;
+  started.nodes[1].value = 5;
+  EXPECT_EQ(*describe_program_difference(a, started), "node 1 (state 'count'): value differs (0 vs 5)");
   Program c = a;
   c.semantics = Semantics::Hybrid;
   EXPECT_NE(describe_program_difference(a, c)->find("semantics"), std::string::npos);
