@@ -376,6 +376,8 @@ Status run_batch_impl(const Prepared& p, std::span<const std::span<const double>
       if (d.is_integral()) {
         for (std::size_t i = 0; i < m; ++i)
           acc[i] += (src[i] >= lo && src[i] <= hi && src[i] == std::floor(src[i])) ? 0.0 : kNaN;
+        if (p.f32)  // integers beyond 2^24 that binary32 cannot hold exactly
+          for (std::size_t i = 0; i < m; ++i) acc[i] += round_f32(src[i]) == src[i] ? 0.0 : kNaN;
       } else {
         for (std::size_t i = 0; i < m; ++i) acc[i] += (src[i] >= lo && src[i] <= hi) ? 0.0 : kNaN;
       }

@@ -92,6 +92,10 @@ std::optional<Diagnostic> check_input(const Prepared& p, int k, double raw, doub
   if (p.f32 || n.domain->type == DomainType::Float32) {
     out = round_f32(raw);
     if (!std::isfinite(out)) return named_error(p, id, "input", format_number(raw) + " is outside the float32 range");
+    // An integer input must arrive unchanged: rounding 16777217 to 16777216
+    // would silently change the value, which domains never do.
+    if (n.domain->is_integral() && out != raw)
+      return named_error(p, id, "input", format_number(raw) + " is not exactly representable in float32");
   } else {
     out = raw;
   }

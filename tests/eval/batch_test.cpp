@@ -69,6 +69,22 @@ TEST(Batch, InputOutputIsRoundedUnderFloat32) {
   EXPECT_EQ(r.outputs[0][2], 3);
 }
 
+TEST(Batch, IntegerInputsMustBeExactInFloat32) {
+  Builder b(Semantics::Exact, Surrogate::Sigmoid, 1.0, Dtype::Float32);
+  Value n = b.input("n", Domain::int32());
+  Evaluator e = evaluator(built(b, n + 0));
+  BatchResult r = batch(e, {{16777216, 16777217, -3}}, 3);
+  EXPECT_EQ(r.failed, (std::vector<std::uint8_t>{0, 1, 0}));
+  ASSERT_EQ(r.errors.size(), 1u);
+  EXPECT_EQ(r.errors[0].second.message, "input 'n': 16777217 is not exactly representable in float32");
+  EXPECT_EQ(r.outputs[0][0], 16777216);
+  Env env;
+  env.inputs["n"] = 16777217;
+  auto single = e.run(env);
+  ASSERT_FALSE(single.ok());
+  EXPECT_EQ(single.error().message, r.errors[0].second.message);
+}
+
 TEST(Batch, ErrorsAtBlockBoundariesAreReportedInCaseOrder) {
   Builder b;
   Value x = b.input("x");
@@ -139,7 +155,11 @@ TEST(Batch, ManyLiveValuesUseShorterBlocks) {
   Builder b;
   Value x = b.input("x");
   std::vector<std::pair<std::string, Arg>> outs;
-  for (int i = 0; i < 40000; ++i) outs.emplace_back("o" + std::to_string(i), x * (i + 1));
+  for (int i = 0; i < 40000; ++i) {
+    std::string name = "o";  // (not "o" + ...: GCC 12 warns falsely about that)
+    name += std::to_string(i);
+    outs.emplace_back(name, x * (i + 1));
+  }
   auto p = b.build(outs);
   ASSERT_TRUE(p.ok());
   Evaluator e = evaluator(*p);
