@@ -64,10 +64,13 @@ BENCHMARK(builder_loop)->Name("builder_100k_nodes")->Arg(33333)->Unit(benchmark:
 // Keeps each benchmark's median so main can print the ratios.
 class MedianReporter : public benchmark::ConsoleReporter {
  public:
-  std::map<std::string, double> medians;
+  std::map<std::string, double> medians, cpu_medians;
   void ReportRuns(const std::vector<Run>& runs) override {
     for (const Run& r : runs)
-      if (r.aggregate_name == "median") medians[r.run_name.function_name] = r.GetAdjustedRealTime();
+      if (r.aggregate_name == "median") {
+        medians[r.run_name.function_name] = r.GetAdjustedRealTime();
+        cpu_medians[r.run_name.function_name] = r.GetAdjustedCPUTime();
+      }
     ConsoleReporter::ReportRuns(runs);
   }
 };
@@ -81,12 +84,14 @@ int main(int argc, char** argv) {
   auto& m = reporter.medians;
   if (m.count("compile_100k_nodes")) {
     double ms = m["compile_100k_nodes"];
-    std::printf("\nmedian compile of a 100,000-node function: %.1f ms (target < 500 ms): %s\n", ms,
-                ms < 500 ? "met" : "MISSED");
-    if (m.count("builder_100k_nodes"))
-      std::printf("ratio compile / direct Builder (same circuit): %.2f\n", ms / m["builder_100k_nodes"]);
-    if (m.count("compile_10k_nodes"))
-      std::printf("ratio 100k / 10k compile (10 = linear): %.2f\n", ms / m["compile_10k_nodes"]);
+    std::printf("\nmedian compile of a 100,000-node function: %.1f ms wall, %.1f ms cpu (target < 500 ms): %s\n", ms,
+                reporter.cpu_medians["compile_100k_nodes"], ms < 500 ? "met" : "MISSED");
+    // Ratios from CPU time: on a shared machine wall time mostly measures waiting.
+    auto& c = reporter.cpu_medians;
+    if (c.count("builder_100k_nodes"))
+      std::printf("ratio compile / direct Builder (same circuit, cpu): %.2f\n", c["compile_100k_nodes"] / c["builder_100k_nodes"]);
+    if (c.count("compile_10k_nodes"))
+      std::printf("ratio 100k / 10k compile (cpu; 10 = linear): %.2f\n", c["compile_100k_nodes"] / c["compile_10k_nodes"]);
   }
   benchmark::Shutdown();
   return 0;
