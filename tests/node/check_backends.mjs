@@ -1,0 +1,307 @@
+// Independent checks of tensorcode's emitted code, against the CPU evaluator
+// (dtype float32) through the tensorcode CLI:
+//   - the WGSL, run by Dawn (npm `webgpu`, OpenGL ES backend, compatibility
+//     adapter) on the GPU of this machine (llvmpipe in CI);
+//   - the WebAssembly module, run by Node's own engine.
+// Programs: every tests/data/corpus/*.py (compiled with --dtype float32) and
+// every tests/data/emit/*.json artifact (random programs).
+//
+// usage: node check_backends.mjs TENSORCODE_CLI [--only wasm|wgsl]
+// exit: 0 agree, 1 a mismatch, 77 skipped (no Dawn adapter and no WASM run).
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const root = path.resolve(here, '..', '..');
+const cli = process.argv[2];
+const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : null;
+if (!cli || !fs.existsSync(cli)) {
+  console.error('usage: node check_backends.mjs TENSORCODE_CLI');
+  process.exit(2);
+}
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'tc-node-'));
+const CASES = 256;
+const FLT_MIN = 1.1754943508222875e-38;
+
+function tc(args) {
+  return execFileSync(cli, args, { encoding: 'utf8', maxBuffer: 1 << 28, stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+// ---- programs
+function corpusPrograms() {
+  const dir = path.join(root, 'tests', 'data', 'corpus');
+  if (!fs.existsSync(dir)) return [];
+  const out = [];
+  for (const f of fs.readdirSync(dir).filter((f) => f.endsWith('.py')).sort()) {
+    const text = fs.readFileSync(path.join(dir, f), 'utf8');
+    const args = [];
+    for (const line of text.split('\n')) {
+      if (!line.startsWith('#')) break;
+      const m = /^#\s*(\w+):\s*(.*)$/.exec(line);
+      if (!m) continue;
+      if (m[1] === 'inputs') for (const item of m[2].trim().split(/\s+/)) args.push('--input', item);
+      if (m[1] === 'function') args.push('--function', m[2].trim());
+    }
+    const json = path.join(tmp, f.replace(/\.py$/, '.json'));
+    try {
+      tc(['compile', path.join(dir, f), ...args, '--dtype', 'float32', '-o', json]);
+    } catch (e) {
+      continue;  // not compilable in float32 (e.g. integers beyond 2^24): the frontend's tests cover it
+    }
+    out.push({ name: f, artifact: json });
+  }
+  return out;
+}
+function generatedPrograms() {
+  const dir = path.join(root, 'tests', 'data', 'emit');
+  if (!fs.existsSync(dir)) return [];
+  return fs.readdirSync(dir).filter((f) => f.endsWith('.json')).sort()
+      .map((f) => ({ name: f, artifact: path.join(dir, f) }));
+}
+
+// ---- cases (deterministic)
+let seed = 12345;
+function rand() {
+  seed = (seed * 1103515245 + 12345) % 2147483648;
+  return seed / 2147483648;
+}
+function domainRange(d) {
+  const full = { int32: [-2147483648, 2147483647], boolean: [0, 1], float32: [-3.4028234663852886e38, 3.4028234663852886e38],
+                 float64: [-1.7976931348623157e308, 1.7976931348623157e308] }[d.type];
+  return [Math.max(d.min ?? full[0], -1e6), Math.min(d.max ?? full[1], 1e6)];
+}
+function makeCases(program) {
+  const inputs = program.nodes.filter((n) => n.op === 'input');
+  const cases = [];
+  for (let c = 0; c < CASES; ++c) {
+    const row = {};
+    for (const n of inputs) {
+      const [lo, hi] = domainRange(n.domain);
+      let v;
+      if (c === 0) v = lo; else if (c === 1) v = hi; else if (c === 2) v = Math.min(Math.max(0, lo), hi);
+      else if (n.domain.type === 'boolean') v = rand() < 0.5 ? 0 : 1;
+      else if (n.domain.type === 'int32') v = Math.min(hi, Math.floor(lo + rand() * (hi - lo + 1)));
+      else v = Math.fround(lo + rand() * (hi - lo));
+      if (v > hi) v = hi;
+      if (v < lo) v = Math.fround(lo) >= lo ? Math.fround(lo) : lo;
+      row[n.name] = v;
+    }
+    cases.push(row);
+  }
+  return { inputs, cases };
+}
+
+// ---- tolerance classes per output (see docs/backends.md)
+function classes(program) {
+  const dep = [], dec = [];
+  for (const n of program.nodes) {
+    let d = n.op === 'sigmoid', x = false;
+    n.args.forEach((a, k) => {
+      d = d || dep[a];
+      x = x || dec[a];
+      const decisionArg = ['lt', 'le', 'gt', 'ge', 'eq', 'ne'].includes(n.op) || (n.op === 'select' && k === 0) ||
+          (n.op === 'gather' && k === 0) || (n.op === 'gather_one_hot' && k < n.args.length / 2);
+      if (decisionArg && dep[a]) x = true;
+    });
+    dep.push(d);
+    dec.push(x);
+  }
+  return Object.entries(program.outputs).map(([name, id]) => ({
+    name, cls: program.nodes[id].op === 'sigmoid' ? 'sigmoid' : dec[id] ? 'skip' : dep[id] ? 'derived' : 'exact',
+  }));
+}
+
+const f32 = new Float32Array(1), u32 = new Uint32Array(f32.buffer);
+function orderedBits(x) {
+  f32[0] = x;
+  const b = u32[0];
+  return b & 0x80000000 ? 0x80000000 - b : b;
+}
+function ulps(a, b) { return Math.abs(orderedBits(a) - orderedBits(b)); }
+
+const stats = {};
+function compare(target, prog, outs, expected, cases) {
+  const s = (stats[target] ??= { programs: 0, cases: 0, errors: 0, exact: 0, sigmoid: 0, maxUlp: 0, derived: 0, maxRel: 0, mismatches: 0 });
+  s.programs++;
+  const cls = classes(prog.json);
+  const fail = (msg) => {
+    s.mismatches++;
+    if (s.mismatches <= 20) console.log(`MISMATCH ${target} ${prog.name}: ${msg}`);
+  };
+  for (let c = 0; c < cases.length; ++c) {
+    s.cases++;
+    const cpu = expected[c], dev = outs[c];
+    if ('error' in cpu || 'error' in dev) {
+      if (!('error' in cpu && 'error' in dev)) {
+        fail(`case ${JSON.stringify(cases[c])}: cpu ${JSON.stringify(cpu)}, ${target} ${JSON.stringify(dev)}`);
+      } else s.errors++;
+      continue;
+    }
+    for (const { name, cls: k } of cls) {
+      const a = Math.fround(cpu[name]), b = dev[name];
+      if (k === 'skip') continue;
+      if (k === 'exact') {
+        s.exact++;
+        if (!(a === b)) fail(`case ${JSON.stringify(cases[c])} output ${name}: cpu ${a}, ${target} ${b}`);
+      } else if (k === 'sigmoid') {
+        s.sigmoid++;
+        if (Math.abs(a) < FLT_MIN && Math.abs(b) < FLT_MIN) continue;
+        const d = ulps(a, b);
+        s.maxUlp = Math.max(s.maxUlp, d);
+        if (d > 4 + 2 * 88) fail(`case ${JSON.stringify(cases[c])} sigmoid output ${name}: cpu ${a}, ${target} ${b} (${d} ulp)`);
+      } else {
+        s.derived++;
+        const rel = Math.abs(a - b) / Math.max(1, Math.abs(a));
+        s.maxRel = Math.max(s.maxRel, rel);
+        if (rel > 1e-4) fail(`case ${JSON.stringify(cases[c])} output ${name}: cpu ${a}, ${target} ${b}`);
+      }
+    }
+  }
+}
+
+// ---- device runs; both return per case {name: value} or {error: code}
+function layout(prog, inputs, cases) {
+  const n = cases.length;
+  const inputIds = prog.json.nodes.filter((x) => x.op === 'input').map((x) => x.id);
+  const data = new Float32Array(Math.max(1, inputs.length * n));
+  inputs.forEach((inp, k) => cases.forEach((row, c) => { data[k * n + c] = row[inp.name]; }));
+  return { n, data, inputIds };
+}
+function collect(prog, outF32, errU32, n) {
+  const names = Object.keys(prog.json.outputs);
+  const res = [];
+  for (let c = 0; c < n; ++c) {
+    if (errU32[c] !== 0) { res.push({ error: errU32[c] }); continue; }
+    const row = {};
+    names.forEach((name, k) => { row[name] = outF32[k * n + c]; });
+    res.push(row);
+  }
+  return res;
+}
+
+async function runWasm(prog, inputs, cases) {
+  const bytes = fs.readFileSync(prog.wasm);
+  const { instance } = await WebAssembly.instantiate(bytes, { env: { exp: Math.exp } });
+  const { memory, run, heap_base } = instance.exports;
+  const { n, data } = layout(prog, inputs, cases);
+  const nOut = Object.keys(prog.json.outputs).length;
+  const inPtr = heap_base();
+  const outPtr = inPtr + 4 * data.length;
+  const errPtr = outPtr + 4 * nOut * n;
+  const end = errPtr + 4 * n;
+  if (end > memory.buffer.byteLength) memory.grow(Math.ceil((end - memory.buffer.byteLength) / 65536));
+  new Float32Array(memory.buffer, inPtr, data.length).set(data);
+  run(inPtr, outPtr, errPtr, n);
+  return collect(prog, new Float32Array(memory.buffer, outPtr, nOut * n), new Uint32Array(memory.buffer, errPtr, n), n);
+}
+
+async function makeDawn() {
+  let webgpu;
+  try {
+    webgpu = await import('webgpu');
+  } catch (e) {
+    return { why: `npm package 'webgpu' is not installed (run npm ci in tests/node): ${e.message}` };
+  }
+  Object.assign(globalThis, webgpu.globals);
+  const gpu = webgpu.create(['backend=opengles']);
+  const adapter = await gpu.requestAdapter({ featureLevel: 'compatibility' });
+  if (!adapter) return { why: 'Dawn found no OpenGL ES adapter (set EGL_PLATFORM=surfaceless)' };
+  const info = adapter.info ? `${adapter.info.vendor} ${adapter.info.architecture} ${adapter.info.description}` : 'adapter';
+  return { gpu, info };
+}
+
+async function runWgsl(dawn, prog, inputs, cases) {
+  // A device per program: one long-lived device on Dawn's OpenGL ES backend
+  // aborts after a few dozen pipelines.
+  const adapter = await dawn.gpu.requestAdapter({ featureLevel: 'compatibility' });
+  const device = await adapter.requestDevice();
+  const { n, data } = layout(prog, inputs, cases);
+  const nOut = Object.keys(prog.json.outputs).length;
+  device.pushErrorScope('validation');
+  const module = device.createShaderModule({ code: fs.readFileSync(prog.wgsl, 'utf8') });
+  const bgl = device.createBindGroupLayout({
+    entries: [0, 1, 2, 3].map((b) => ({ binding: b, visibility: GPUShaderStage.COMPUTE,
+                                        buffer: { type: b < 2 ? 'read-only-storage' : 'storage' } })),
+  });
+  const pipeline = device.createComputePipeline({
+    layout: device.createPipelineLayout({ bindGroupLayouts: [bgl] }),
+    compute: { module, entryPoint: 'main' },
+  });
+  const storage = (bytes) => device.createBuffer({ size: Math.max(16, bytes),
+      usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST });
+  const params = storage(16), inBuf = storage(4 * data.length), outBuf = storage(4 * nOut * n), errBuf = storage(4 * n);
+  device.queue.writeBuffer(params, 0, new Uint32Array([n, 0, 0, 0]));
+  device.queue.writeBuffer(inBuf, 0, data);
+  const bind = device.createBindGroup({ layout: bgl, entries: [params, inBuf, outBuf, errBuf].map((buffer, b) => ({ binding: b, resource: { buffer } })) });
+  const readOut = device.createBuffer({ size: Math.max(16, 4 * nOut * n), usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
+  const readErr = device.createBuffer({ size: Math.max(16, 4 * n), usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
+  const enc = device.createCommandEncoder();
+  const pass = enc.beginComputePass();
+  pass.setPipeline(pipeline);
+  pass.setBindGroup(0, bind);
+  pass.dispatchWorkgroups(Math.ceil(n / 64));
+  pass.end();
+  enc.copyBufferToBuffer(outBuf, 0, readOut, 0, Math.max(16, 4 * nOut * n));
+  enc.copyBufferToBuffer(errBuf, 0, readErr, 0, Math.max(16, 4 * n));
+  device.queue.submit([enc.finish()]);
+  const err = await device.popErrorScope();
+  if (err) throw new Error(`dawn rejected the shader of ${prog.name}: ${err.message}`);
+  await readOut.mapAsync(GPUMapMode.READ);
+  await readErr.mapAsync(GPUMapMode.READ);
+  const res = collect(prog, new Float32Array(readOut.getMappedRange().slice(0)), new Uint32Array(readErr.getMappedRange().slice(0)), n);
+  readOut.unmap();
+  readErr.unmap();
+  for (const b of [params, inBuf, outBuf, errBuf, readOut, readErr]) b.destroy();
+  device.destroy();
+  return res;
+}
+
+// ---- main
+// Every CLI call happens before Dawn starts: spawning processes once Dawn's
+// threads run aborts on this platform ("futex facility returned an
+// unexpected error code").
+const programs = [...corpusPrograms(), ...generatedPrograms()].filter((p) => !process.env.TC_NODE_FILTER || p.name.includes(process.env.TC_NODE_FILTER));
+const ready = [];
+for (const prog of programs) {
+  prog.json = JSON.parse(fs.readFileSync(prog.artifact, 'utf8'));
+  const base = path.join(tmp, prog.name.replace(/\.\w+$/, ''));
+  prog.wgsl = base + '.wgsl';
+  prog.wasm = base + '.wasm';
+  try {
+    tc(['emit', prog.artifact, '--target', 'wgsl', '-o', prog.wgsl]);
+    tc(['emit', prog.artifact, '--target', 'wasm', '-o', prog.wasm]);
+  } catch (e) {
+    continue;  // not a backend program (state, calls, relaxed semantics): refused with an error
+  }
+  const { inputs, cases } = makeCases(prog.json);
+  const casesFile = base + '.cases.jsonl';
+  fs.writeFileSync(casesFile, cases.map((c) => JSON.stringify(c)).join('\n') + '\n');
+  const expected = tc(['run', prog.artifact, '--cases', casesFile]).trim().split('\n').map((l) => JSON.parse(l));
+  ready.push({ prog, inputs, cases, expected });
+}
+if (only !== 'wgsl')
+  for (const r of ready) compare('wasm', r.prog, await runWasm(r.prog, r.inputs, r.cases), r.expected, r.cases);
+const dawn = only === 'wasm' ? { why: 'skipped by --only wasm' } : await makeDawn();
+if (dawn.why) console.log(`wgsl on dawn: skipped: ${dawn.why}`);
+else {
+  console.log(`wgsl on dawn: ${dawn.info}`);
+  for (const r of ready) {
+    if (process.env.TC_NODE_VERBOSE) console.log('wgsl:', r.prog.name);
+    compare('wgsl', r.prog, await runWgsl(dawn, r.prog, r.inputs, r.cases), r.expected, r.cases);
+  }
+}
+fs.rmSync(tmp, { recursive: true, force: true });
+for (const [target, s] of Object.entries(stats)) {
+  console.log(`${target}: ${s.programs} programs, ${s.cases} cases (${s.errors} failing on both), ${s.exact} values ` +
+              `bit-identical, ${s.sigmoid} sigmoid values (max ${s.maxUlp} ulp), ${s.derived} exp-derived values ` +
+              `(max relative difference ${s.maxRel.toExponential(2)}), ${s.mismatches} mismatches`);
+}
+if (ready.length === 0) {
+  console.log('skipped: no backend programs found');
+  process.exit(77);
+}
+const bad = Object.values(stats).some((s) => s.mismatches > 0);
+process.exit(bad ? 1 : 0);
