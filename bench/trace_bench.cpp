@@ -134,13 +134,13 @@ class RatioReporter : public benchmark::ConsoleReporter {
     ConsoleReporter::Finalize();
     if (auto j = medians_.find("BM_JumpToChange/program:1/repeats:5"); j != medians_.end())
       std::printf("jump to change, full scan of %zu recomputed rows (mid-size): %.1f ns/row\n", kSteps,
-                  j->second.GetAdjustedRealTime() * 1e6 / double(kSteps));
+                  j->second.GetAdjustedCPUTime() * 1e6 / double(kSteps));
     const char* names[2] = {"counter (3 nodes)", "mid-size (4 states, 40 selects)"};
     for (int p = 0; p < 2; ++p) {
       const std::string suffix = "/program:" + std::to_string(p) + "/repeats:5";
       auto plain = medians_.find("BM_Replay" + suffix), traced = medians_.find("BM_ReplayTraced" + suffix);
       if (plain == medians_.end() || traced == medians_.end()) continue;
-      const double a = plain->second.GetAdjustedRealTime(), b = traced->second.GetAdjustedRealTime();
+      const double a = plain->second.GetAdjustedCPUTime(), b = traced->second.GetAdjustedCPUTime();
       const double bytes = traced->second.counters.at("trace_bytes_per_step").value;
       std::printf("%-32s replay %.1f ns/step, traced %.1f ns/step, ratio %.2f, trace %.2f bytes/step (%.2f MB per 100k steps)\n",
                   names[p], a * 1e6 / double(kSteps), b * 1e6 / double(kSteps), b / a, bytes,
