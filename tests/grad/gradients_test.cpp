@@ -265,6 +265,29 @@ TEST(GradApi, BindingsWithAndWithoutVjp) {
   }
 }
 
+TEST(GradApi, CallUsesTheVjpInEverySemantics) {
+  Bindings bindings;
+  bindings["cube"] = Binding{[](std::span<const double> a) { return a[0] * a[0] * a[0] + a[1]; },
+                             [](std::span<const double> a, double) {
+                               return std::vector<double>{3.0 * a[0] * a[0], 1.0};
+                             }};
+  Builder b;
+  Value x = b.input("x");
+  Value y = b.input("y");
+  auto p = b.build(b.call("cube", {x, y * 2.0}));
+  ASSERT_TRUE(p.ok());
+  for (auto sem : {Semantics::Exact, Semantics::Relaxed, Semantics::Hybrid}) {
+    GradOptions o;
+    o.bindings = &bindings;
+    o.semantics = sem;
+    auto r = gradients(*p, Env{{{"x", 2.0}, {"y", 0.5}}, {}, {}}, o);
+    ASSERT_TRUE(r.ok()) << r.error().message;
+    EXPECT_EQ(r->result, 9.0);
+    EXPECT_EQ(*r->gradient("x"), 12.0);
+    EXPECT_EQ(*r->gradient("y"), 2.0);
+  }
+}
+
 TEST(GradApi, IncludedNodesKeepTheirSemanticsAndTemperature) {
   Builder rules(Semantics::Relaxed, Surrogate::Sigmoid, 2.0);
   Value a = rules.input("a");
