@@ -177,7 +177,7 @@ class Lowerer {
       throw Fail{d};
     }
     CompileOutput out;
-    out.program = prune(*built, out.warnings);
+    out.program = prune(std::move(*built), out.warnings);
     return out;
   }
 
@@ -1081,7 +1081,7 @@ class Lowerer {
   // ---- finishing: unused values --------------------------------------------------------
   // Drops nodes no output needs (inputs stay: they are the function's
   // signature) and warns about assignments whose value nothing needs.
-  Program prune(const Program& p, Diagnostics& warnings) {
+  Program prune(Program p, Diagnostics& warnings) {
     std::vector<char> needed(p.nodes.size(), 0);
     for (const auto& [name, id] : p.outputs) needed[static_cast<std::size_t>(id)] = 1;
     for (std::size_t i = p.nodes.size(); i-- > 0;)
@@ -1126,19 +1126,19 @@ class Lowerer {
         warnings.push_back(std::move(w));
       }
 
-    Program out = p;
-    out.nodes.clear();
-    std::vector<NodeId> remap(p.nodes.size(), -1);
-    for (std::size_t i = 0; i < p.nodes.size(); ++i) {
-      if (!needed[i] && p.nodes[i].op != Op::Input) continue;
-      Node n = p.nodes[i];
-      n.id = static_cast<NodeId>(out.nodes.size());
+    std::vector<Node> nodes = std::move(p.nodes);
+    p.nodes.clear();
+    std::vector<NodeId> remap(nodes.size(), -1);
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+      if (!needed[i] && nodes[i].op != Op::Input) continue;
+      Node& n = nodes[i];
+      n.id = static_cast<NodeId>(p.nodes.size());
       for (NodeId& a : n.args) a = remap[static_cast<std::size_t>(a)];
       remap[i] = n.id;
-      out.nodes.push_back(std::move(n));
+      p.nodes.push_back(std::move(n));
     }
-    for (auto& [name, id] : out.outputs) id = remap[static_cast<std::size_t>(id)];
-    return out;
+    for (auto& [name, id] : p.outputs) id = remap[static_cast<std::size_t>(id)];
+    return p;
   }
 
   const FunctionDef& fn_;
