@@ -9,6 +9,8 @@
 #include <cstring>
 #include <string>
 
+#include <sys/stat.h>
+
 #include "base/atomic_file.h"
 #include "common.h"
 #include "runtime/runtime.h"
@@ -141,6 +143,11 @@ int run_replay(const ReplayArgs& a) {
     return kRejected;
   }
 
+  // Events from a pipe or terminal arrive live: answer each one at once.
+  // From a regular file, stdout stays buffered (one write per buffer).
+  struct stat info {};
+  const bool live = fstat(fileno(file.get()), &info) == 0 && !S_ISREG(info.st_mode);
+
   Runtime& rt = *runtime;
   std::string line;
   std::size_t line_no = 0;
@@ -173,6 +180,7 @@ int run_replay(const ReplayArgs& a) {
     out["outputs"] = named_json(rt.output_names(), result->outputs);
     out["state"] = named_json(rt.state_names(), result->state);
     print_json(out);
+    if (live) std::fflush(stdout);
   }
   std::fflush(stdout);
   if (failure) std::fprintf(stderr, "%s:%zu: error: %s\n", a.events.c_str(), line_no, failure->c_str());
