@@ -8,7 +8,7 @@ PACKAGES=(
   nlohmann-json3-dev libcli11-dev libgtest-dev libbenchmark-dev
   libpython3.11-dev python3
   qt6-base-dev qt6-tools-dev qt6-tools-dev-tools qt6-l10n-tools qt6-svg-dev
-  qt6-charts-dev libqscintilla2-qt6-dev libgl-dev
+  qt6-charts-dev libqt6opengl6-dev libqscintilla2-qt6-dev libgl-dev
   libgraphviz-dev
   libvulkan-dev mesa-vulkan-drivers glslang-dev glslang-tools spirv-tools
   xvfb fonts-dejavu-core dpkg-dev file

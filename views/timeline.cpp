@@ -1,26 +1,197 @@
 #include "views/timeline.h"
 
-#include <QChart>
-#include <QGraphicsLayout>
-#include <QChartView>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
-#include <QLineSeries>
 #include <QMenu>
-#include <QPushButton>
-#include <QScatterSeries>
+#include <QPainter>
 #include <QSlider>
 #include <QSplitter>
 #include <QTableWidget>
 #include <QToolButton>
-#include <QValueAxis>
 #include <QVBoxLayout>
+
+#if TC_HAVE_QTCHARTS
+#include <QChart>
+#include <QChartView>
+#include <QGraphicsLayout>
+#include <QLineSeries>
+#include <QScatterSeries>
+#include <QValueAxis>
+#endif
 
 #include <cmath>
 
 namespace tc {
 namespace views {
+
+/// The plot of state values over the steps: Qt Charts when the build has
+/// it, else a small painted fallback (so the IDE builds without Qt Charts).
+class StatePlot {
+ public:
+  explicit StatePlot(QWidget* parent);
+  QWidget* widget() { return widget_; }
+  void clear();
+  /// One series per state variable; x is the step.
+  void setSeries(const std::vector<QString>& names, const std::vector<std::vector<QPointF>>& points, double x0, double x1);
+  /// The current step's point of every series.
+  void setMarker(const std::vector<QPointF>& points);
+  [[nodiscard]] bool empty() const { return empty_; }
+
+ private:
+  QWidget* widget_;
+  bool empty_ = true;
+#if TC_HAVE_QTCHARTS
+  QChart* chart_;
+  QScatterSeries* marker_ = nullptr;
+#else
+  class Canvas;
+  Canvas* canvas_;
+#endif
+};
+
+#if TC_HAVE_QTCHARTS
+StatePlot::StatePlot(QWidget* parent) {
+  chart_ = new QChart;
+  chart_->legend()->setAlignment(Qt::AlignRight);
+  chart_->setMargins(QMargins(0, 0, 0, 0));
+  chart_->layout()->setContentsMargins(0, 0, 0, 0);
+  chart_->setBackgroundRoundness(0);
+  auto* view = new QChartView(chart_, parent);
+  view->setRenderHint(QPainter::Antialiasing);
+  widget_ = view;
+}
+
+void StatePlot::clear() {
+  chart_->removeAllSeries();
+  for (auto* axis : chart_->axes()) chart_->removeAxis(axis);
+  marker_ = nullptr;
+  empty_ = true;
+}
+
+void StatePlot::setSeries(const std::vector<QString>& names, const std::vector<std::vector<QPointF>>& points, double x0,
+                          double x1) {
+  clear();
+  auto* ax = new QValueAxis;
+  auto* ay = new QValueAxis;
+  ax->setTitleText(TimelinePanel::tr("step"));
+  ax->setLabelFormat(QStringLiteral("%d"));
+  chart_->addAxis(ax, Qt::AlignBottom);
+  chart_->addAxis(ay, Qt::AlignLeft);
+  double lo = 0, hi = 1;
+  bool first = true;
+  for (std::size_t k = 0; k < names.size(); ++k) {
+    auto* s = new QLineSeries;
+    s->setName(names[k]);
+    for (const QPointF& p : points[k]) {
+      s->append(p);
+      lo = first ? p.y() : std::min(lo, p.y());
+      hi = first ? p.y() : std::max(hi, p.y());
+      first = false;
+    }
+    chart_->addSeries(s);
+    s->attachAxis(ax);
+    s->attachAxis(ay);
+  }
+  marker_ = new QScatterSeries;
+  marker_->setName(TimelinePanel::tr("current step"));
+  marker_->setMarkerSize(9);
+  chart_->addSeries(marker_);
+  marker_->attachAxis(ax);
+  marker_->attachAxis(ay);
+  if (hi == lo) hi = lo + 1;
+  ax->setRange(x0, std::max(x1, x0 + 1));
+  // Integer steps: one tick per step when few, else round numbers.
+  if (x1 - x0 <= 10) ax->setTickCount(static_cast<int>(std::max(1.0, x1 - x0)) + 1);
+  else ax->applyNiceNumbers();
+  ay->setRange(lo - 0.05 * (hi - lo), hi + 0.05 * (hi - lo));
+  ay->applyNiceNumbers();
+  ay->setTickCount(3);
+  ay->setLabelFormat(QStringLiteral("%g"));
+  QFont small = widget_->font();
+  small.setPointSize(8);
+  ax->setLabelsFont(small);
+  ay->setLabelsFont(small);
+  ax->setTitleFont(small);
+  empty_ = false;
+}
+
+void StatePlot::setMarker(const std::vector<QPointF>& points) {
+  if (!marker_) return;
+  marker_->clear();
+  for (const QPointF& p : points) marker_->append(p);
+}
+#else
+class StatePlot::Canvas : public QWidget {
+ public:
+  using QWidget::QWidget;
+  std::vector<QString> names;
+  std::vector<std::vector<QPointF>> points;
+  std::vector<QPointF> marker;
+  double x0 = 0, x1 = 1;
+
+ protected:
+  void paintEvent(QPaintEvent*) override {
+    QPainter p(this);
+    p.fillRect(rect(), Qt::white);
+    if (points.empty()) return;
+    double lo = 0, hi = 1;
+    bool first = true;
+    for (const auto& s : points)
+      for (const QPointF& q : s) {
+        lo = first ? q.y() : std::min(lo, q.y());
+        hi = first ? q.y() : std::max(hi, q.y());
+        first = false;
+      }
+    if (hi == lo) hi = lo + 1;
+    const QRectF area = QRectF(rect()).adjusted(36, 8, -90, -20);
+    auto map = [&](QPointF q) {
+      return QPointF(area.left() + (q.x() - x0) / std::max(1e-9, x1 - x0) * area.width(),
+                     area.bottom() - (q.y() - lo) / (hi - lo) * area.height());
+    };
+    p.setPen(QColor(0x99, 0x99, 0x99));
+    p.drawRect(area);
+    p.drawText(QRectF(0, area.top() - 6, 34, 14), Qt::AlignRight, QString::number(hi, 'g', 4));
+    p.drawText(QRectF(0, area.bottom() - 8, 34, 14), Qt::AlignRight, QString::number(lo, 'g', 4));
+    p.drawText(QRectF(area.left(), area.bottom() + 2, area.width(), 16), Qt::AlignCenter, TimelinePanel::tr("step"));
+    p.setRenderHint(QPainter::Antialiasing);
+    static const QColor colours[] = {QColor(0x20, 0x9f, 0xdf), QColor(0xe8, 0x6a, 0x2c), QColor(0x4a, 0xa0, 0x4a), QColor(0x99, 0x55, 0xcc)};
+    for (std::size_t k = 0; k < points.size(); ++k) {
+      p.setPen(QPen(colours[k % 4], 1.5));
+      for (std::size_t i = 1; i < points[k].size(); ++i) p.drawLine(map(points[k][i - 1]), map(points[k][i]));
+      p.drawText(QRectF(area.right() + 6, area.top() + 16.0 * static_cast<double>(k), 84, 14), Qt::AlignLeft, names[k]);
+    }
+    p.setBrush(QColor(0x8b, 0xc3, 0x4a));
+    p.setPen(Qt::NoPen);
+    for (const QPointF& q : marker) p.drawEllipse(map(q), 4, 4);
+  }
+};
+
+StatePlot::StatePlot(QWidget* parent) : canvas_(new Canvas(parent)) { widget_ = canvas_; }
+
+void StatePlot::clear() {
+  canvas_->names.clear();
+  canvas_->points.clear();
+  canvas_->marker.clear();
+  empty_ = true;
+  canvas_->update();
+}
+
+void StatePlot::setSeries(const std::vector<QString>& names, const std::vector<std::vector<QPointF>>& points, double x0,
+                          double x1) {
+  canvas_->names = names;
+  canvas_->points = points;
+  canvas_->x0 = x0;
+  canvas_->x1 = std::max(x1, x0 + 1);
+  empty_ = false;
+  canvas_->update();
+}
+
+void StatePlot::setMarker(const std::vector<QPointF>& points) {
+  canvas_->marker = points;
+  canvas_->update();
+}
+#endif
 
 TimelinePanel::TimelinePanel(Session* session, QWidget* parent) : QWidget(parent), session_(session) {
   auto* lay = new QVBoxLayout(this);
@@ -63,18 +234,12 @@ TimelinePanel::TimelinePanel(Session* session, QWidget* parent) : QWidget(parent
   table_->verticalHeader()->setVisible(false);
   table_->horizontalHeader()->setStretchLastSection(true);
   table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
-  chart_ = new QChart;
-  chart_->legend()->setAlignment(Qt::AlignRight);
-  chart_->setMargins(QMargins(0, 0, 0, 0));
-  chart_->layout()->setContentsMargins(0, 0, 0, 0);
-  chart_->setBackgroundRoundness(0);
-  chartView_ = new QChartView(chart_, split);
-  chartView_->setRenderHint(QPainter::Antialiasing);
+  plot_ = new StatePlot(split);
   split->addWidget(table_);
-  split->addWidget(chartView_);
+  split->addWidget(plot_->widget());
   split->setStretchFactor(1, 3);
   table_->setMinimumWidth(180);
-  chartView_->setMinimumHeight(120);
+  plot_->widget()->setMinimumHeight(120);
   lay->addWidget(split, 1);
 
   session_->addViewer(this);
@@ -92,7 +257,10 @@ TimelinePanel::TimelinePanel(Session* session, QWidget* parent) : QWidget(parent
   stepChanged();
 }
 
-TimelinePanel::~TimelinePanel() { session_->removeViewer(this); }
+TimelinePanel::~TimelinePanel() {
+  session_->removeViewer(this);
+  delete plot_;  // its widget is owned by the splitter
+}
 
 void TimelinePanel::programChanged() { stepChanged(); }
 
@@ -124,7 +292,7 @@ void TimelinePanel::stepChanged() {
   if (!session_->hasReplay() || !program) {
     position_->setText(tr("no event log"));
     table_->setRowCount(0);
-    chart_->removeAllSeries();
+    plot_->clear();
     return;
   }
   const int base = session_->snapshotBase();
@@ -148,68 +316,31 @@ void TimelinePanel::stepChanged() {
   }
   if (replay.error && step == n)
     add(tr("stopped"), QString::fromStdString(replay.error->format()));
-  if (rebuilt || chart_->series().isEmpty()) rebuildChart();
-  if (marker_) {
-    marker_->clear();
-    for (std::size_t u = 0; u < state.size(); ++u) marker_->append(base + step, state[u]);
-  }
+  if (rebuilt || plot_->empty()) rebuildChart();
+  std::vector<QPointF> marker;
+  for (std::size_t u = 0; u < state.size(); ++u) marker.emplace_back(base + step, state[u]);
+  plot_->setMarker(marker);
 }
 
 void TimelinePanel::rebuildChart() {
-  chart_->removeAllSeries();
-  for (auto* axis : chart_->axes()) chart_->removeAxis(axis);
-  marker_ = nullptr;
+  plot_->clear();
   const auto program = session_->program();
   const auto& replay = session_->replay();
   if (!program || replay.state_names.empty()) return;
-  auto* ax = new QValueAxis;
-  auto* ay = new QValueAxis;
-  ax->setTitleText(tr("step"));
-  ax->setLabelFormat(QStringLiteral("%d"));
-  chart_->addAxis(ax, Qt::AlignBottom);
-  chart_->addAxis(ay, Qt::AlignLeft);
-  double lo = 0, hi = 1;
-  bool first = true;
   const int base = session_->snapshotBase();
   // Plot at most a few thousand points per series so long replays stay responsive.
   const std::size_t n = replay.steps.size();
   const std::size_t stride = std::max<std::size_t>(1, n / 2000);
+  std::vector<QString> names;
+  std::vector<std::vector<QPointF>> points;
   for (std::size_t u = 0; u < replay.state_names.size(); ++u) {
-    auto* s = new QLineSeries;
-    s->setName(QString::fromStdString(replay.state_names[u]));
-    auto add = [&](double x, double y) {
-      s->append(x, y);
-      if (first) lo = hi = y;
-      lo = std::min(lo, y);
-      hi = std::max(hi, y);
-      first = false;
-    };
-    if (u < replay.initial_state.size()) add(base, replay.initial_state[u]);
-    for (std::size_t k = 0; k < n; k += stride) add(base + static_cast<double>(k + 1), replay.steps[k].state.at(u));
-    chart_->addSeries(s);
-    s->attachAxis(ax);
-    s->attachAxis(ay);
+    names.push_back(QString::fromStdString(replay.state_names[u]));
+    std::vector<QPointF> pts;
+    if (u < replay.initial_state.size()) pts.emplace_back(base, replay.initial_state[u]);
+    for (std::size_t k = 0; k < n; k += stride) pts.emplace_back(base + static_cast<double>(k + 1), replay.steps[k].state.at(u));
+    points.push_back(std::move(pts));
   }
-  marker_ = new QScatterSeries;
-  marker_->setName(tr("current step"));
-  marker_->setMarkerSize(9);
-  chart_->addSeries(marker_);
-  marker_->attachAxis(ax);
-  marker_->attachAxis(ay);
-  if (hi == lo) hi = lo + 1;
-  ax->setRange(base, base + std::max<double>(1, static_cast<double>(n)));
-  // Integer steps: one tick per step when few, else round numbers.
-  if (n <= 10) ax->setTickCount(static_cast<int>(std::max<std::size_t>(n, 1)) + 1);
-  else ax->applyNiceNumbers();
-  ay->setRange(lo - 0.05 * (hi - lo), hi + 0.05 * (hi - lo));
-  ay->applyNiceNumbers();
-  ay->setTickCount(3);
-  ay->setLabelFormat(QStringLiteral("%g"));
-  QFont small = font();
-  small.setPointSize(8);
-  ax->setLabelsFont(small);
-  ay->setLabelsFont(small);
-  ax->setTitleFont(small);
+  plot_->setSeries(names, points, base, base + static_cast<double>(n));
 }
 
 }  // namespace views

@@ -6,18 +6,15 @@
 
 #include "views/session.h"
 
-class QChart;
-class QChartView;
 class QLabel;
-class QLineSeries;
-class QScatterSeries;
 class QSlider;
 class QTableWidget;
 class QToolButton;
-class QValueAxis;
 
 namespace tc {
 namespace views {
+
+class StatePlot;
 
 class TimelinePanel : public QWidget, public Viewer {
   Q_OBJECT
@@ -48,9 +45,7 @@ class TimelinePanel : public QWidget, public Viewer {
   QLabel* position_;
   QSlider* slider_;
   QTableWidget* table_;
-  QChartView* chartView_;
-  QChart* chart_;
-  QScatterSeries* marker_ = nullptr;
+  StatePlot* plot_;
   bool syncing_ = false;
 };
 
