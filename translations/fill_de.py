@@ -217,6 +217,8 @@ DE = {
     'cancelled': 'abgebrochen',
     'loaded in %1 ms, %2 nodes': 'in %1 ms geladen, %2 Knoten',
     'Open…': 'Öffnen…',
+    'No circuit: the source does not compile (see Problems).':
+        'Keine Schaltung: Der Quelltext lässt sich nicht kompilieren (siehe Probleme).',
     'Snapshot': 'Snapshot',
     'Save or restore the state as a snapshot': 'Den Zustand als Snapshot speichern oder wiederherstellen',
 }

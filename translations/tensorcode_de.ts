@@ -43,6 +43,10 @@
             <source>   zoom %1%</source>
             <translation>   Zoom %1 %</translation>
         </message>
+        <message>
+            <source>No circuit: the source does not compile (see Problems).</source>
+            <translation>Keine Schaltung: Der Quelltext lässt sich nicht kompilieren (siehe Probleme).</translation>
+        </message>
     </context>
     <context>
         <name>tc::views::InputsPanel</name>

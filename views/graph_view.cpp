@@ -304,6 +304,8 @@ void GraphView::paintEvent(QPaintEvent*) {
     p.setPen(QColor(0x80, 0x80, 0x88));
     QString msg;
     if (mode_ == Mode::Neighbourhood && session_->program()) msg = tr("Select a node to see its neighbourhood.");
+    else if (!session_->program() && !session_->diagnostics().empty())
+      msg = tr("No circuit: the source does not compile (see Problems).");
     else if (!session_->program()) msg = tr("No program: open a .py file or an artifact.");
     else msg = tr("Laying out…");
     p.drawText(rect(), Qt::AlignCenter, msg);

@@ -10,6 +10,7 @@
 #include <QTranslator>
 
 #include <cstdio>
+#include <cstring>
 #include <ctime>
 
 #include "views/graph_view.h"
@@ -39,6 +40,13 @@ bool install_translation(QCoreApplication& app, const QString& language) {
 }
 
 int run_ide(int argc, char** argv) {
+  // A screenshot needs no display: without one, render offscreen rather than abort.
+  bool screenshot_mode = false;
+  for (int i = 1; i < argc; ++i)
+    if (std::strncmp(argv[i], "--screenshot", 12) == 0) screenshot_mode = true;
+  if (screenshot_mode && !qEnvironmentVariableIsSet("QT_QPA_PLATFORM") && !qEnvironmentVariableIsSet("DISPLAY") &&
+      !qEnvironmentVariableIsSet("WAYLAND_DISPLAY"))
+    qputenv("QT_QPA_PLATFORM", "offscreen");
   QApplication app(argc, argv);
   QApplication::setOrganizationName(QStringLiteral("tensorcode"));
   QApplication::setApplicationName(QStringLiteral("tensorcode-ide"));
