@@ -41,7 +41,7 @@ std::string run_error(const Evaluator& e, const Env& env) {
   return r.ok() ? "" : r.error().message;
 }
 
-TEST(Evaluator, ChooseRule) {
+TEST(EvalEvaluator, ChooseRule) {
   Builder b;
   Value a = b.input("a", Domain::int32(-128, 127));
   Program p = build(b, b.select(a > 4, 10, 12));
@@ -51,7 +51,7 @@ TEST(Evaluator, ChooseRule) {
   EXPECT_EQ(run1(e, in({{"a", -128}})), 12);
 }
 
-TEST(Evaluator, GatedBuilderExampleUsesParameterDefaultAndOverride) {
+TEST(EvalEvaluator, GatedBuilderExampleUsesParameterDefaultAndOverride) {
   Builder b(Semantics::Hybrid);
   Value x = b.input("x", Domain::float64(-100, 100));
   Value w = b.parameter("weight", 0.0);
@@ -64,7 +64,7 @@ TEST(Evaluator, GatedBuilderExampleUsesParameterDefaultAndOverride) {
   EXPECT_EQ(run1(e, env), 10);
 }
 
-TEST(Evaluator, DivisionByZeroNamesNodeOpAndLocation) {
+TEST(EvalEvaluator, DivisionByZeroNamesNodeOpAndLocation) {
   Builder b;
   Value x = b.input("x");
   Value y = b.input("y");
@@ -82,7 +82,7 @@ TEST(Evaluator, DivisionByZeroNamesNodeOpAndLocation) {
   EXPECT_EQ(r.error().loc->column, 12);
 }
 
-TEST(Evaluator, ExactSelectEvaluatesOnlyTheChosenBranch) {
+TEST(EvalEvaluator, ExactSelectEvaluatesOnlyTheChosenBranch) {
   Builder b;
   Value x = b.input("x");
   Program p = build(b, b.select(b.op("ne", x, 0), 1 / x, 0));
@@ -99,7 +99,7 @@ TEST(Evaluator, ExactSelectEvaluatesOnlyTheChosenBranch) {
   EXPECT_EQ(trace.computed[static_cast<std::size_t>(sel)], 1);
 }
 
-TEST(Evaluator, UnusedNodeErrorIsNotRaised) {
+TEST(EvalEvaluator, UnusedNodeErrorIsNotRaised) {
   Builder b;
   Value x = b.input("x");
   Value unused = x / 0;
@@ -109,7 +109,7 @@ TEST(Evaluator, UnusedNodeErrorIsNotRaised) {
   EXPECT_EQ(run1(e, in({{"x", 2}})), 3);
 }
 
-TEST(Evaluator, MissingAndUnknownInputs) {
+TEST(EvalEvaluator, MissingAndUnknownInputs) {
   Builder b;
   Value x = b.input("x");
   Program p = build(b, x + 1);
@@ -122,7 +122,7 @@ TEST(Evaluator, MissingAndUnknownInputs) {
   EXPECT_EQ(run_error(e, env2), "unknown state 's'");
 }
 
-TEST(Evaluator, InputDomainIsChecked) {
+TEST(EvalEvaluator, InputDomainIsChecked) {
   Builder b;
   Value a = b.input("a", Domain::int32(-128, 127));
   Program p = build(b, a * 2);
@@ -132,7 +132,7 @@ TEST(Evaluator, InputDomainIsChecked) {
   EXPECT_EQ(run_error(e, in({{"a", NAN}})), "input 'a': nan is not allowed");
 }
 
-TEST(Evaluator, DeepChainNeedsNoRecursion) {
+TEST(EvalEvaluator, DeepChainNeedsNoRecursion) {
   Builder b;
   Value x = b.input("x");
   Value s = x;

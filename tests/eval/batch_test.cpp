@@ -25,7 +25,7 @@ BatchResult batch(const Evaluator& e, const std::vector<std::vector<double>>& co
   return out;
 }
 
-TEST(Batch, EmptyBatch) {
+TEST(EvalBatch, EmptyBatch) {
   Builder b;
   Value x = b.input("x");
   Evaluator e = evaluator(built(b, x + 1));
@@ -37,7 +37,7 @@ TEST(Batch, EmptyBatch) {
   EXPECT_TRUE(r.errors.empty());
 }
 
-TEST(Batch, ProgramWithoutInputsAndLeafOutputs) {
+TEST(EvalBatch, ProgramWithoutInputsAndLeafOutputs) {
   Builder b;
   Value w = b.parameter("w", 2.5);
   Value c = b.constant(7);
@@ -56,7 +56,7 @@ TEST(Batch, ProgramWithoutInputsAndLeafOutputs) {
   }
 }
 
-TEST(Batch, InputOutputIsRoundedUnderFloat32) {
+TEST(EvalBatch, InputOutputIsRoundedUnderFloat32) {
   Builder b(Semantics::Exact, Surrogate::Sigmoid, 1.0, Dtype::Float32);
   Value x = b.input("x");
   Evaluator e = evaluator(built(b, x));
@@ -69,7 +69,7 @@ TEST(Batch, InputOutputIsRoundedUnderFloat32) {
   EXPECT_EQ(r.outputs[0][2], 3);
 }
 
-TEST(Batch, IntegerInputsMustBeExactInFloat32) {
+TEST(EvalBatch, IntegerInputsMustBeExactInFloat32) {
   Builder b(Semantics::Exact, Surrogate::Sigmoid, 1.0, Dtype::Float32);
   Value n = b.input("n", Domain::int32());
   Evaluator e = evaluator(built(b, n + 0));
@@ -85,7 +85,7 @@ TEST(Batch, IntegerInputsMustBeExactInFloat32) {
   EXPECT_EQ(single.error().message, r.errors[0].second.message);
 }
 
-TEST(Batch, ErrorsAtBlockBoundariesAreReportedInCaseOrder) {
+TEST(EvalBatch, ErrorsAtBlockBoundariesAreReportedInCaseOrder) {
   Builder b;
   Value x = b.input("x");
   Evaluator e = evaluator(built(b, 10 / x));
@@ -103,7 +103,7 @@ TEST(Batch, ErrorsAtBlockBoundariesAreReportedInCaseOrder) {
   EXPECT_EQ(r.outputs[0][1498], 5);
 }
 
-TEST(Batch, OverflowingFloat32ConstantInAnUnchosenBranchIsHarmless) {
+TEST(EvalBatch, OverflowingFloat32ConstantInAnUnchosenBranchIsHarmless) {
   Builder b(Semantics::Exact, Surrogate::Sigmoid, 1.0, Dtype::Float32);
   Value x = b.input("x");
   Value huge = b.constant(1e300);  // infinite as binary32: an error where it is used
@@ -116,7 +116,7 @@ TEST(Batch, OverflowingFloat32ConstantInAnUnchosenBranchIsHarmless) {
   EXPECT_EQ(r.outputs[0][2], 2);
 }
 
-TEST(Batch, StateThatIsItsOwnUpdateAndSharedOutputs) {
+TEST(EvalBatch, StateThatIsItsOwnUpdateAndSharedOutputs) {
   Builder b;
   Value x = b.input("x");
   Value s = b.state("s", 4, Domain::float64());
@@ -133,7 +133,7 @@ TEST(Batch, StateThatIsItsOwnUpdateAndSharedOutputs) {
   EXPECT_EQ(r.next_state[1], (std::vector<double>{1, 2, 3}));
 }
 
-TEST(Batch, ManyCasesWhereMostAreFlaggedButAlive) {
+TEST(EvalBatch, ManyCasesWhereMostAreFlaggedButAlive) {
   // `10 // n if n != 0 else 0` over a column that is mostly zero: every zero
   // case is flagged by the fast path and rescued by the lazy re-run.
   Builder b;
@@ -148,7 +148,7 @@ TEST(Batch, ManyCasesWhereMostAreFlaggedButAlive) {
     EXPECT_EQ(out.outputs[0][i], ns[i] == 0 ? 0 : std::floor(10 / ns[i])) << i;
 }
 
-TEST(Batch, ManyLiveValuesUseShorterBlocks) {
+TEST(EvalBatch, ManyLiveValuesUseShorterBlocks) {
   // 40,000 values alive until the end (all outputs): the fast path must
   // shrink its blocks rather than allocate 40,000 full columns, and still
   // agree with the scalar path.

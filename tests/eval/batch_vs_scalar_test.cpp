@@ -156,7 +156,7 @@ void compare_paths(const Program& p, Gen& g, std::size_t count, const EvalOption
   tally.failures += failures;
 }
 
-TEST(BatchVsScalar, RandomProgramsAgreeCaseByCase) {
+TEST(EvalBatchVsScalar, RandomProgramsAgreeCaseByCase) {
   const Bindings bindings = test_bindings();
   Gen g(20261129);
   std::size_t programs = 0;
@@ -180,7 +180,7 @@ TEST(BatchVsScalar, RandomProgramsAgreeCaseByCase) {
   std::printf("random programs: %zu cases, %zu raised\n", tally.cases, tally.failures);
 }
 
-TEST(BatchVsScalar, IncludedRegionsKeepTheirSemantics) {
+TEST(EvalBatchVsScalar, IncludedRegionsKeepTheirSemantics) {
   const Bindings bindings = test_bindings();
   Gen g(7);
   Tally tally;

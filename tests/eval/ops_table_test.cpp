@@ -69,7 +69,7 @@ std::vector<json> load_table() {
   return rows;
 }
 
-TEST(OpsTable, EveryRowMatchesCPythonInScalarAndBatchedRuns) {
+TEST(EvalOpsTable, EveryRowMatchesCPythonInScalarAndBatchedRuns) {
   const std::vector<json> rows = load_table();
   ASSERT_GE(rows.size(), 300u);
   std::size_t errors = 0;

@@ -28,7 +28,7 @@ std::vector<json> json_lines(const std::string& text) {
 /// Exactly one line on stderr.
 bool one_line(const std::string& err) { return !err.empty() && err.find('\n') == err.size() - 1; }
 
-TEST(RunCli, SingleCasePrintsOutputsByName) {
+TEST(EvalRunCli, SingleCasePrintsOutputsByName) {
   auto r = run_cli({"run", data("choose.json"), "--set", "a=5"});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(json::parse(r.out), json::parse(R"({"result": 10})"));
@@ -39,7 +39,7 @@ TEST(RunCli, SingleCasePrintsOutputsByName) {
   EXPECT_EQ(r.out, "{\"result[0]\":3.5,\"result[1]\":3}\n");
 }
 
-TEST(RunCli, ParametersOverrideStoredValues) {
+TEST(EvalRunCli, ParametersOverrideStoredValues) {
   auto r = run_cli({"run", data("gated.json"), "--set", "x=5"});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(json::parse(r.out)["result"], 0);
@@ -50,7 +50,7 @@ TEST(RunCli, ParametersOverrideStoredValues) {
   EXPECT_EQ(r.err, "error: unknown parameter 'nope'\n");
 }
 
-TEST(RunCli, StateValuesComeFromTheFlagOrTheInitialValue) {
+TEST(EvalRunCli, StateValuesComeFromTheFlagOrTheInitialValue) {
   auto r = run_cli({"run", data("counter.json"), "--set", "event=1"});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(json::parse(r.out), json::parse(R"({"result": 0})"));
@@ -62,14 +62,14 @@ TEST(RunCli, StateValuesComeFromTheFlagOrTheInitialValue) {
   EXPECT_EQ(r.err, "error: state 'count': 101 is above the maximum 100\n");
 }
 
-TEST(RunCli, RuntimeErrorIsOneLineWithExit3) {
+TEST(EvalRunCli, RuntimeErrorIsOneLineWithExit3) {
   auto r = run_cli({"run", data("ratio.json"), "--set", "a=7", "--set", "b=0"});
   EXPECT_EQ(r.status, 3);
   EXPECT_EQ(r.out, "");
   EXPECT_EQ(r.err, "error: node 2 (div) at line 2, column 12: division by zero\n");
 }
 
-TEST(RunCli, InputProblemsAreErrors) {
+TEST(EvalRunCli, InputProblemsAreErrors) {
   auto r = run_cli({"run", data("choose.json")});
   EXPECT_EQ(r.status, 3);
   EXPECT_EQ(r.err, "error: missing input 'a'\n");
@@ -90,7 +90,7 @@ TEST(RunCli, InputProblemsAreErrors) {
   EXPECT_EQ(r.err.rfind("error: ", 0), 0u) << r.err;
 }
 
-TEST(RunCli, CasesFilePrintsOneLinePerCaseAndExits0WhenCasesFail) {
+TEST(EvalRunCli, CasesFilePrintsOneLinePerCaseAndExits0WhenCasesFail) {
   const std::string dir = testing::temp_dir();
   const std::string cases =
       testing::write_temp(dir, "cases.jsonl", "{\"a\": 7, \"b\": 2}\n{\"a\": 1, \"b\": 0}\n\n{\"b\": -3, \"a\": 9}\n"
@@ -107,7 +107,7 @@ TEST(RunCli, CasesFilePrintsOneLinePerCaseAndExits0WhenCasesFail) {
   EXPECT_EQ(lines[4], json::parse(R"({"result[0]": 1, "result[1]": 1})"));
 }
 
-TEST(RunCli, ManyCasesAgreeWithSingleRuns) {
+TEST(EvalRunCli, ManyCasesAgreeWithSingleRuns) {
   std::string text;
   for (int a = -10; a <= 10; ++a)
     for (int b = -10; b <= 10; ++b) text += "{\"a\": " + std::to_string(a) + ", \"b\": " + std::to_string(b) + "}\n";
@@ -130,7 +130,7 @@ TEST(RunCli, ManyCasesAgreeWithSingleRuns) {
     }
 }
 
-TEST(RunCli, MalformedCasesLineNamesTheLineAndPrintsNothing) {
+TEST(EvalRunCli, MalformedCasesLineNamesTheLineAndPrintsNothing) {
   const std::string dir = testing::temp_dir();
   const std::vector<std::pair<std::string, std::string>> bad = {
       {"{\"a\": 1, \"b\": 2\n", "invalid json"},
@@ -155,7 +155,7 @@ TEST(RunCli, MalformedCasesLineNamesTheLineAndPrintsNothing) {
   EXPECT_TRUE(one_line(r.err)) << r.err;
 }
 
-TEST(RunCli, MutatedCasesFilesNeverCrash) {
+TEST(EvalRunCli, MutatedCasesFilesNeverCrash) {
   // Deterministic mutations of a valid cases file: every run either succeeds
   // with one line per case or fails with one `FILE:LINE: error:` line.
   const std::string dir = testing::temp_dir();
@@ -198,7 +198,7 @@ TEST(RunCli, MutatedCasesFilesNeverCrash) {
   }
 }
 
-TEST(RunCli, UsageErrors) {
+TEST(EvalRunCli, UsageErrors) {
   const std::string dir = testing::temp_dir();
   const std::string cases = testing::write_temp(dir, "c.jsonl", "{\"a\": 1}\n");
   auto r = run_cli({"run", data("choose.json"), "--set", "a=1", "--cases", cases});
@@ -211,7 +211,7 @@ TEST(RunCli, UsageErrors) {
     EXPECT_NE(r.out.find(opt), std::string::npos) << opt;
 }
 
-TEST(RunCli, VulkanBackendEitherRunsOrSaysItIsUnavailable) {
+TEST(EvalRunCli, VulkanBackendEitherRunsOrSaysItIsUnavailable) {
   auto r = run_cli({"run", data("choose.json"), "--set", "a=5", "--backend", "vulkan"});
   if (r.status == 3) {
     EXPECT_EQ(r.err.rfind("error: the vulkan backend is not available in this build", 0), 0u) << r.err;
@@ -222,7 +222,7 @@ TEST(RunCli, VulkanBackendEitherRunsOrSaysItIsUnavailable) {
   }
 }
 
-TEST(RunCli, PythonSourceIsCompiledOnTheFly) {
+TEST(EvalRunCli, PythonSourceIsCompiledOnTheFly) {
   const std::string dir = testing::temp_dir();
   const std::string src = testing::write_temp(dir, "choose.py", "def choose(a):\n    return 10 if a > 4 else 12\n");
   auto r = run_cli({"run", src, "--input", "a=int32:-128:127", "--set", "a=5"});

@@ -47,7 +47,7 @@ struct ErrorCase {
   std::string expected;  // after "node N (op) at line 4, column 9: "
 };
 
-TEST(Errors, EachKindNamesNodeOpAndLocation) {
+TEST(EvalErrors, EachKindNamesNodeOpAndLocation) {
   const std::vector<ErrorCase> cases = {
       {"division by zero", [](Builder&, Value x) { return 1 / x; }, 0, "division by zero"},
       {"floordiv by zero", [](Builder& b, Value x) { return b.op("floordiv", 1, x); }, 0, "division by zero"},
@@ -98,7 +98,7 @@ TEST(Errors, EachKindNamesNodeOpAndLocation) {
   }
 }
 
-TEST(Errors, TheFirstNonFiniteValueIsReported) {
+TEST(EvalErrors, TheFirstNonFiniteValueIsReported) {
   Builder b;
   Value x = b.input("x");
   Value inf = x * 1e300;
@@ -109,7 +109,7 @@ TEST(Errors, TheFirstNonFiniteValueIsReported) {
   EXPECT_EQ(batch_error_of(e, {1e10}), describe_node(p, 2) + ": result is infinite");
 }
 
-TEST(Errors, TheEarliestFailingNodeIsReportedLikePythonWouldMeetIt) {
+TEST(EvalErrors, TheEarliestFailingNodeIsReportedLikePythonWouldMeetIt) {
   // a = 1 / x; b = 1 / y; return b + a  -> CPython raises at `1 / x` first.
   for (bool with_select : {false, true}) {
     SCOPED_TRACE(with_select ? "demand-driven walk" : "straight-line order");
@@ -141,7 +141,7 @@ TEST(Errors, TheEarliestFailingNodeIsReportedLikePythonWouldMeetIt) {
   }
 }
 
-TEST(Errors, BindingsAreRequiredAndCheckedForFiniteResults) {
+TEST(EvalErrors, BindingsAreRequiredAndCheckedForFiniteResults) {
   Builder b;
   Value x = b.input("x");
   b.set_location(SourceLoc{2, 3});
@@ -160,7 +160,7 @@ TEST(Errors, BindingsAreRequiredAndCheckedForFiniteResults) {
   EXPECT_EQ(batch_error_of(e, {-1}), "node 2 (call 'f') at line 2, column 3: binding 'f' returned nan");
 }
 
-TEST(Errors, AThrowingBindingBecomesAnError) {
+TEST(EvalErrors, AThrowingBindingBecomesAnError) {
   Builder b;
   Value x = b.input("x");
   Value g = b.call("g", {x});
@@ -181,7 +181,7 @@ TEST(Errors, AThrowingBindingBecomesAnError) {
   EXPECT_EQ(batch_error_of(e, {-20}), "");
 }
 
-TEST(Errors, ParameterAndStateValues) {
+TEST(EvalErrors, ParameterAndStateValues) {
   Builder b;
   Value x = b.input("x");
   Value w = b.parameter("w", 2);
@@ -206,7 +206,7 @@ TEST(Errors, ParameterAndStateValues) {
   EXPECT_EQ(st.error().message, "state 's': 0.5 is not an integer (int32 domain)");
 }
 
-TEST(Errors, BatchColumnMistakesAreStatusErrors) {
+TEST(EvalErrors, BatchColumnMistakesAreStatusErrors) {
   Builder b;
   Value x = b.input("x");
   Value y = b.input("y");
@@ -224,7 +224,7 @@ TEST(Errors, BatchColumnMistakesAreStatusErrors) {
 
 // --- laziness -----------------------------------------------------------------
 
-TEST(Laziness, ErrorOnlyInUnchosenBranchSucceedsInBothEntryPoints) {
+TEST(EvalLaziness, ErrorOnlyInUnchosenBranchSucceedsInBothEntryPoints) {
   Builder b;
   Value x = b.input("x");
   Value n = b.input("n", Domain::int32(-5, 5));
@@ -241,7 +241,7 @@ TEST(Laziness, ErrorOnlyInUnchosenBranchSucceedsInBothEntryPoints) {
   EXPECT_EQ(e.run(inputs({{"x", 0}, {"n", 2}}))->outputs[0], 30);
 }
 
-TEST(Laziness, RelaxedSelectEvaluatesBothBranches) {
+TEST(EvalLaziness, RelaxedSelectEvaluatesBothBranches) {
   Builder b(Semantics::Relaxed);
   Value x = b.input("x");
   Program p = built(b, b.select(x > 0, 1, 1 / x));
@@ -249,7 +249,7 @@ TEST(Laziness, RelaxedSelectEvaluatesBothBranches) {
   EXPECT_NE(error_of(e, inputs({{"x", 0}})).find("division by zero"), std::string::npos);
 }
 
-TEST(Laziness, HybridForwardIsExactAndLazy) {
+TEST(EvalLaziness, HybridForwardIsExactAndLazy) {
   // `1/x if x != 0 else 1`: relaxed blends both branches (and fails at x = 0);
   // hybrid forward takes the exact, lazy path.
   Builder b(Semantics::Relaxed);
@@ -265,7 +265,7 @@ TEST(Laziness, HybridForwardIsExactAndLazy) {
   EXPECT_EQ(batch_error_of(h, {0}), "");
 }
 
-TEST(Laziness, UnusedValuesAreNotComputedInEitherEntryPoint) {
+TEST(EvalLaziness, UnusedValuesAreNotComputedInEitherEntryPoint) {
   Builder b;
   Value x = b.input("x");
   Value unused = b.gather({1, 2}, x) / 0;
@@ -283,7 +283,7 @@ TEST(Laziness, UnusedValuesAreNotComputedInEitherEntryPoint) {
   }
 }
 
-TEST(Laziness, GatherEvaluatesEveryValueLikeAPythonList) {
+TEST(EvalLaziness, GatherEvaluatesEveryValueLikeAPythonList) {
   // [1/x, 2][i]: CPython builds the list first, so 1/0 raises even for i = 1.
   Builder b;
   Value x = b.input("x");
@@ -296,7 +296,7 @@ TEST(Laziness, GatherEvaluatesEveryValueLikeAPythonList) {
 
 // --- float32 ------------------------------------------------------------------
 
-TEST(Float32, EveryNodeIsRoundedIncludingConstantsAndInputs) {
+TEST(EvalFloat32, EveryNodeIsRoundedIncludingConstantsAndInputs) {
   for (Dtype dtype : {Dtype::Float64, Dtype::Float32}) {
     Builder b(Semantics::Exact, Surrogate::Sigmoid, 1.0, dtype);
     Value x = b.input("x");
@@ -321,7 +321,7 @@ TEST(Float32, EveryNodeIsRoundedIncludingConstantsAndInputs) {
   }
 }
 
-TEST(Float32, OptionOverridesProgramDtype) {
+TEST(EvalFloat32, OptionOverridesProgramDtype) {
   Builder b;
   Value x = b.input("x");
   Program p = built(b, x * 3);
@@ -331,7 +331,7 @@ TEST(Float32, OptionOverridesProgramDtype) {
   EXPECT_TRUE(same_bits(e.run(inputs({{"x", 0.1}}))->outputs[0], static_cast<double>(0.1f * 3.0f)));
 }
 
-TEST(Float32, Float32DomainInputsAreRoundedUnderFloat64) {
+TEST(EvalFloat32, Float32DomainInputsAreRoundedUnderFloat64) {
   Builder b;
   Value x = b.input("x", Domain::float32());
   Value y = b.input("y", Domain::float64());
@@ -344,7 +344,7 @@ TEST(Float32, Float32DomainInputsAreRoundedUnderFloat64) {
   EXPECT_NE(error_of(e, inputs({{"x", 1e39}, {"y", 0}})).find("is above the maximum"), std::string::npos);
 }
 
-TEST(Float32, OverflowAtANodeIsAnError) {
+TEST(EvalFloat32, OverflowAtANodeIsAnError) {
   Builder b(Semantics::Exact, Surrogate::Sigmoid, 1.0, Dtype::Float32);
   Value x = b.input("x");
   Program p = built(b, x * 1e30);
@@ -363,7 +363,7 @@ Program relaxed_region() {
   return p.value();
 }
 
-TEST(PerNodeSemantics, IncludedNodesKeepTheirsAndOptionReplacesOnlyTheRoot) {
+TEST(EvalPerNodeSemantics, IncludedNodesKeepTheirsAndOptionReplacesOnlyTheRoot) {
   Builder b(Semantics::Exact);
   Value x = b.input("x");
   auto region = b.include(relaxed_region(), {{"v", x}}, "r");
@@ -381,7 +381,7 @@ TEST(PerNodeSemantics, IncludedNodesKeepTheirsAndOptionReplacesOnlyTheRoot) {
                         relaxed_part + (root_s * 1 + (1 - root_s) * 2) * 100));
 }
 
-TEST(PerNodeSemantics, RelaxedNodesSkipDomainChecks) {
+TEST(EvalPerNodeSemantics, RelaxedNodesSkipDomainChecks) {
   Builder b(Semantics::Relaxed);
   Value x = b.input("x");
   Value v = x * 2;
@@ -398,7 +398,7 @@ TEST(PerNodeSemantics, RelaxedNodesSkipDomainChecks) {
 
 // --- state and traces -------------------------------------------------------------
 
-TEST(State, NextStateFollowsUpdatesOrderAndDefaults) {
+TEST(EvalState, NextStateFollowsUpdatesOrderAndDefaults) {
   Builder b;
   Value ev = b.input("event", Domain::int32(0, 1));
   Value count = b.state("count", 0, Domain::int32(0, 100));
@@ -424,7 +424,7 @@ TEST(State, NextStateFollowsUpdatesOrderAndDefaults) {
   EXPECT_EQ(br.next_state[1], (std::vector<double>{41, 42, 42}));
 }
 
-TEST(Trace, RecordsValuesComputedNodesAndBranches) {
+TEST(EvalTrace, RecordsValuesComputedNodesAndBranches) {
   Builder b;
   Value a = b.input("a", Domain::int32(-128, 127));
   Program p = built(b, b.select(a > 4, 10, 12));
