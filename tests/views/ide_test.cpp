@@ -3,7 +3,9 @@
 #include <QAbstractItemModel>
 #include <QApplication>
 #include <QComboBox>
+#include <QImage>
 #include <QMenuBar>
+#include <QProcess>
 #include <QTextBlock>
 #include <QFile>
 #include <QSettings>
@@ -345,6 +347,26 @@ class IdeTest : public QObject {
     QCOMPARE(w.session()->step(), 5);
     w.timeline()->jumpToChange();  // no later change: stays
     QCOMPARE(w.session()->step(), 5);
+  }
+
+  void screenshotCommandWritesThePng() {
+    QTemporaryDir dir;
+    const QString out = dir.filePath(QStringLiteral("shot.png"));
+    QProcess ide;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+    ide.setProcessEnvironment(env);
+    ide.start(QStringLiteral(TC_IDE), {QStringLiteral("--screenshot"), out, data("choose.py")});
+    QVERIFY(ide.waitForFinished(120000));
+    QCOMPARE(ide.exitStatus(), QProcess::NormalExit);
+    QCOMPARE(ide.exitCode(), 0);
+    const QImage png(out);
+    QVERIFY(!png.isNull());
+    QCOMPARE(png.size(), QSize(1280, 800));
+    // A missing file is an error, not a blank screenshot.
+    ide.start(QStringLiteral(TC_IDE), {QStringLiteral("--screenshot"), out, dir.filePath(QStringLiteral("missing.py"))});
+    QVERIFY(ide.waitForFinished(120000));
+    QCOMPARE(ide.exitCode(), 3);
   }
 
   void germanTranslationLoads() {
