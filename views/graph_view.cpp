@@ -357,7 +357,8 @@ void GraphView::paintEvent(QPaintEvent*) {
     }
     const bool text = scale_ >= 0.42;
     QFont f = font();
-    f.setPointSizeF(8.0);
+    // Zoomed out a little, grow the world font so labels stay legible (elided to the box).
+    f.setPointSizeF(std::clamp(6.8 / scale_, 8.0, 10.0));
     p.setFont(f);
     const QFontMetricsF fm(f);
     QPen border(QColor(0x6b, 0x72, 0x80));

@@ -109,6 +109,13 @@ int run_ide(int argc, char** argv) {
     std::fprintf(stderr, "error: cannot open %s\n", qPrintable(files.front()));
     if (shot) return 3;
   }
+  if (files.isEmpty()) {
+    // Something that compiles at once, so a first start shows every view working.
+    window.session()->newDocument(QStringLiteral(
+        "# tensorcode: input x=float64:-10:10\n"
+        "def f(x):\n"
+        "    return relu(x) if x > 0 else 0.5 * x\n"));
+  }
   if (parser.isSet(events) && window.waitUntilSettled(120000)) {
     QString err;
     if (!window.session()->loadEvents(parser.value(events), &err)) std::fprintf(stderr, "error: %s\n", qPrintable(err));
