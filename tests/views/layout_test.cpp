@@ -105,14 +105,15 @@ class LayoutTest : public QObject {
 
   void cancelDropsTheResultAndStopsTheJob() {
     EngineWorker worker;
-    std::atomic<bool> sawCancel{false};
+    std::atomic<bool> sawCancel{false}, started{false};
     bool delivered = false;
     worker.post(QStringLiteral("verify"), [&](JobControl& ctl) -> EngineWorker::Deliver {
-      for (int i = 0; i < 5000 && !ctl.cancelled(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      started = true;
+      for (int i = 0; i < 60000 && !ctl.cancelled(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
       sawCancel = ctl.cancelled();
       return [&] { delivered = true; };
     });
-    QTest::qWait(20);
+    QTRY_VERIFY(started.load());  // cancel the running job, not a queued one
     worker.cancel(QStringLiteral("verify"));
     QTRY_VERIFY(!worker.busy());
     QVERIFY(sawCancel.load());
