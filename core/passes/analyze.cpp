@@ -368,26 +368,10 @@ class Analyzer {
       return;
     }
     if (!is_comparison(c.op)) return;
-    NodeId v = c.args[0], k = c.args[1];
+    const NodeId l = c.args[0], r = c.args[1];
     Op op = c.op;
-    if (!at(k).is_point()) {
-      if (!at(v).is_point()) return;
-      std::swap(v, k);  // k < v  is  v > k, and so on
-      switch (op) {
-        case Op::Lt: op = Op::Gt; break;
-        case Op::Le: op = Op::Ge; break;
-        case Op::Gt: op = Op::Lt; break;
-        case Op::Ge: op = Op::Le; break;
-        case Op::Eq: case Op::Ne: case Op::Input: case Op::Parameter: case Op::Constant: case Op::State:
-        case Op::Add: case Op::Sub: case Op::Mul: case Op::Div: case Op::Neg: case Op::FloorDiv: case Op::Mod:
-        case Op::Select: case Op::Relu: case Op::Sigmoid: case Op::Gather: case Op::GatherOneHot: case Op::Affine:
-        case Op::SparseAffine: case Op::Call:
-          break;
-      }
-    }
-    const double key = at(k).lo;
     if (!truth) {
-      // not (v < k) is v >= k, and so on.
+      // not (l < r) is l >= r, and so on.
       switch (op) {
         case Op::Lt: op = Op::Ge; break;
         case Op::Le: op = Op::Gt; break;
@@ -402,25 +386,49 @@ class Analyzer {
       }
     }
     constexpr double inf = std::numeric_limits<double>::infinity();
-    const bool integral = at(v).integral;
+    auto now = [&](NodeId id) {
+      auto it = f.narrowed.find(id);
+      return it != f.narrowed.end() ? it->second : at(id);
+    };
+    // Strict bounds: below(x) is the largest value of `id`'s kind under x.
+    auto below = [&](NodeId id, double x) { return now(id).integral ? std::ceil(x) - 1.0 : std::nextafter(x, -inf); };
+    auto above = [&](NodeId id, double x) { return now(id).integral ? std::floor(x) + 1.0 : std::nextafter(x, inf); };
+    const Interval L = now(l), R = now(r);
     switch (op) {
-      case Op::Lt: narrow(f, v, {-inf, integral ? std::ceil(key) - 1.0 : std::nextafter(key, -inf), false}); break;
-      case Op::Le: narrow(f, v, {-inf, key, false}); break;
-      case Op::Gt: narrow(f, v, {integral ? std::floor(key) + 1.0 : std::nextafter(key, inf), inf, false}); break;
-      case Op::Ge: narrow(f, v, {key, inf, false}); break;
+      case Op::Lt:  // l < r
+        narrow(f, l, {-inf, below(l, R.hi), false});
+        narrow(f, r, {above(r, L.lo), inf, false});
+        break;
+      case Op::Le:
+        narrow(f, l, {-inf, R.hi, false});
+        narrow(f, r, {L.lo, inf, false});
+        break;
+      case Op::Gt:  // l > r
+        narrow(f, l, {above(l, R.lo), inf, false});
+        narrow(f, r, {-inf, below(r, L.hi), false});
+        break;
+      case Op::Ge:
+        narrow(f, l, {R.lo, inf, false});
+        narrow(f, r, {-inf, L.hi, false});
+        break;
       case Op::Eq:
-        narrow(f, v, Interval::of(key, key));
+        narrow(f, l, {R.lo, R.hi, false});
+        narrow(f, r, {L.lo, L.hi, false});
         // eq(c, 0) over a 0/1 wire is "not c"; eq(c, 1) is "c".
-        if (boolean_like(at(v)) && (key == 0.0 || key == 1.0)) learn(v, key == 1.0, f, depth + 1);
+        for (auto [wire, key] : {std::pair{l, R}, std::pair{r, L}})
+          if (key.is_point() && boolean_like(at(wire)) && (key.lo == 0.0 || key.lo == 1.0))
+            learn(wire, key.lo == 1.0, f, depth + 1);
         break;
-      case Op::Ne: {
-        if (key == 0.0) f.nonzero.insert(v);
-        Interval cur = at(v);
-        if (integral && cur.lo == key) narrow(f, v, {key + 1.0, inf, false});
-        if (integral && cur.hi == key) narrow(f, v, {-inf, key - 1.0, false});
-        if (boolean_like(at(v)) && (key == 0.0 || key == 1.0)) learn(v, key == 0.0, f, depth + 1);
+      case Op::Ne:
+        for (auto [wire, key] : {std::pair{l, R}, std::pair{r, L}}) {
+          if (!key.is_point()) continue;
+          if (key.lo == 0.0) f.nonzero.insert(wire);
+          const Interval cur = now(wire);
+          if (cur.integral && cur.lo == key.lo) narrow(f, wire, {key.lo + 1.0, inf, false});
+          if (cur.integral && cur.hi == key.lo) narrow(f, wire, {-inf, key.lo - 1.0, false});
+          if (boolean_like(at(wire)) && (key.lo == 0.0 || key.lo == 1.0)) learn(wire, key.lo == 0.0, f, depth + 1);
+        }
         break;
-      }
       case Op::Input: case Op::Parameter: case Op::Constant: case Op::State: case Op::Add: case Op::Sub:
       case Op::Mul: case Op::Div: case Op::Neg: case Op::FloorDiv: case Op::Mod: case Op::Select: case Op::Relu:
       case Op::Sigmoid: case Op::Gather: case Op::GatherOneHot: case Op::Affine: case Op::SparseAffine: case Op::Call:

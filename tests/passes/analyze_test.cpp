@@ -313,6 +313,15 @@ TEST(AnalyzeGuards, BranchValuesUseTheirCondition) {
   EXPECT_EQ(run(p).output(p, "result"), Interval::of(0, 5, true));
 }
 
+TEST(AnalyzeGuards, ComparisonsOfTwoNodesNarrowBoth) {
+  // max(a, b) as select(a >= b, a, b): at least max(a.lo, b.lo).
+  Builder b;
+  Value a = b.input("a", Domain::int32(0, 10));
+  Value c = b.input("b", Domain::int32(5, 6));
+  Program p = build(b, b.select(a >= c, a, c));
+  EXPECT_EQ(run(p).output(p, "result"), Interval::of(5, 10, true));
+}
+
 TEST(AnalyzeGuards, SharedNodesAreNotNarrowed) {
   // x / b is also an output, so it runs whatever the guard says: it warns.
   Builder b;
