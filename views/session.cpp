@@ -41,6 +41,7 @@ bool Session::openFile(const QString& path, QString* error) {
   replay_ = {};
   step_ = 0;
   snapshot_text_.clear();
+  events_path_.clear();
   selected_ = -1;
   highlighted_.clear();
   if (path.endsWith(QLatin1String(".json"), Qt::CaseInsensitive)) {
@@ -114,6 +115,8 @@ void Session::newDocument(const QString& text) {
   has_replay_ = false;
   replay_ = {};
   step_ = 0;
+  snapshot_text_.clear();
+  events_path_.clear();
   selected_ = -1;
   source_ = text;
   emit documentChanged();
@@ -182,10 +185,17 @@ void Session::setProgram(std::shared_ptr<const Program> program) {
   exact_grad_ = chosen_grad_ = {};
   analysis_ = {};
   if (output_index_ >= static_cast<int>(program_ ? program_->outputs.size() : 0)) output_index_ = 0;
+  // A replay belongs to the program it ran on: replay the same events on the new one.
+  const bool replayed = has_replay_;
+  has_replay_ = false;
+  replay_ = {};
+  step_ = 0;
   notify([](Viewer* v) { v->programChanged(); });
+  if (replayed) notify([](Viewer* v) { v->stepChanged(); });
   if (program_) {
     evaluate();
     analyze();
+    if (replayed && !events_path_.isEmpty()) loadEvents(events_path_, nullptr);
   }
 }
 
