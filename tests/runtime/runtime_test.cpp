@@ -78,6 +78,23 @@ TEST(Runtime, StateWithoutUpdateStaysAtItsValue) {
   EXPECT_EQ(runtime.steps(), 1u);
 }
 
+TEST(Runtime, StateDomainsHoldInRelaxedSemanticsToo) {
+  // Relaxed values are continuous and unchecked inside the circuit, but a
+  // committed state must stay restorable: x > 0 relaxes to sigmoid(x), a
+  // fraction that an int32 state refuses.
+  Builder b(Semantics::Relaxed);
+  Value x = b.input("x", Domain::float64(-5, 5));
+  Value hits = b.state("hits", 0, Domain::int32(0, 10));
+  b.update(hits, hits + (x > 0));
+  Runtime runtime = must(Runtime::create(must(b.build(hits)), 10));
+  auto r = runtime.dispatch({{"x", 1}});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("new value of state 'hits'"), std::string::npos) << r.error().message;
+  EXPECT_NE(r.error().message.find("is not an integer"), std::string::npos) << r.error().message;
+  EXPECT_EQ(runtime.steps(), 0u);
+  EXPECT_EQ(runtime.state(), std::vector<double>{0});
+}
+
 TEST(Runtime, InitialValueOutsideItsDomainIsRejected) {
   Program p = testing::counter_program(5);
   p.nodes[1].value = 9;
