@@ -90,6 +90,10 @@
             <source>Outputs: %1</source>
             <translation>Ausgaben: %1</translation>
         </message>
+        <message>
+            <source>error: %1</source>
+            <translation>Fehler: %1</translation>
+        </message>
     </context>
     <context>
         <name>tc::views::InspectorModel</name>

@@ -1,6 +1,8 @@
 #include "views/graph_view.h"
 
+#include <QHelpEvent>
 #include <QKeyEvent>
+#include <QToolTip>
 #include <QMouseEvent>
 #include <QPainter>
 #include <QWheelEvent>
@@ -65,6 +67,9 @@ void GraphView::resultsChanged() {
   for (double v : vals)
     if (std::isfinite(v)) hi = std::max(hi, std::log1p(std::abs(v)));
   value_hi_ = hi;
+  warned_.assign(session_->program() ? session_->program()->nodes.size() : 0, 0);
+  for (const auto& [id, msg] : session_->analysis().warnings)
+    if (static_cast<std::size_t>(id) < warned_.size()) warned_[static_cast<std::size_t>(id)] = 1;
   if (layout_ && layout_->ids.size() > kMaxEdgeBoxes) rebuildOverview();
   update();
 }
@@ -213,8 +218,7 @@ bool GraphView::search(const QString& text) {
     }
   }
   if (found < 0) return false;
-  session_->select(found);
-  centerOnSelection();
+  session_->select(found);  // selectionChanged() scrolls to it when it is out of view
   return true;
 }
 
@@ -381,6 +385,15 @@ void GraphView::paintEvent(QPaintEvent*) {
       p.setBrush(fillFor(id));
       if (text) p.drawRoundedRect(r, 5, 5);
       else p.drawRect(r);
+      // Analysis warnings stay visible under every overlay: a red corner mark.
+      if (static_cast<std::size_t>(id) < warned_.size() && warned_[static_cast<std::size_t>(id)]) {
+        const double m = std::min<double>(10.0, g.height / 3.0);
+        QPolygonF tri;
+        tri << r.topRight() << r.topRight() + QPointF(-m, 0) << r.topRight() + QPointF(0, m);
+        p.setPen(Qt::NoPen);
+        p.setBrush(QColor(0xd9, 0x30, 0x25));
+        p.drawPolygon(tri);
+      }
       if (text) {
         p.setPen(QColor(0x1f, 0x23, 0x2b));
         const QRectF t1(r.left() + 4, r.top() + 2, r.width() - 8, r.height() / 2 - 1);
@@ -467,6 +480,33 @@ void GraphView::keyPressEvent(QKeyEvent* ev) {
     case Qt::Key_Down: origin_.ry() += step; update(); break;
     default: QWidget::keyPressEvent(ev);
   }
+}
+
+bool GraphView::event(QEvent* ev) {
+  if (ev->type() == QEvent::ToolTip && layout_ && laid_out_) {
+    auto* he = static_cast<QHelpEvent*>(ev);
+    const int e = layout_->hit(toWorld(he->pos()));
+    if (e < 0) {
+      QToolTip::hideText();
+      return true;
+    }
+    const NodeId id = layout_->ids[static_cast<std::size_t>(e)];
+    const auto i = static_cast<std::size_t>(id);
+    QString tip = QStringLiteral("<b>%1</b><br><tt>%2</tt>")
+                      .arg(QString::fromStdString(describe_node(*laid_out_, id)).toHtmlEscaped(),
+                           QString::fromStdString(node_text(*laid_out_, id)).toHtmlEscaped());
+    const auto& vals = session_->displayValues();
+    if (i < vals.size() && !std::isnan(vals[i])) tip += QStringLiteral("<br>= %1").arg(QString::fromStdString(format_number(vals[i])));
+    const auto& iv = session_->analysis().intervals;
+    if (i < iv.size())
+      tip += QStringLiteral("<br>[%1, %2]").arg(QString::fromStdString(format_short(iv[i].first)),
+                                                 QString::fromStdString(format_short(iv[i].second)));
+    for (const auto& [wid, msg] : session_->analysis().warnings)
+      if (wid == id) tip += QStringLiteral("<br><span style='color:#c02020'>%1</span>").arg(QString::fromStdString(msg).toHtmlEscaped());
+    QToolTip::showText(he->globalPos(), tip, this);
+    return true;
+  }
+  return QWidget::event(ev);
 }
 
 void GraphView::resizeEvent(QResizeEvent*) {

@@ -56,6 +56,7 @@ class GraphView : public QWidget, public Viewer {
   void mouseDoubleClickEvent(QMouseEvent*) override;
   void keyPressEvent(QKeyEvent*) override;
   void resizeEvent(QResizeEvent*) override;
+  bool event(QEvent* ev) override;
 
  private:
   void requestLayout();
@@ -83,6 +84,7 @@ class GraphView : public QWidget, public Viewer {
   bool moved_ = false;
   QImage overview_;
   double value_lo_ = 0, value_hi_ = 0;  // heat map range (log-scaled magnitudes)
+  std::vector<char> warned_;            // per node: analyze warned about it
 };
 
 }  // namespace views

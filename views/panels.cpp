@@ -191,8 +191,9 @@ void InputsPanel::resultsChanged() {
     return;
   }
   if (run.error) {
+    // The message names the node and its source position already.
     result_->setText(QStringLiteral("<span style='color:#c02020'>%1</span>")
-                         .arg(QString::fromStdString(run.error->format()).toHtmlEscaped()));
+                         .arg(tr("error: %1").arg(QString::fromStdString(run.error->message)).toHtmlEscaped()));
     return;
   }
   QStringList parts;
