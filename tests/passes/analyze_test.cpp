@@ -357,6 +357,37 @@ TEST(AnalyzeSoundness, RandomPrograms) {
   EXPECT_GT(values, 50000);
 }
 
+TEST(AnalyzeWarnings, ForeseeEveryRuntimeErrorOfRandomPrograms) {
+  // Relaxed forms have their own failure (all gather weights underflowing)
+  // that the analysis does not model, so exact and hybrid programs only.
+  std::mt19937_64 rng(77);
+  int failures = 0;
+  for (int k = 0; k < 300; ++k) {
+    testing::RandomProgramOptions o;
+    o.allow_relaxed = false;
+    Program p = testing::random_program(rng, o);
+    Analysis a = run(p);
+    auto bad = testing::check_errors_foreseen(p, a, testing::sample_envs(p, rng, 30), &failures);
+    ASSERT_FALSE(bad) << "program " << k << ": " << *bad;
+  }
+  EXPECT_GT(failures, 200);
+}
+
+TEST(AnalyzeWarnings, ForeseeEveryRuntimeErrorOfTheCorpus) {
+  auto corpus = testing::load_corpus();
+  if (corpus.empty()) GTEST_SKIP() << "tests/data/corpus has no programs yet";
+  std::mt19937_64 rng(5);
+  int failures = 0;
+  for (const auto& entry : corpus) {
+    auto c = compile_python(entry.source, entry.options);
+    if (!c) continue;
+    Analysis a = run(c->program);
+    auto bad = testing::check_errors_foreseen(c->program, a, testing::sample_envs(c->program, rng, 300), &failures);
+    EXPECT_FALSE(bad) << entry.name << ": " << *bad;
+  }
+  EXPECT_GT(failures, 0);
+}
+
 TEST(AnalyzeSoundness, Corpus) {
   auto corpus = testing::load_corpus();
   if (corpus.empty()) GTEST_SKIP() << "tests/data/corpus has no programs yet";

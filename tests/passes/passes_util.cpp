@@ -390,6 +390,41 @@ std::optional<std::string> check_soundness(const Program& program, const Analysi
   return std::nullopt;
 }
 
+std::optional<std::string> check_errors_foreseen(const Program& program, const Analysis& analysis,
+                                                 const std::vector<Env>& envs, int* failures) {
+  auto ev = Evaluator::create(program);
+  if (!ev) return "does not prepare: " + ev.error().message;
+  std::vector<bool> warned(program.nodes.size(), false);
+  for (const auto& w : analysis.warnings) warned[static_cast<std::size_t>(w.node)] = true;
+  for (const Env& env : envs) {
+    auto r = ev->run(env);
+    if (r) continue;
+    if (failures) ++*failures;
+    if (!r.error().node) return "an error without a node: " + r.error().message;
+    // Search the failing node and its dependencies for a warning.
+    std::vector<NodeId> stack{*r.error().node};
+    std::vector<bool> seen(program.nodes.size(), false);
+    bool found = false;
+    while (!stack.empty() && !found) {
+      NodeId id = stack.back();
+      stack.pop_back();
+      if (seen[static_cast<std::size_t>(id)]) continue;
+      seen[static_cast<std::size_t>(id)] = true;
+      if (warned[static_cast<std::size_t>(id)]) found = true;
+      for (NodeId a : program.nodes[static_cast<std::size_t>(id)].args) stack.push_back(a);
+    }
+    // A failed update check is reported on the state node.
+    for (const auto& [state, next] : program.updates)
+      if (next == *r.error().node && warned[static_cast<std::size_t>(state)]) found = true;
+    if (!found) {
+      std::string where;
+      for (const auto& [name, x] : env.inputs) where += name + "=" + show(x) + " ";
+      return "unforeseen error: " + r.error().message + " for " + where;
+    }
+  }
+  return std::nullopt;
+}
+
 std::optional<CompileOptions> corpus_options(const std::string& name, const std::string& source) {
   CompileOptions o;
   o.filename = name;

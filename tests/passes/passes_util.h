@@ -54,6 +54,12 @@ std::optional<std::string> compare_behaviour(const Program& before, const Progra
 std::optional<std::string> check_soundness(const Program& program, const Analysis& analysis,
                                            const std::vector<Env>& envs, int* checked_values = nullptr);
 
+/// Checks that every run-time error is foreseen: the failing node, or a node
+/// it (transitively) depends on, carries a warning. Returns the first error
+/// nobody warned about, or nullopt. `failures` counts the failing cases seen.
+std::optional<std::string> check_errors_foreseen(const Program& program, const Analysis& analysis,
+                                                 const std::vector<Env>& envs, int* failures = nullptr);
+
 /// One program of tests/data/corpus (header comments give the compile options).
 struct CorpusEntry {
   std::string name;
