@@ -201,7 +201,8 @@ class Lowerer {
     double l = limit();
     if (lo > -l && hi < l) return;
     double worst = std::fabs(lo) > std::fabs(hi) ? lo : hi;
-    fail("integer " + what + " may reach " + num_text(worst) + " given the input domains, beyond " + limit_text() +
+    std::string reach = std::isfinite(worst) ? "may reach " + num_text(worst) : "is unbounded";
+    fail("integer " + what + " " + reach + " given the input domains, beyond " + limit_text() +
              ": narrow the input domains, e.g. --input x=int32:-1000:1000",
          loc);
   }
