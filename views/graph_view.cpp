@@ -15,8 +15,8 @@ namespace views {
 namespace {
 
 constexpr std::size_t kNeighbourhoodNodes = 300;
-constexpr std::size_t kMaxBoxes = 30000;     // more visible than this: draw the overview image
-constexpr std::size_t kMaxEdgeBoxes = 8000;  // more visible than this: skip edges
+constexpr std::size_t kMaxBoxes = 6000;      // more visible than this: draw the overview image
+constexpr std::size_t kMaxEdgeBoxes = 4000;  // more visible than this: skip edges
 
 QColor kind_colour(Op op) {
   switch (op) {
