@@ -231,6 +231,7 @@ void GraphView::zoomAt(double factor, const QPointF& at) {
 
 void GraphView::rebuildOverview() {
   overview_ = QImage();
+  overview_scaled_ = QImage();
   if (!layout_ || layout_->ids.size() <= kMaxEdgeBoxes) return;
   const QRectF b = layout_->bounds;
   const int w = std::clamp(static_cast<int>(b.width() / 8), 64, 4096);
@@ -245,7 +246,7 @@ void GraphView::rebuildOverview() {
     const int y = static_cast<int>((c.y() - layout_->height / 2 - b.top()) * sy);
     const int rw = std::max(1, static_cast<int>(layout_->width[e] * sx));
     const int rh = std::max(1, static_cast<int>(layout_->height * sy));
-    p.fillRect(x, y, rw, rh, fillFor(layout_->ids[e]).darker(125));
+    p.fillRect(x, y, rw, rh, fillFor(layout_->ids[e]).darker(190));  // dark enough to read once averaged down
   }
 }
 
@@ -325,7 +326,17 @@ void GraphView::paintEvent(QPaintEvent*) {
 
   p.setRenderHint(QPainter::Antialiasing, vis.size() < 3000);
   if (more && !overview_.isNull()) {
-    p.drawImage(QRectF(toView(g.bounds.topLeft()), toView(g.bounds.bottomRight())), overview_);
+    const QRectF target(toView(g.bounds.topLeft()), toView(g.bounds.bottomRight()));
+    const QSize size(std::max(1, qRound(target.width())), std::max(1, qRound(target.height())));
+    if (size.width() <= overview_.width() && size.height() <= overview_.height()) {
+      // Shrinking by plain sampling turns the layer rows into moire bands: average instead, once per size.
+      if (overview_scaled_.size() != size)
+        overview_scaled_ = overview_.scaled(size, Qt::IgnoreAspectRatio, Qt::SmoothTransformation);
+      p.drawImage(target.topLeft(), overview_scaled_);
+    } else {
+      p.setRenderHint(QPainter::SmoothPixmapTransform, true);
+      p.drawImage(target, overview_);
+    }
   } else {
     p.save();
     p.scale(scale_, scale_);

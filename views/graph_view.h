@@ -83,6 +83,7 @@ class GraphView : public QWidget, public Viewer {
   bool dragging_ = false;
   bool moved_ = false;
   QImage overview_;
+  QImage overview_scaled_;  // overview_ smoothly shrunk to the size last drawn (no moire)
   double value_lo_ = 0, value_hi_ = 0;  // heat map range (log-scaled magnitudes)
   std::vector<char> warned_;            // per node: analyze warned about it
 };

@@ -234,6 +234,9 @@ class LayoutTest : public QObject {
     };
     w.graph()->fitAll();
     const double whole = frame_ms();
+    // For looking at the overview rendering by eye (docs/ide.md).
+    if (qEnvironmentVariableIsSet("TC_VIEWS_SHOTS"))
+      w.graph()->grab().save(qEnvironmentVariable("TC_VIEWS_SHOTS") + QStringLiteral("/large-whole.png"));
     w.graph()->centerOnSelection();
     const double close = frame_ms();
     for (int i = 0; i < 12; ++i) w.graph()->zoomOut();
