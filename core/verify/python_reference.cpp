@@ -543,6 +543,17 @@ bool contains(PyObject* list, const std::string& name) {
 
 }  // namespace
 
+// The interpreter is never finalised: it lives until the process exits
+// (finalising CPython while another thread may still use it is unsafe, and
+// the OS reclaims everything anyway). In sanitizer builds LeakSanitizer then
+// reports CPython's own allocations at exit; this hook, read by LSan when it
+// is linked in and ignored otherwise, marks allocations made inside
+// libpython as expected.
+extern "C" const char* __lsan_default_suppressions() { return "leak:libpython3\n"; }
+// ...and keeps the statistics of used suppressions off stderr, whose
+// contents the command line promises (one error line at most).
+extern "C" const char* __lsan_default_options() { return "print_suppressions=0"; }
+
 bool python_reference_available(std::string* why) { return ensure_interpreter(why); }
 
 Result<std::unique_ptr<Reference>> make_python_reference(const PythonReferenceOptions& options) {
