@@ -133,6 +133,26 @@ Result<Plan> make_plan(const Program& program, std::string_view target) {
   return plan;
 }
 
+std::size_t node_cost(const Node& node) {
+  switch (node.op) {
+    case Op::Input: case Op::Parameter: case Op::Constant: case Op::State: return 0;
+    case Op::FloorDiv: case Op::Mod: return 30;
+    case Op::Gather: case Op::GatherOneHot: case Op::Affine: case Op::SparseAffine: case Op::Call:
+      return 1 + node.args.size();
+    case Op::Add: case Op::Sub: case Op::Mul: case Op::Div: case Op::Neg: case Op::Lt: case Op::Le: case Op::Gt:
+    case Op::Ge: case Op::Eq: case Op::Ne: case Op::Select: case Op::Relu: case Op::Sigmoid:
+      return 1;
+  }
+  return 1;
+}
+
+std::size_t plan_cost(const Plan& plan) {
+  std::size_t cost = 0;
+  for (std::size_t i = 0; i < plan.program.nodes.size(); ++i)
+    if (plan.needed[i]) cost += node_cost(plan.program.nodes[i]);
+  return cost;
+}
+
 Diagnostic error_diagnostic(const Program& program, std::uint32_t code) {
   const NodeId id = error_node(code);
   std::string what;

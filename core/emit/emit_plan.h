@@ -87,6 +87,12 @@ struct Plan {
 /// and analyses it. `target` names the backend in error messages ("wgsl").
 Result<Plan> make_plan(const Program& program, std::string_view target);
 
+/// Rough size of the code a node becomes (1 for a plain operation; floordiv
+/// and mod expand to a 24-step long division), for splitting large circuits.
+std::size_t node_cost(const Node& node);
+/// Sum of node_cost over the needed computing nodes.
+std::size_t plan_cost(const Plan& plan);
+
 /// The message the CPU evaluator would give for an error code, naming the node.
 Diagnostic error_diagnostic(const Program& program, std::uint32_t code);
 

@@ -421,7 +421,7 @@ std::vector<WgslStage> emit_wgsl_stages(const Plan& plan, std::size_t max_nodes)
   std::size_t count = 0;
   for (NodeId id = 0; id < total; ++id) {
     const Node& node = plan.program.nodes[static_cast<std::size_t>(id)];
-    if (plan.needed[static_cast<std::size_t>(id)] && node.op != Op::Constant && node.op != Op::Parameter) ++count;
+    if (plan.needed[static_cast<std::size_t>(id)]) count += node_cost(node);
     if (count >= max_nodes) {
       ranges.push_back({start, id + 1});
       start = id + 1;

@@ -38,8 +38,8 @@ struct WgslStage {
   std::string code;
 };
 
-/// Splits the needed nodes into id ranges of at most `max_nodes` computing
-/// nodes and returns the shaders in execution order: the forward stages
+/// Splits the needed nodes into id ranges of about `max_nodes` computing
+/// nodes (weighted by node_cost) and returns the shaders in execution order: the forward stages
 /// ascending, then the reverse (liveness + error) stages descending; the first
 /// reverse stage writes the outputs, the last one leaves the final error code.
 /// Input domains are not checked by stages: the host checks them.

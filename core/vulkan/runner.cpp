@@ -247,7 +247,7 @@ Result<Runner> Runner::create(const Program& program, RunnerOptions options) {
   impl->stats.device = impl->ctx->description();
   const auto t0 = std::chrono::steady_clock::now();
   std::vector<std::string> shaders;
-  impl->staged = impl->plan.needed_count > options.max_whole_nodes;
+  impl->staged = emit::plan_cost(impl->plan) > options.max_whole_nodes;
   if (impl->staged) {
     for (auto& st : emit::emit_wgsl_stages(impl->plan, options.stage_nodes)) shaders.push_back(std::move(st.code));
   } else {

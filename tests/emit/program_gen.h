@@ -71,17 +71,31 @@ inline Program random_program(const GenOptions& o) {
     n.args = {a, b};
     return add(n);
   };
+  // Divisors are rarely zero: a non-zero constant or x + 0.37.
+  auto divisor = [&]() {
+    if (uni(0, 1)) {
+      Node c = leaf(Op::Constant, 0);
+      const double nz[] = {0.5, 2.0, 3.0, -2.5, 1.5};
+      c.value = nz[uni(0, 4)];
+      return add(c);
+    }
+    Node n = leaf(Op::Affine, 0);
+    n.args = {pick()};
+    n.coefficients = {1.0};
+    n.bias = 0.37;
+    return add(n);
+  };
   for (int i = 0; i < o.nodes; ++i) {
     const int choice = uni(0, 18);
     NodeId id = 0;
     switch (choice) {
       case 0: case 1: id = binary(Op::Add, arg(), arg()); break;
       case 2: id = binary(Op::Sub, arg(), arg()); break;
-      case 3: id = binary(Op::Mul, arg(), arg()); break;
-      case 4: id = binary(Op::Div, arg(), arg()); break;
+      case 3: id = binary(uni(0, 1) ? Op::Mul : Op::Add, arg(), arg()); break;
+      case 4: id = binary(Op::Div, arg(), divisor()); break;
       case 5: { Node n = leaf(Op::Neg, 0); n.args = {pick()}; id = add(n); break; }
-      case 6: id = binary(o.int_inputs ? Op::FloorDiv : Op::Div, arg(), arg()); break;
-      case 7: id = binary(o.int_inputs ? Op::Mod : Op::Mul, arg(), arg()); break;
+      case 6: id = binary(o.int_inputs ? Op::FloorDiv : Op::Div, arg(), divisor()); break;
+      case 7: id = binary(o.int_inputs ? Op::Mod : Op::Mul, arg(), o.int_inputs ? divisor() : arg()); break;
       case 8: case 9: {
         const Op cmp[] = {Op::Lt, Op::Le, Op::Gt, Op::Ge, Op::Eq, Op::Ne};
         id = binary(cmp[uni(0, 5)], arg(), arg());
@@ -170,6 +184,61 @@ inline Program random_program(const GenOptions& o) {
     s.args = {add(m)};
     p.outputs.push_back({"sig_wide", add(s)});
   }
+  return p;
+}
+
+/// A deep circuit whose values stay in [-1, 1] for inputs in [-1, 1], so
+/// cases succeed however large it is: affine means and differences, products,
+/// relu, max via compare + select, negation (or sigmoid).
+inline Program bounded_program(int nodes, std::uint64_t seed, bool sigmoid = false) {
+  std::mt19937_64 rng(seed);
+  auto uni = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  Program p;
+  p.dtype = Dtype::Float32;
+  auto add = [&](Node n) {
+    n.id = static_cast<NodeId>(p.nodes.size());
+    p.nodes.push_back(std::move(n));
+    return p.nodes.back().id;
+  };
+  std::vector<NodeId> pool;
+  for (int k = 0; k < 4; ++k) {
+    Node n = leaf(Op::Input, 0);
+    n.name = "x" + std::to_string(k);
+    n.domain = Domain::float32(-1, 1);
+    pool.push_back(add(n));
+  }
+  auto pick = [&] {
+    return pool[pool.size() - 1 - static_cast<std::size_t>(uni(0, std::min<int>(15, static_cast<int>(pool.size()) - 1)))];
+  };
+  while (static_cast<int>(p.nodes.size()) < nodes) {
+    Node n;
+    const int c = uni(0, 19);
+    if (c < 6) {
+      n.op = Op::Affine;
+      n.args = {pick(), pick()};
+      n.coefficients = {0.5, c < 3 ? 0.5 : -0.5};
+    } else if (c < 9) {
+      n.op = Op::Mul;
+      n.args = {pick(), pick()};
+    } else if (c < 12) {
+      n.op = Op::Relu;
+      n.args = {pick()};
+    } else if (c < 17) {
+      Node g = leaf(Op::Gt, 0);
+      const NodeId a = pick(), b = pick();
+      g.args = {a, b};
+      n.op = Op::Select;
+      n.args = {add(g), a, b};
+    } else if (sigmoid) {
+      n.op = Op::Sigmoid;
+      n.args = {pick()};
+    } else {
+      n.op = Op::Neg;
+      n.args = {pick()};
+    }
+    pool.push_back(add(n));
+  }
+  for (int k = 0; k < 4; ++k) p.outputs.push_back({"result[" + std::to_string(k) + "]", pool[pool.size() - 1 - static_cast<std::size_t>(k)]});
   return p;
 }
 
