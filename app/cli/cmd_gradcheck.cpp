@@ -32,17 +32,12 @@ int gradcheck_command(const GradCheckArgs& args) {
     return kRejected;
   }
   report_warnings(loaded->warnings, args.program.path);
-  Env env;
-  for (auto [items, flag, slot] : {std::tuple{&args.sets, "--set", &env.inputs},
-                                   std::tuple{&args.params, "--param", &env.params},
-                                   std::tuple{&args.states, "--state", &env.state}}) {
-    auto parsed = parse_assignments(*items, flag);
-    if (!parsed) {
-      report(parsed.error());
-      return kUsage;
-    }
-    *slot = std::move(*parsed);
+  auto assigned = env_from_assignments(args.sets, args.params, args.states);
+  if (!assigned) {
+    report(assigned.error());
+    return kUsage;
   }
+  Env env = std::move(*assigned);
   GradCheckOptions options;
   options.grad.output = args.output;
   options.eps = args.eps;

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <tuple>
 
 #include "base/atomic_file.h"
 #include "ir/artifact.h"
@@ -123,6 +124,18 @@ Result<std::map<std::string, double, std::less<>>> parse_assignments(const std::
     if (!out.emplace(name, v).second) return make_error(flag + " " + name + " is given twice");
   }
   return out;
+}
+
+Result<Env> env_from_assignments(const std::vector<std::string>& sets, const std::vector<std::string>& params,
+                                 const std::vector<std::string>& states) {
+  Env env;
+  for (auto [items, flag, slot] : {std::tuple{&sets, "--set", &env.inputs}, std::tuple{&params, "--param", &env.params},
+                                   std::tuple{&states, "--state", &env.state}}) {
+    auto parsed = parse_assignments(*items, flag);
+    if (!parsed) return parsed.error();
+    *slot = std::move(*parsed);
+  }
+  return env;
 }
 
 void report(const Diagnostic& d, const std::string& file) {

@@ -50,6 +50,10 @@ Result<LoadedProgram> load_program(const ProgramArgs& args);
 Result<std::map<std::string, double, std::less<>>> parse_assignments(const std::vector<std::string>& items,
                                                                     const std::string& flag);
 
+/// Builds an Env from the --set, --param and --state lists.
+Result<Env> env_from_assignments(const std::vector<std::string>& sets, const std::vector<std::string>& params,
+                                 const std::vector<std::string>& states);
+
 /// Builds the compile options from the flags (domains parsed, budgets set).
 Result<CompileOptions> compile_options_from(const ProgramArgs& args);
 
