@@ -43,7 +43,9 @@ case "$mode" in
     export QT_QPA_PLATFORM=offscreen MESA_SHADER_CACHE_DISABLE=true
     # The engine's tests again under AddressSanitizer and UndefinedBehaviorSanitizer.
     asan_dir="${BUILD_DIR}-asan"
-    configure "$asan_dir" -DTC_SANITIZE=ON -DTC_BUILD_IDE=OFF -DTC_BUILD_BENCH=OFF -DTC_ENABLE_VULKAN=OFF
+    # -O1: sanitizer builds compile noticeably faster than at -O3 and still run quickly.
+    configure "$asan_dir" -DTC_SANITIZE=ON -DTC_BUILD_IDE=OFF -DTC_BUILD_BENCH=OFF -DTC_ENABLE_VULKAN=OFF \
+      -DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS_DEBUG=-O1 -DNDEBUG" "-DCMAKE_C_FLAGS_DEBUG=-O1 -DNDEBUG"
     cmake --build "$asan_dir" -j "$JOBS"
     ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 \
       ctest --test-dir "$asan_dir" -j "$JOBS" --output-on-failure -LE "acceptance|gpu|slow"
