@@ -180,4 +180,19 @@ Diagnostic error_diagnostic(const Program& program, std::uint32_t code) {
   return make_error(describe_node(program, id) + ": " + what, loc, id);
 }
 
+bool node_can_fail(const Plan& plan, const Program& program, NodeId id) {
+  const auto i = static_cast<std::size_t>(id);
+  if (plan.check[i] && program.nodes[i].op != Op::Input) return true;
+  switch (program.nodes[i].op) {
+    case Op::Add: case Op::Sub: case Op::Mul: case Op::Neg: case Op::Div: case Op::FloorDiv: case Op::Mod:
+    case Op::Gather: case Op::GatherOneHot: case Op::Affine: case Op::SparseAffine:
+      return true;
+    case Op::Input: case Op::Parameter: case Op::Constant: case Op::State: case Op::Call: case Op::Lt:
+    case Op::Le: case Op::Gt: case Op::Ge: case Op::Eq: case Op::Ne: case Op::Select: case Op::Relu:
+    case Op::Sigmoid:
+      return false;
+  }
+  return false;
+}
+
 }  // namespace tc::emit

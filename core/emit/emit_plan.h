@@ -93,6 +93,11 @@ std::size_t node_cost(const Node& node);
 /// Sum of node_cost over the needed computing nodes.
 std::size_t plan_cost(const Plan& plan);
 
+/// Whether the forward code of node `id` can set an error kind (a checked
+/// domain, or an op that can overflow, divide by zero or index badly). Both
+/// emitters give exactly these nodes an error-kind value.
+bool node_can_fail(const Plan& plan, const Program& program, NodeId id);
+
 /// The message the CPU evaluator would give for an error code, naming the node.
 Diagnostic error_diagnostic(const Program& program, std::uint32_t code);
 

@@ -118,18 +118,7 @@ class Gen {
 
   /// Whether a forward pass gives node `id` an error-kind let (mirrors forward_node).
   bool can_fail(NodeId id) const {
-    const auto i = static_cast<std::size_t>(id);
-    if (p_.check[i] && prog_.nodes[i].op != Op::Input) return true;
-    switch (prog_.nodes[i].op) {
-      case Op::Add: case Op::Sub: case Op::Mul: case Op::Neg: case Op::Div: case Op::FloorDiv: case Op::Mod:
-      case Op::Gather: case Op::GatherOneHot: case Op::Affine: case Op::SparseAffine:
-        return true;
-      case Op::Input: case Op::Parameter: case Op::Constant: case Op::State: case Op::Call: case Op::Lt:
-      case Op::Le: case Op::Gt: case Op::Ge: case Op::Eq: case Op::Ne: case Op::Select: case Op::Relu:
-      case Op::Sigmoid:
-        return false;
-    }
-    return false;
+    return node_can_fail(p_, prog_, id);
   }
 
   void forward() {
