@@ -36,7 +36,7 @@ int run_compile(const CompileArgs& a) {
 }
 
 const CommandRegistration reg{
-    "compile", "compile a Python function to an artifact (JSON)", [](CLI::App& sub) -> std::function<int()> {
+    "compile", "Compile a Python function to an artifact (JSON)", [](CLI::App& sub) -> std::function<int()> {
       auto args = std::make_shared<CompileArgs>();
       sub.add_option("SRC", args->program.path, "Python source file (.py)")->required();
       add_program_options(sub, args->program, /*with_positional=*/false);

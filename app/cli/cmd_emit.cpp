@@ -81,7 +81,7 @@ int run_emit(const EmitArgs& args) {
 }
 
 const CommandRegistration reg{
-    "emit", "emit the program as WGSL, SPIR-V or WebAssembly (float32, stateless and call-free programs)",
+    "emit", "Emit the program as WGSL, SPIR-V or WebAssembly (float32, stateless and call-free programs)",
     [](CLI::App& sub) -> std::function<int()> {
       auto args = std::make_shared<EmitArgs>();
       add_program_options(sub, args->program);
