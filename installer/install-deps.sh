@@ -11,7 +11,17 @@ PACKAGES=(
   qt6-charts-dev libqt6opengl6-dev libqscintilla2-qt6-dev libgl-dev
   libgraphviz-dev
   libvulkan-dev mesa-vulkan-drivers glslang-dev glslang-tools spirv-tools
-  xvfb fonts-dejavu-core dpkg-dev file
+  xvfb fonts-dejavu-core dpkg-dev file ccache
+  # Python package (pybind11 extension, pytest suite, the PyTorch bridge)
+  pybind11-dev python3-pybind11 python3-pytest python3-numpy python3-torch
+  # portable SIMD and all-cores evaluation
+  libhwy-dev libtbb-dev
+  # libFuzzer targets and the fuzz stage of CI
+  clang libclang-rt-14-dev
+  # scale-out over MPI
+  libopenmpi-dev openmpi-bin
+  # the TypeScript SDK: the core compiled to WebAssembly
+  emscripten node-acorn
 )
 # Node.js (with npm) backs the WGSL and WebAssembly cross-checks; the machine
 # image ships it, and Debian's separate npm package conflicts with that build.
