@@ -20,7 +20,22 @@ struct Symbol {
   tc::Value value;
 };
 
-CoreBuilder& cb(py::handle self) { return self.cast<CoreBuilder&>(); }
+/// The builder of a method call; after a successful build() its program
+/// has moved out, so every further use is refused (never a dangling node).
+CoreBuilder& cb(py::handle self) {
+  CoreBuilder& c = self.cast<CoreBuilder&>();
+  if (c.built) raise_error(ErrorKind::Compile, "this builder has already built its program: start a new Builder");
+  return c;
+}
+
+/// The node a symbol stands for, or nullptr once its builder has built.
+const tc::Node* node_of(const Symbol& s) {
+  const CoreBuilder& c = s.owner.cast<const CoreBuilder&>();
+  if (c.built) return nullptr;
+  const auto& nodes = c.b->peek().nodes;
+  auto i = static_cast<std::size_t>(s.value.id());
+  return i < nodes.size() ? &nodes[i] : nullptr;
+}
 
 void check(CoreBuilder& c) {
   if (c.b->error()) raise_diagnostic(ErrorKind::Compile, *c.b->error());
@@ -80,13 +95,13 @@ py::object binary_op(py::handle self, py::handle other, const char* op, bool ref
 void bind_builder(py::module_& m) {
   py::class_<Symbol>(m, "Symbol")
       .def_property_readonly("id", [](const Symbol& s) { return s.value.id(); })
-      .def_property_readonly("op", [](const Symbol& s) {
-        const tc::Builder& b = *cb(s.owner).b;
-        return std::string(tc::op_name(b.peek().nodes[static_cast<std::size_t>(s.value.id())].op));
+      .def_property_readonly("op", [](const Symbol& s) -> py::object {
+        const tc::Node* n = node_of(s);
+        return n ? py::object(py::str(std::string(tc::op_name(n->op)))) : py::object(py::none());
       })
       .def("__repr__", [](const Symbol& s) {
-        const tc::Builder& b = *cb(s.owner).b;
-        return "<symbolic " + tc::describe_node(b.peek(), s.value.id()) + ">";
+        if (!node_of(s)) return "<symbolic node " + std::to_string(s.value.id()) + " of a built program>";
+        return "<symbolic " + tc::describe_node(s.owner.cast<const CoreBuilder&>().b->peek(), s.value.id()) + ">";
       })
       .def("__bool__", [](const Symbol&) -> bool {
         throw py::type_error(
@@ -174,6 +189,11 @@ void bind_builder(py::module_& m) {
            })
       .def("one_hot",
            [](py::handle self, py::handle index, int n) {
+             // The Builder has no node budget of its own; a width beyond the
+             // compiler's default node budget is surely a mistake, not a circuit.
+             if (n > 100000)
+               raise_error(ErrorKind::Compile, "one_hot() width " + std::to_string(n) +
+                                                   " exceeds the node budget of 100000");
              auto vs = cb(self).b->one_hot(to_arg(self, index), n);
              check(cb(self));
              py::list out;
@@ -268,6 +288,7 @@ void bind_builder(py::module_& m) {
           r = c.b->build(to_arg(self, outputs));
         }
         if (!r) raise_diagnostic(ErrorKind::Compile, r.error());
+        c.built = true;
         return std::make_shared<CoreProgram>(std::move(r.value()));
       });
 }

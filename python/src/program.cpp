@@ -183,11 +183,14 @@ py::object CoreProgram::run_batch(py::handle cases, py::handle params, const std
   if (as_columns) {
     py::dict result;
     for (std::size_t o = 0; o < out_keys_.size(); ++o) {
-      py::array_t<double> a(static_cast<py::ssize_t>(count));
-      double* dst = a.mutable_data();
-      const std::vector<double>& src = out.outputs[o];
-      for (std::size_t c = 0; c < count; ++c) dst[c] = out.failed.empty() || !out.failed[c] ? src[c] : nan;
-      result[out_keys_[o]] = std::move(a);
+      // The evaluator's column becomes the array's buffer (no copy); failed
+      // cases read NaN.
+      auto* column = new std::vector<double>(std::move(out.outputs[o]));
+      column->resize(count);
+      py::capsule owner(column, [](void* v) { delete static_cast<std::vector<double>*>(v); });
+      if (!out.errors.empty())
+        for (const auto& [c, _] : out.errors) (*column)[c] = nan;
+      result[out_keys_[o]] = py::array_t<double>(static_cast<py::ssize_t>(count), column->data(), owner);
     }
     return result;
   }
