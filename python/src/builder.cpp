@@ -12,6 +12,7 @@ namespace {
 struct CoreBuilder {
   std::unique_ptr<tc::Builder> b;
   bool built = false;
+  int scanning = 0;  ///< scan() bodies running: build() must wait for them
 };
 
 /// A node of a builder under construction; keeps its builder alive.
@@ -241,6 +242,11 @@ void bind_builder(py::module_& m) {
            [](py::handle self, py::function body, py::handle init, py::handle sequence) {
              std::vector<tc::Arg> items = to_args(self, sequence);
              std::optional<py::error_already_set> failure;
+             struct Scanning {
+               int& n;
+               explicit Scanning(int& x) : n(x) { ++n; }
+               ~Scanning() { --n; }
+             } scanning(cb(self).scanning);
              auto v = cb(self).b->scan(
                  [&](tc::Builder&, tc::Value carry, tc::Value item) -> tc::Value {
                    if (failure) return carry;
@@ -270,6 +276,7 @@ void bind_builder(py::module_& m) {
       .def("node_count", [](py::handle self) { return cb(self).b->node_count(); })
       .def("build", [](py::handle self, py::handle outputs) {
         CoreBuilder& c = cb(self);
+        if (c.scanning) raise_error(ErrorKind::Compile, "build() cannot be called inside a scan() body");
         tc::Result<tc::Program> r = tc::make_error("unreachable");
         if (PyDict_Check(outputs.ptr())) {
           std::vector<std::pair<std::string, tc::Arg>> outs;

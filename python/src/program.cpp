@@ -13,6 +13,28 @@
 #include "passes/schedule.h"
 
 namespace tcpy {
+namespace {
+
+/// Tapes reuse their buffers, so a binding that differentiates the same
+/// program while it is being differentiated is refused instead of
+/// overwriting the running tape.
+class TapeGuard {
+ public:
+  explicit TapeGuard(bool& busy) : busy_(busy) {
+    if (busy_)
+      raise_error(ErrorKind::Evaluation,
+                  "this program is already being differentiated (a binding called back into it)");
+    busy_ = true;
+  }
+  ~TapeGuard() { busy_ = false; }
+  TapeGuard(const TapeGuard&) = delete;
+  TapeGuard& operator=(const TapeGuard&) = delete;
+
+ private:
+  bool& busy_;
+};
+
+}  // namespace
 
 CoreProgram::CoreProgram(tc::Program program, std::shared_ptr<HostBindings> bindings)
     : program_(std::move(program)), bindings_(std::move(bindings)) {
@@ -68,7 +90,9 @@ py::dict CoreProgram::run(py::handle inputs, py::handle params) {
       if (!k) throw py::error_already_set();
       std::string_view name(k, static_cast<std::size_t>(n));
       auto it = fast_env_.inputs.find(name);
-      if (it == fast_env_.inputs.end()) {
+      // Only plain floats and ints: converting anything else may run user
+      // code that calls back into this program while fast_env_ is half set.
+      if (it == fast_env_.inputs.end() || !(PyFloat_CheckExact(value) || PyLong_CheckExact(value))) {
         all_known = false;
         break;
       }
@@ -206,6 +230,7 @@ py::object CoreProgram::run_batch(py::handle cases, py::handle params, const std
 
 py::dict CoreProgram::gradients(py::handle inputs, const std::string& output, py::handle params) {
   clear_stashed_error();
+  TapeGuard guard(differentiating_);
   auto it = tapes_.find(output);
   if (it == tapes_.end()) {
     tc::GradOptions options;
@@ -224,6 +249,7 @@ py::dict CoreProgram::gradients(py::handle inputs, const std::string& output, py
 
 py::tuple CoreProgram::forward_backward(py::handle inputs, py::handle params, py::handle seeds) {
   clear_stashed_error();
+  TapeGuard guard(differentiating_);
   if (!all_outputs_tape_) {
     std::vector<std::string> names;
     for (const auto& [name, _] : program_.outputs) names.push_back(name);

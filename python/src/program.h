@@ -43,6 +43,7 @@ class CoreProgram {
   std::optional<tc::Evaluator> eval_;
   std::map<std::string, tc::GradientTape, std::less<>> tapes_;
   std::optional<tc::GradientTape> all_outputs_tape_;
+  bool differentiating_ = false;     ///< a tape is running (a binding may call back in)
   tc::Env fast_env_;                 ///< every input name present; values overwritten per call
   std::vector<py::object> out_keys_;  ///< output names as interned str
 };

@@ -134,3 +134,42 @@ def test_mutated_artifacts_never_crash():
             Program.from_json(text[:cut])
         except Exception:  # noqa: BLE001
             pass
+
+
+def test_bindings_and_scan_bodies_that_call_back_in():
+    b = Builder()
+    x = b.input("x")
+    p = b.build(b.call("again", x))
+    holder = {}
+
+    def again(v):
+        return holder["p"].gradients({"x": v})["x"] + holder["p"].run({"x": v})["result"]
+
+    bound = p.bind({"again": (again, lambda args, r: [1.0])})
+    holder["p"] = bound
+    with pytest.raises(Exception):
+        bound.gradients({"x": 1.0})  # re-entrant differentiation is refused, not corrupted
+    with pytest.raises(Exception):
+        bound.run({"x": 1.0})  # infinite recursion ends in RecursionError, not a crash
+
+    s = Builder()
+    y = s.input("y")
+    with pytest.raises(Exception, match="inside a scan"):
+        s.scan(lambda c, i: s.build(c), y, [1, 2])
+    assert s.build(y).run({"y": 2}) == {"result": 2.0}
+
+    class Sneaky:
+        calls = 0
+
+        def __float__(self):
+            Sneaky.calls += 1
+            holder["q"].run({"x": 100.0, "w": 100.0})
+            return 3.0
+
+    q = Builder()
+    xq = q.input("x")
+    wq = q.input("w")
+    holder["q"] = q.build(xq - wq)
+    assert holder["q"].run({"x": 5.0, "w": Sneaky()}) == {"result": 2.0}
+    assert holder["q"].run({"w": Sneaky(), "x": 5.0}) == {"result": 2.0}
+    assert Sneaky.calls == 2

@@ -71,3 +71,19 @@ def test_verified_replacement():
     with pytest.raises(VerificationError, match="param"):
         verified_replacement(original, unfrozen)
     assert verified_replacement(original, unfrozen.freeze()) is not None
+
+
+def test_interrupting_the_reference_stops_verification():
+    p = compile(choose, {"a": int32(min=-128, max=127)})
+    calls = []
+
+    def interrupted(a):
+        calls.append(a)
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return choose(a)
+
+    with pytest.raises(KeyboardInterrupt):
+        p.verify(interrupted)
+    assert len(calls) == 3
+    assert p.verify()["passed"], "the next verification is unaffected"
