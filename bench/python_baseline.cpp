@@ -2,12 +2,13 @@
 // package wraps, timed in a plain loop so the script can print the package's
 // overhead against them in the same run.
 //
-//   tc_python_baseline ARTIFACT CASES.jsonl ITERATIONS
+//   tc_python_baseline ARTIFACT CASES.jsonl ITERATIONS [REPEATS]
 //
 // Prints one JSON object: {"run_ns": median ns of Evaluator::run on the
 // first case (a persistent Env, as the package's fast path reuses one),
 // "batch_ns_per_case": median ns per case of Evaluator::run_batch over all
-// cases}. Medians of 15 repeats.
+// cases}. Medians of REPEATS (default 15) repeats; the script asks for one
+// repeat per round, interleaved with its own timings, on a noisy machine.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -42,7 +43,8 @@ int fail(const std::string& m) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 4) return fail("usage: tc_python_baseline ARTIFACT CASES.jsonl ITERATIONS");
+  if (argc != 4 && argc != 5) return fail("usage: tc_python_baseline ARTIFACT CASES.jsonl ITERATIONS [REPEATS]");
+  const int repeats = argc == 5 ? std::max(1, std::stoi(argv[4])) : 15;
   auto program = tc::load_artifact(read_file(argv[1]));
   if (!program) return fail(program.error().message);
   auto inputs = tc::program_inputs(*program);
@@ -61,7 +63,14 @@ int main(int argc, char** argv) {
   using clock = std::chrono::steady_clock;
   std::vector<double> run_ns, batch_ns;
   volatile double sink = 0;
-  for (int rep = 0; rep < 15; ++rep) {
+  {  // warm-up, untimed: first-touch page faults and caches, as the script's process is warm
+    std::vector<std::span<const double>> spans;
+    for (auto& c : columns) spans.emplace_back(c.data(), count);
+    tc::BatchResult out;
+    if (auto s = ev->run_batch(spans, count, {}, out); !s) return fail(s.error().message);
+    for (long i = 0; i < iterations / 10 + 1; ++i) sink = sink + ev->run(env)->outputs[0];
+  }
+  for (int rep = 0; rep < repeats; ++rep) {
     auto t0 = clock::now();
     for (long i = 0; i < iterations; ++i) {
       auto r = ev->run(env);
