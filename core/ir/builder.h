@@ -104,6 +104,9 @@ class Builder {
 
   [[nodiscard]] std::size_t node_count() const { return prog_.nodes.size(); }
   [[nodiscard]] const Program& peek() const { return prog_; }
+  /// The first error recorded so far (build() will return it), so clients
+  /// such as the Python package can report a misuse where it happens.
+  [[nodiscard]] const std::optional<Diagnostic>& error() const { return error_; }
 
  private:
   NodeId resolve(const Arg& a);
