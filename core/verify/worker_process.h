@@ -8,7 +8,9 @@
 ///    counter before every case, and a case that keeps the counter still for
 ///    longer than its budget gets the child SIGKILLed;
 ///  - a cap on the bytes of every reply, and on the stderr kept;
-///  - the child dies with its parent (PR_SET_PDEATHSIG).
+///  - the child dies with its parent (PR_SET_PDEATHSIG; Linux ties this to
+///    the thread that started it, so a worker must be started on a thread
+///    that outlives its use, as verify() and the IDE's worker thread do).
 /// Requests and replies are frames (one kind byte, a little-endian u64
 /// length, the payload) over a socket pair; the parent never gets SIGPIPE.
 #include <chrono>

@@ -69,7 +69,7 @@ INSTANTIATE_TEST_SUITE_P(
               "def f(a):\n    x = []\n    while True:\n        x.append(bytearray(1 << 20))\n",
               "ran out of its 128 MiB memory limit on the case a=0", 128, 10},
         Fault{"huge_message", "def f(a):\n    raise ValueError('x' * 100_000_000)\n",
-              "raised an exception whose message is 100000000 characters long"},
+              "raised an exception whose message is 100000000 characters long", 4096, 10},
         Fault{"huge_output", "def f(a):\n    n = 'x' * 150\n    return {n + str(i): i for i in range(2000)}\n",
               "produced too much output", 4096, 10}),
     [](const ::testing::TestParamInfo<Fault>& info) { return std::string(info.param.name); });
