@@ -6,17 +6,21 @@ limit, and kills the process when a case runs past its time. The user's code
 runs here, never in the tensorcode process, so a hang, a crash or an
 os._exit() costs this process only.
 
-Every message is one kind byte, a little-endian u64 length and the payload.
-The worker first sends J {"ready": true}. Requests: L (load, JSON), B (bind, JSON), E (evaluate: u64 count, then one
-column of count float64 per input). Replies: J (JSON), R (results: per case
-0, u32 n, then n times (u32 len, name, f64 value); or 1, u32 len, message),
-F (a fatal JSON error that ends the verification).
+Every message is one kind byte, a little-endian u64 length and the payload;
+inside payloads, a string is a u32 length and UTF-8 bytes. The worker first
+sends O (ready, empty). Requests: L (load: source, filename, function,
+preferred function), B (bind: u32 n, then n times name and a u8 "integral"),
+E (evaluate: u64 count, then one column of count float64 per input).
+Replies: O (ok: after a load, the function's name and i32 first line), X
+(refused: message, i32 line, i32 column), R (results: per case 0, u32 n, then
+n times name and f64 value; or 1 and the message), F (fatal, ends the
+verification: message and i64 case index). No JSON: importing json (and re)
+would double the worker's start-up.
 
 relu and sigmoid are the contract's (section 4) word for word; sigmoid uses
 math.exp, as the C++ kernel uses exp from the same libm.
 """
 import builtins
-import json
 import math
 import os
 import struct
@@ -25,6 +29,16 @@ import sys
 MAX_MESSAGE = 65536  # bytes of one exception message; longer ends the run
 
 FunctionType = type(lambda: 0)
+
+
+def pack_str(text):
+    b = text.encode('utf-8', 'replace') if isinstance(text, str) else text
+    return struct.pack('<I', len(b)) + b
+
+
+def read_str(buf, pos):
+    (n,) = struct.unpack_from('<I', buf, pos)
+    return bytes(buf[pos + 4:pos + 4 + n]), pos + 4 + n
 
 
 class TooLong(Exception):
@@ -194,54 +208,68 @@ class Worker:
             n = os.write(self.replies, view)
             view = view[n:]
 
-    def reply(self, obj):
-        self.send(b'J', json.dumps(obj).encode())
+    def ok(self, payload=b''):
+        self.send(b'O', payload)
 
-    def fatal(self, obj):
-        self.send(b'F', json.dumps(obj).encode())
+    def refuse(self, message, line=0, column=0):
+        self.send(b'X', pack_str(message) + struct.pack('<ii', line, column))
+
+    def fatal(self, message, case=-1):
+        self.send(b'F', pack_str(message) + struct.pack('<q', case))
 
     # ---- requests -----------------------------------------------------------
-    def do_load(self, req):
-        filename = req['filename']
+    def do_load(self, payload):
+        source, pos = read_str(payload, 0)
+        filename, pos = read_str(payload, pos)
+        chosen, pos = read_str(payload, pos)
+        preferred, pos = read_str(payload, pos)
+        filename, chosen, preferred = (filename.decode('utf-8', 'replace'), chosen.decode('utf-8', 'replace'),
+                                       preferred.decode('utf-8', 'replace'))
         try:
-            g = load(req['source'], filename)
+            source = source.decode('utf-8')
+        except UnicodeDecodeError:
+            return self.refuse('the reference source is not valid utf-8')
+        try:
+            g = load(source, filename)
         except MemoryError:
-            return self.reply({'error': 'loading the reference ran out of its memory limit', 'line': 0,
-                               'column': 0})
+            return self.refuse('loading the reference ran out of its memory limit')
         except BaseException as e:
             try:
                 message, line, column = load_error(e, filename)
             except TooLong as t:
                 message, line, column = type(e).__name__ + ' (its message is %d characters long)' % t.args[0], 0, 0
-            return self.reply({'error': 'the reference raised ' + message[:MAX_MESSAGE] + ' while loading',
-                               'line': line, 'column': column})
+            return self.refuse('the reference raised ' + message + ' while loading', line, column)
         names = functions(g, filename)
-        chosen = req.get('function') or ''
-        preferred = req.get('preferred') or ''
         if not chosen:
             if len(names) == 1:
                 chosen = names[0]
             elif preferred and preferred in names:
                 chosen = preferred
             elif not names:
-                return self.reply({'error': 'the reference defines no function', 'line': 0, 'column': 0})
+                return self.refuse('the reference defines no function')
             else:
-                return self.reply({'error': 'the reference defines several functions (' + ', '.join(names) +
-                                   '): name the one to use', 'line': 0, 'column': 0})
+                return self.refuse('the reference defines several functions (' + ', '.join(names) +
+                                   '): name the one to use')
         fn = g.get(chosen)
         if type(fn) is not FunctionType:
-            return self.reply({'error': "the reference defines no function '" + chosen + "' (its functions: " +
-                               ', '.join(names) + ')', 'line': 0, 'column': 0})
+            return self.refuse("the reference defines no function '" + chosen + "' (its functions: " +
+                               ', '.join(names) + ')')
         self.globals, self.fn = g, fn
-        self.reply({'name': chosen, 'line': fn.__code__.co_firstlineno})
+        self.ok(pack_str(chosen) + struct.pack('<i', fn.__code__.co_firstlineno))
 
-    def do_bind(self, req):
-        names = req['names']
+    def do_bind(self, payload):
+        (n,) = struct.unpack_from('<I', payload, 0)
+        pos, names, integral = 4, [], []
+        for _ in range(n):
+            name, pos = read_str(payload, pos)
+            names.append(name.decode('utf-8', 'replace'))
+            integral.append(payload[pos] != 0)
+            pos += 1
         problem = signature_problem(self.fn, names)
         if problem is not None:
-            return self.reply({'problem': problem})
-        self.names, self.integral = names, req['integral']
-        self.reply({'ok': True})
+            return self.refuse(problem)
+        self.names, self.integral = names, integral
+        self.ok()
 
     def do_evaluate(self, payload):
         (n,) = struct.unpack_from('<Q', payload, 0)
@@ -258,23 +286,23 @@ class Worker:
             try:
                 r = fn(**dict(zip(names, row)))
             except MemoryError:
-                return self.fatal({'error': 'ran out of its memory limit', 'case': i})
+                return self.fatal('ran out of its memory limit', i)
             except BaseException as e:
                 try:
                     out.append(encode_failure(describe(e)))
                 except TooLong as t:
-                    return self.fatal({'error': 'raised an exception whose message is %d characters long (the '
-                                       'limit is %d)' % (t.args[0], MAX_MESSAGE), 'case': i})
+                    return self.fatal('raised an exception whose message is %d characters long (the limit is %d)'
+                                      % (t.args[0], MAX_MESSAGE), i)
                 except MemoryError:
-                    return self.fatal({'error': 'ran out of its memory limit', 'case': i})
+                    return self.fatal('ran out of its memory limit', i)
                 continue
             try:
                 out.append(encode(r))
             except TooLong as t:
-                return self.fatal({'error': 'returned an output name %d characters long (the limit is %d)'
-                                   % (t.args[0], MAX_MESSAGE), 'case': i})
+                return self.fatal('returned an output name %d characters long (the limit is %d)'
+                                  % (t.args[0], MAX_MESSAGE), i)
             except MemoryError:
-                return self.fatal({'error': 'ran out of its memory limit', 'case': i})
+                return self.fatal('ran out of its memory limit', i)
         self.send(b'R', b''.join(out))
 
     def serve(self):
@@ -287,13 +315,13 @@ class Worker:
             (size,) = struct.unpack('<Q', head[1:])
             payload = self.read_exact(size)
             if kind == b'L':
-                self.do_load(json.loads(payload))
+                self.do_load(payload)
             elif kind == b'B':
-                self.do_bind(json.loads(payload))
+                self.do_bind(payload)
             elif kind == b'E':
                 self.do_evaluate(payload)
             else:
-                self.fatal({'error': 'unknown request %r' % kind})
+                self.fatal('unknown request %r' % kind)
                 return
 
 
@@ -306,7 +334,7 @@ def main():
     sys.stdout = sys.stderr = Sink()
     sys.stdin = None
     worker = Worker(3, 4, counter)
-    worker.reply({'ready': True})  # the start-up is timed apart from the user's code
+    worker.ok()  # ready: the start-up is timed apart from the user's code
     worker.serve()
 
 

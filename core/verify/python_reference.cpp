@@ -5,11 +5,11 @@
 #include "verify/python_reference.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
+#include <string_view>
 #include <thread>
 #include <unistd.h>
-
-#include <nlohmann/json.hpp>
 
 #include "verify/python_driver.inc"  // kPythonDriver: python_driver.py, embedded at build time
 #include "verify/worker_process.h"
@@ -42,11 +42,49 @@ Diagnostic located(std::string message, const std::string& file, int line, int c
   return d;
 }
 
-std::optional<nlohmann::json> parse_json(const std::string& text) {
-  auto j = nlohmann::json::parse(text, nullptr, false);
-  if (j.is_discarded() || !j.is_object()) return std::nullopt;
-  return j;
+// ---- the payloads of python_driver.py's protocol (see its docstring) -------
+
+void put_str(std::string& out, std::string_view text) {
+  auto n = static_cast<std::uint32_t>(text.size());
+  out.append(reinterpret_cast<const char*>(&n), 4);
+  out.append(text);
 }
+
+/// Reads payload fields in order; any read past the end marks it bad.
+class Fields {
+ public:
+  explicit Fields(const std::string& payload) : p_(payload) {}
+  std::string str() {
+    std::uint32_t n = u32();
+    if (!ok_ || p_.size() - pos_ < n) return fail<std::string>();
+    std::string s = p_.substr(pos_, n);
+    pos_ += n;
+    return s;
+  }
+  std::uint32_t u32() { return raw<std::uint32_t>(); }
+  std::int32_t i32() { return raw<std::int32_t>(); }
+  std::int64_t i64() { return raw<std::int64_t>(); }
+  /// Every field read, nothing left over.
+  [[nodiscard]] bool complete() const { return ok_ && pos_ == p_.size(); }
+
+ private:
+  template <class T>
+  T raw() {
+    T v{};
+    if (!ok_ || p_.size() - pos_ < sizeof v) return fail<T>();
+    std::memcpy(&v, p_.data() + pos_, sizeof v);
+    pos_ += sizeof v;
+    return v;
+  }
+  template <class T>
+  T fail() {
+    ok_ = false;
+    return T{};
+  }
+  const std::string& p_;
+  std::size_t pos_ = 0;
+  bool ok_ = true;
+};
 
 /// Reads the results frame of `count` cases into `out`; false when malformed.
 bool decode_results(const std::string& payload, std::size_t count, std::vector<Outcome>& out) {
@@ -128,21 +166,25 @@ class PythonReference final : public Reference {
       if (Status s = await_ready(fresh); !s) return s;
       if (Status s = load(fresh); !s) return s;
     }
-    nlohmann::json request = {{"names", nlohmann::json::array()}, {"integral", nlohmann::json::array()}};
+    std::string request;
+    auto n = static_cast<std::uint32_t>(inputs.size());
+    request.append(reinterpret_cast<const char*>(&n), 4);
     for (const CaseInput& in : inputs) {
-      request["names"].push_back(in.name);
-      request["integral"].push_back(in.domain.is_integral());
+      put_str(request, in.name);
+      request.push_back(in.domain.is_integral() ? '\1' : '\0');
     }
     names_.clear();
     for (const CaseInput& in : inputs) names_.push_back(in.name);
-    auto replies = round_trip('B', request.dump(), nullptr);
+    auto replies = round_trip('B', request, nullptr);
     if (!replies) return replies.error();
     for (const WorkerReply& r : *replies) {
-      auto j = r.kind == 'J' ? parse_json(r.payload) : std::nullopt;
-      if (!j) return protocol_error();
-      if (j->contains("problem"))
-        return located("reference function " + name_ + " " + (*j)["problem"].get<std::string>(), options_.filename,
-                       line_, 1);
+      if (r.kind == 'O' && r.payload.empty()) continue;
+      Fields f(r.payload);
+      std::string problem = f.str();
+      f.i32();
+      f.i32();
+      if (r.kind != 'X' || !f.complete()) return protocol_error();
+      return located("reference function " + name_ + " " + problem, options_.filename, line_, 1);
     }
     bound_ = true;
     return ok_status();
@@ -184,12 +226,14 @@ class PythonReference final : public Reference {
       if (r.kind == 'F') {
         broken_ = true;
         kill_all();
-        auto j = parse_json(r.payload);
-        if (!j || !j->contains("error")) return protocol_error();
-        long c = j->value("case", -1L);
-        std::string why = (*j)["error"].get<std::string>();
+        Fields f(r.payload);
+        std::string why = f.str();
+        const std::int64_t c = f.i64();
+        if (!f.complete()) return protocol_error();
         if (why == "ran out of its memory limit") why = "ran out of its " + mib_text(limits_.memory_bytes) + " memory limit";
-        std::string where = c >= 0 && static_cast<std::size_t>(c) < n ? " on the case " + case_text(columns, static_cast<long>(first[i]) + c) : "";
+        std::string where = c >= 0 && static_cast<std::size_t>(c) < n
+                                ? " on the case " + case_text(columns, static_cast<long>(first[i] + static_cast<std::size_t>(c)))
+                                : "";
         return located("reference function " + name_ + " " + why + where, options_.filename, line_, 1);
       }
       if (r.kind != 'R' || !decode_results(r.payload, n, out)) {
@@ -215,10 +259,8 @@ class PythonReference final : public Reference {
       return make_error("cannot start the python reference (" + python() + "): its process " +
                         failure_detail(failure, set));
     }
-    for (const WorkerReply& r : replies) {
-      auto j = r.kind == 'J' ? parse_json(r.payload) : std::nullopt;
-      if (!j || !j->value("ready", false)) return protocol_error();
-    }
+    for (const WorkerReply& r : replies)
+      if (r.kind != 'O' || !r.payload.empty()) return protocol_error();
     return ok_status();
   }
 
@@ -226,17 +268,11 @@ class PythonReference final : public Reference {
 
   /// Sends the load request to `set` and checks every reply names the same function.
   Status load(const std::vector<WorkerProcess*>& set) {
-    nlohmann::json request = {{"source", options_.source},
-                              {"filename", options_.filename},
-                              {"function", options_.function},
-                              {"preferred", options_.preferred_function}};
-    std::string text;
-    try {
-      text = request.dump();
-    } catch (const nlohmann::json::exception&) {
-      return located("the reference source is not valid utf-8", options_.filename, 0, 0);
-    }
-    for (WorkerProcess* w : set) w->send('L', text);
+    std::string request;
+    for (const std::string* field : {&options_.source, &options_.filename, &options_.function,
+                                     &options_.preferred_function})
+      put_str(request, *field);
+    for (WorkerProcess* w : set) w->send('L', request);
     std::vector<WorkerReply> replies;
     WorkerFailure failure;
     if (!WorkerProcess::await(set, nullptr, replies, failure)) {
@@ -249,12 +285,14 @@ class PythonReference final : public Reference {
                      options_.filename, 0, 0);
     }
     for (const WorkerReply& r : replies) {
-      auto j = r.kind == 'J' ? parse_json(r.payload) : std::nullopt;
-      if (!j) return protocol_error();
-      if (j->contains("error"))
-        return located((*j)["error"].get<std::string>(), options_.filename, j->value("line", 0), j->value("column", 0));
-      name_ = j->value("name", std::string());
-      line_ = j->value("line", 0);
+      Fields f(r.payload);
+      std::string text = f.str();
+      const int line = f.i32();
+      const int column = r.kind == 'X' ? f.i32() : 0;
+      if ((r.kind != 'O' && r.kind != 'X') || !f.complete()) return protocol_error();
+      if (r.kind == 'X') return located(text, options_.filename, line, column);
+      name_ = std::move(text);
+      line_ = line;
     }
     return ok_status();
   }

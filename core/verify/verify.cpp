@@ -139,8 +139,15 @@ Result<VerifyReport> verify(const Program& program, Reference& reference, const 
   const std::size_t first = std::min(options.first_case, cases->size());
   const std::size_t end = std::clamp(options.end_case, first, cases->size());
 
+  // One worker per core by default, but no more than the cases can use: a
+  // worker process costs a start-up (tens of milliseconds), worth paying only
+  // for a few thousand cases. An explicit count is taken as given.
+  constexpr std::size_t kCasesPerAutoWorker = 4096;
   std::size_t workers = options.threads;
-  if (workers == 0) workers = std::max(1u, std::thread::hardware_concurrency());
+  if (workers == 0) {
+    workers = std::max(1u, std::thread::hardware_concurrency());
+    workers = std::min(workers, std::max<std::size_t>(1, (end - first + kCasesPerAutoWorker - 1) / kCasesPerAutoWorker));
+  }
   if (Status s = reference.set_workers(workers); !s) return s.error();
   if (Status s = reference.bind(inputs); !s) return s.error();
 

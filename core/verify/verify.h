@@ -76,7 +76,8 @@ struct VerifyOptions {
   EvalOptions eval;                    ///< bindings and policy overrides for the circuit
   Env fixed;                           ///< parameter values for the circuit (stored values by default)
   Progress* progress = nullptr;        ///< "cases" progress and cancellation
-  /// Reference workers run at once (Reference::set_workers); 0: one per core.
+  /// Reference workers run at once (Reference::set_workers); 0: one per core,
+  /// but at most one per 4096 cases (a worker process is not free to start).
   std::size_t threads = 0;
   /// Only the cases [first_case, end_case) of the planned case set run (for
   /// splitting one verification over several processes or ranks); the report

@@ -3,7 +3,6 @@ spoken by a real worker process (the C++ side is tested by
 tests/verify/python_reference_test.cpp)."""
 import fcntl
 import importlib.util
-import json
 import math
 import mmap
 import os
@@ -111,8 +110,7 @@ class Worker:
                                      stdout=subprocess.PIPE)
         child.close()
         head = self.recv(9)
-        assert head[:1] == b'J'
-        assert json.loads(self.recv(struct.unpack('<Q', head[1:])[0])) == {'ready': True}
+        assert head == b'O' + struct.pack('<Q', 0), 'the worker first says it is ready'
 
     def request(self, kind, payload):
         self.sock.sendall(kind + struct.pack('<Q', len(payload)) + payload)
@@ -135,13 +133,24 @@ class Worker:
         return out
 
 
+def strings(*items):
+    return b''.join(driver.pack_str(i) for i in items)
+
+
+def load_request(source, function='', preferred=''):
+    return strings(source, 'r.py', function, preferred)
+
+
+def bind_request(names, integral):
+    return struct.pack('<I', len(names)) + b''.join(driver.pack_str(n) + bytes([i]) for n, i in zip(names, integral))
+
+
 def test_protocol_end_to_end():
     w = Worker()
-    kind, reply = w.request(b'L', json.dumps({'source': 'def f(a, x):\n    print(a)\n    return 12 // a + x\n',
-                                              'filename': 'r.py'}).encode())
-    assert kind == b'J' and json.loads(reply) == {'name': 'f', 'line': 1}
-    kind, reply = w.request(b'B', json.dumps({'names': ['a', 'x'], 'integral': [True, False]}).encode())
-    assert json.loads(reply) == {'ok': True}
+    kind, reply = w.request(b'L', load_request('def f(a, x):\n    print(a)\n    return 12 // a + x\n'))
+    assert (kind, reply) == (b'O', driver.pack_str('f') + struct.pack('<i', 1))
+    kind, reply = w.request(b'B', bind_request(['a', 'x'], [1, 0]))
+    assert (kind, reply) == (b'O', b'')
     a, x = [0.0, 3.0], [0.5, 0.25]
     kind, reply = w.request(b'E', struct.pack('<Q', 2) + struct.pack('<2d', *a) + struct.pack('<2d', *x))
     assert kind == b'R'
@@ -156,8 +165,21 @@ def test_protocol_end_to_end():
 
 def test_memory_error_is_fatal():
     w = Worker()
-    w.request(b'L', json.dumps({'source': 'def f(a):\n    raise MemoryError\n', 'filename': 'r.py'}).encode())
-    w.request(b'B', json.dumps({'names': ['a'], 'integral': [True]}).encode())
+    w.request(b'L', load_request('def f(a):\n    raise MemoryError\n'))
+    w.request(b'B', bind_request(['a'], [1]))
     kind, reply = w.request(b'E', struct.pack('<Q', 1) + struct.pack('<d', 5))
-    assert kind == b'F' and json.loads(reply) == {'error': 'ran out of its memory limit', 'case': 0}
+    assert (kind, reply) == (b'F', driver.pack_str('ran out of its memory limit') + struct.pack('<q', 0))
+    w.close()
+
+
+def test_refusals_are_located():
+    w = Worker()
+    kind, reply = w.request(b'L', load_request('x = 1\ny = 1 / 0\n'))
+    message = 'the reference raised ZeroDivisionError: division by zero while loading'
+    assert (kind, reply) == (b'X', driver.pack_str(message) + struct.pack('<ii', 2, 1))
+    kind, reply = w.request(b'L', b'\x04\0\0\0\xff\xfe\xfd\xfc' + strings('r.py', '', ''))
+    assert (kind, reply) == (b'X', driver.pack_str('the reference source is not valid utf-8') + struct.pack('<ii', 0, 0))
+    w.request(b'L', load_request('def f(x, y):\n    return x\n'))
+    kind, reply = w.request(b'B', bind_request(['a'], [1]))
+    assert kind == b'X' and b"takes parameters (x, y) but the program's inputs are (a)" in reply
     w.close()
