@@ -247,7 +247,7 @@ class Program:
 
 def _function_from_source(source, preferred=None):
     """The function defined by reference source text, run in this interpreter."""
-    namespace = {"relu": lambda x: x if x > 0 else 0, "sigmoid": _sigmoid}
+    namespace = {"relu": _relu, "sigmoid": _sigmoid}
     try:
         exec(compile_builtin(source, "<reference>", "exec"), namespace)  # noqa: S102 - the user's own reference
     except SyntaxError as e:
@@ -259,6 +259,27 @@ def _function_from_source(source, preferred=None):
     if len(functions) == 1:
         return next(iter(functions.values()))
     raise VerificationError(f"the reference source defines {len(functions)} functions: pass a callable instead")
+
+
+def _relu(x):
+    return x if x > 0 else 0
+
+
+def _with_builtins_of_the_subset(fn):
+    """The function verify() calls: `fn` itself, or, when it uses relu or
+    sigmoid without defining them, a copy that sees the contract's definitions
+    (the CLI's CPython reference defines them the same way)."""
+    import builtins
+    wanted = {"relu": _relu, "sigmoid": _sigmoid}
+    missing = {k: v for k, v in wanted.items()
+               if k in fn.__code__.co_names and k not in fn.__globals__ and not hasattr(builtins, k)}
+    if not missing:
+        return fn
+    import types
+    copy = types.FunctionType(fn.__code__, {**fn.__globals__, **missing}, fn.__name__, fn.__defaults__,
+                              fn.__closure__)
+    copy.__qualname__ = fn.__qualname__
+    return copy
 
 
 def _sigmoid(x):
@@ -308,6 +329,7 @@ def compile(fn_or_source, inputs=None, *, dtype="float64", semantics="exact", su
         if source.lstrip().startswith("@"):
             raise CompileError(f"function {fname} is decorated: decorators are rejected")
         filename = _inspect.getsourcefile(fn) or "<function>"
+        reference = _with_builtins_of_the_subset(fn)
         # Keep the file's line numbers in errors and node locations.
         source = "\n" * (max(first, 1) - 1) + source
     elif callable(fn_or_source):
