@@ -81,11 +81,13 @@ class Program:
     def _with(self, bindings):
         if bindings is None:
             return self._c
+        # One prepared program per bindings dict, until the dict changes.
+        key = tuple(bindings.items()) if isinstance(bindings, dict) else None
         cached = self._bound
-        if cached is not None and cached[0] is bindings:
-            return cached[1]
+        if cached is not None and cached[0] is bindings and cached[1] == key:
+            return cached[2]
         core = self._c.bind(bindings)
-        self._bound = (bindings, core)
+        self._bound = (bindings, key, core)
         return core
 
     # -- evaluation -------------------------------------------------------
