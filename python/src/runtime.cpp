@@ -9,9 +9,28 @@ namespace tcpy {
 struct CoreRuntime {
   std::shared_ptr<HostBindings> bindings;  // outlives `runtime` (declared first)
   std::optional<tc::Runtime> runtime;
+  bool dispatching = false;  ///< an event is running: a binding must not commit another one meanwhile
 };
 
 namespace {
+
+/// Refuses a dispatch or replay started by a binding of the event being
+/// dispatched: the commit of the outer event would otherwise be mixed with
+/// the inner one.
+class DispatchGuard {
+ public:
+  explicit DispatchGuard(CoreRuntime& c) : c_(c) {
+    if (c_.dispatching)
+      raise_error(ErrorKind::Evaluation, "this runtime is already dispatching an event (a binding called back into it)");
+    c_.dispatching = true;
+  }
+  ~DispatchGuard() { c_.dispatching = false; }
+  DispatchGuard(const DispatchGuard&) = delete;
+  DispatchGuard& operator=(const DispatchGuard&) = delete;
+
+ private:
+  CoreRuntime& c_;
+};
 
 py::dict named(const tc::NamedValues& values) {
   py::dict d;
@@ -67,6 +86,7 @@ void bind_runtime(py::module_& m) {
            [](py::handle c_, py::handle inputs) {
              CoreRuntime& c = checked<CoreRuntime>(c_);
              clear_stashed_error();
+             DispatchGuard guard(c);
              auto r = c.runtime->dispatch(values_from(inputs, "input"));
              if (!r) raise_diagnostic(ErrorKind::Evaluation, r.error());
              return named(c.runtime->named_outputs(*r));
@@ -84,6 +104,7 @@ void bind_runtime(py::module_& m) {
            [](py::handle c_, py::handle events) {
              CoreRuntime& c = checked<CoreRuntime>(c_);
              clear_stashed_error();
+             DispatchGuard guard(c);
              py::list records;
              std::size_t index = 0;
              for (py::handle e : py::reinterpret_borrow<py::iterable>(events)) {
