@@ -185,3 +185,19 @@ def test_repr_and_warnings():
     p = compile("def f(x):\n    unused = x * 2\n    return x\n", {"x": float64()})
     assert "Program" in repr(p)
     assert any("unused" in w for w in p.warnings)
+
+
+def test_freeze_of_no_names_freezes_nothing():
+    b = Builder()
+    x = b.input("x")
+    w = b.parameter("w", 2.0)
+    p = b.build(w * x)
+    assert p.freeze([]).parameters == {"w": 2.0}
+    assert p.freeze("w").parameters == {}
+    c = Builder()
+    y = c.input("y")
+    v = c.parameter("v", 1.0)
+    c.freeze([])
+    assert c.build(v * y).parameters == {"v": 1.0}
+    with pytest.raises(TypeError):
+        compile("def f(a):\n    return a\n", [("a", int32())])

@@ -170,7 +170,10 @@ class Program:
         """Turns the named parameters (all when None) into constants."""
         if isinstance(names, str):
             names = [names]
-        return self._derive(self._c.freeze(list(names) if names is not None else []))
+        if names is None:
+            return self._derive(self._c.freeze([]))  # the core's empty list means every parameter
+        names = list(names)
+        return self._derive(self._c.freeze(names)) if names else self
 
     def bind(self, bindings):
         """A program whose `call` nodes use these host functions:
@@ -301,6 +304,8 @@ def compile(fn_or_source, inputs=None, *, dtype="float64", semantics="exact", su
     then checks against the function itself) or source text to a Program.
     `inputs` maps every parameter to a domain; a parameter left out takes its
     domain from a `# tensorcode: input NAME=DOMAIN` comment in the source."""
+    if inputs is not None and not isinstance(inputs, dict):
+        raise TypeError(f"inputs must be a dict of parameter name to domain, not {type(inputs).__name__}")
     domains = []
     for name, dom in (inputs or {}).items():
         domains.append((name, _domain(dom, name)))
@@ -381,6 +386,15 @@ class Builder(_core.Builder):
     def scan(self, body, init, sequence):
         """carry = body(carry, item) for each item (expanded)."""
         return super().scan(body, init, list(sequence))
+
+    def freeze(self, names=None):
+        """Parameters to turn into constants at build() (all when None)."""
+        if isinstance(names, str):
+            names = [names]
+        if names is None:
+            super().freeze(None)
+        elif list(names):
+            super().freeze(list(names))
 
     def build(self, outputs):
         """Finishes the program: a value (output "result"), a list/tuple
