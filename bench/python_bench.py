@@ -73,7 +73,9 @@ def bench(name, program, fn, first_case, cases, iterations):
             samples["batch"].append((time.perf_counter_ns() - t0) / len(cases))
             if BASELINE.exists():
                 out = subprocess.run([str(BASELINE), str(art), str(cf), str(iterations), "1"], capture_output=True,
-                                     text=True, check=True)
+                                     text=True)
+                if out.returncode != 0:
+                    sys.exit(f"{BASELINE.name} failed (rebuild it with the package?): {out.stderr.strip()}")
                 c = json.loads(out.stdout)
                 samples["c_run"].append(c["run_ns"])
                 # The baseline's batch includes the first case once more; per case it is the same.
