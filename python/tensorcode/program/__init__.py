@@ -21,6 +21,7 @@ __all__ = [
 ]
 
 Domain = _core.Domain
+_run = _core.run
 
 
 def int32(min=None, max=None):  # noqa: A002 - the description's spelling
@@ -95,8 +96,8 @@ class Program:
         """Runs one checked case: {output name: value}. `params` overrides
         stored parameter values by name."""
         if bindings is None:
-            return self._c.run(inputs, params)
-        return self._with(bindings).run(inputs, params)
+            return _run(self._c, inputs, params)
+        return _run(self._with(bindings), inputs, params)
 
     def run_batch(self, cases, *, params=None, bindings=None, errors="raise"):
         """Runs many cases with the batched evaluator. `cases` is a list of
