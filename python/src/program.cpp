@@ -201,6 +201,8 @@ py::object CoreProgram::run_batch(py::handle cases, py::handle params, const std
 
   tc::BatchResult out;
   if (tc::Status s = ev.run_batch(columns, count, fixed, out); !s) raise_diagnostic(ErrorKind::Evaluation, s.error());
+  // A KeyboardInterrupt in a binding is re-raised even when errors="nan".
+  if (stashed_error_is_fatal()) raise_error(ErrorKind::Evaluation, "interrupted");
   if (errors == "raise" && !out.errors.empty()) raise_case_error(out.errors[0].second, out.errors[0].first);
   const double nan = std::numeric_limits<double>::quiet_NaN();
 

@@ -105,6 +105,9 @@ def test_keyboard_interrupt_in_a_binding_propagates():
 
     with pytest.raises(KeyboardInterrupt):
         softplus_program().run({"x": 0, "y": 1}, bindings={"softplus_mul": (interrupt, None)})
+    with pytest.raises(KeyboardInterrupt):
+        softplus_program().run_batch([{"x": 0, "y": 1}], bindings={"softplus_mul": (interrupt, None)},
+                                     errors="nan")
 
 
 def test_stateful_runtime_with_binding_failure_commits_nothing():
