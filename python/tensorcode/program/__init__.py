@@ -5,9 +5,7 @@ gradient, check and pass happens there.
 
 Importing this package never imports torch; Program.to_tensor_module() does.
 """
-import inspect as _inspect
 import json as _json
-import textwrap as _textwrap
 
 from . import _core
 from .errors import ArtifactError, CompileError, EvaluationError, VerificationError
@@ -258,6 +256,7 @@ def _function_from_source(source, preferred=None):
         exec(compile_builtin(source, "<reference>", "exec"), namespace)  # noqa: S102 - the user's own reference
     except SyntaxError as e:
         raise VerificationError(f"the reference source does not compile: {e}") from e
+    import inspect as _inspect
     functions = {k: v for k, v in namespace.items()
                  if _inspect.isfunction(v) and k not in ("relu", "sigmoid") and v.__module__ != __name__}
     if preferred in functions:
@@ -305,6 +304,8 @@ def compile(fn_or_source, inputs=None, *, dtype="float64", semantics="exact", su
     then checks against the function itself) or source text to a Program.
     `inputs` maps every parameter to a domain; a parameter left out takes its
     domain from a `# tensorcode: input NAME=DOMAIN` comment in the source."""
+    import inspect as _inspect  # here, not at import: it is slow to import
+    import textwrap as _textwrap
     if inputs is not None and not isinstance(inputs, dict):
         raise TypeError(f"inputs must be a dict of parameter name to domain, not {type(inputs).__name__}")
     domains = []
