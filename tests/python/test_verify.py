@@ -98,3 +98,13 @@ def test_relu_and_sigmoid_are_defined_for_the_reference():
     report = p.verify()
     assert report["passed"] and report["cases"] == 10000
     assert "relu" not in globals(), "the user's module is left alone"
+
+
+def test_reference_source_that_fails_to_load():
+    p = compile(CHOOSE, {"a": int32(min=-128, max=127)})
+    with pytest.raises(VerificationError, match="does not compile"):
+        p.verify("def choose(a):\n    return (\n")
+    with pytest.raises(VerificationError, match="raised while loading: ZeroDivisionError"):
+        p.verify("x = 1 / 0\ndef choose(a):\n    return a\n")
+    with pytest.raises(VerificationError, match="2 functions"):
+        p.verify("def f(a):\n    return a\ndef g(a):\n    return a\n")

@@ -253,9 +253,11 @@ def _function_from_source(source, preferred=None):
     """The function defined by reference source text, run in this interpreter."""
     namespace = {"relu": _relu, "sigmoid": _sigmoid}
     try:
-        exec(compile_builtin(source, "<reference>", "exec"), namespace)  # noqa: S102 - the user's own reference
+        exec(_compile_builtin(source, "<reference>", "exec"), namespace)  # noqa: S102 - the user's own reference
     except SyntaxError as e:
         raise VerificationError(f"the reference source does not compile: {e}") from e
+    except Exception as e:  # noqa: BLE001 - loading the reference failed
+        raise VerificationError(f"the reference source raised while loading: {type(e).__name__}: {e}") from e
     import inspect as _inspect
     functions = {k: v for k, v in namespace.items()
                  if _inspect.isfunction(v) and k not in ("relu", "sigmoid") and v.__module__ != __name__}
@@ -295,7 +297,7 @@ def _sigmoid(x):
     return e / (1.0 + e)
 
 
-compile_builtin = compile
+_compile_builtin = compile
 
 
 def compile(fn_or_source, inputs=None, *, dtype="float64", semantics="exact", surrogate="sigmoid",  # noqa: A001
