@@ -64,7 +64,7 @@ def test_params_override_stored_values():
 
 
 def test_run_batch_lists_and_columns():
-    np = pytest.importorskip("numpy")
+    import numpy as np
     p = div_program()
     cases = [{"a": float(i), "b": 2} for i in range(5)]
     assert p.run_batch(cases) == [p.run(c) for c in cases]

@@ -193,7 +193,6 @@ def cli_grad(artifact, x, y):
     return json.loads(out.stdout)
 
 
-@pytest.mark.skipif(not os.path.exists(CLI), reason="the tensorcode CLI is not built")
 def test_torch_gradients_equal_the_cli_on_random_programs():
     rng = random.Random(1234)
     compared = 0
