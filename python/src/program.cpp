@@ -200,7 +200,15 @@ py::object CoreProgram::run_batch(py::handle cases, py::handle params, const std
   }
 
   tc::BatchResult out;
-  if (tc::Status s = ev.run_batch(columns, count, fixed, out); !s) raise_diagnostic(ErrorKind::Evaluation, s.error());
+  tc::Status status = tc::ok_status();
+  if (!program_.has_calls()) {
+    // No binding can call back into Python: let other threads run meanwhile.
+    py::gil_scoped_release release;
+    status = ev.run_batch(columns, count, fixed, out);
+  } else {
+    status = ev.run_batch(columns, count, fixed, out);
+  }
+  if (!status) raise_diagnostic(ErrorKind::Evaluation, status.error());
   // A KeyboardInterrupt in a binding is re-raised even when errors="nan".
   if (stashed_error_is_fatal()) raise_error(ErrorKind::Evaluation, "interrupted");
   if (errors == "raise" && !out.errors.empty()) raise_case_error(out.errors[0].second, out.errors[0].first);

@@ -201,3 +201,24 @@ def test_freeze_of_no_names_freezes_nothing():
     assert c.build(v * y).parameters == {"v": 1.0}
     with pytest.raises(TypeError):
         compile("def f(a):\n    return a\n", [("a", int32())])
+
+
+def test_run_batch_from_several_threads():
+    import threading
+
+    import numpy as np
+    p = div_program()
+    a = np.linspace(-10, 10, 50000)
+    b = np.full(50000, 2.0)
+    expected = p.run_batch({"a": a, "b": b})["result"]
+    results = []
+
+    def work():
+        results.append(p.run_batch({"a": a, "b": b})["result"])
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(results) == 4 and all((r == expected).all() for r in results)
