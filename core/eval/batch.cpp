@@ -25,6 +25,12 @@
 #include <limits>
 #include <memory>
 
+#include <tbb/blocked_range.h>
+#include <tbb/enumerable_thread_specific.h>
+#include <tbb/info.h>
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
 #include "eval/op_math.h"
 #include "eval/prepared.h"
 
@@ -305,69 +311,47 @@ TC_VECTOR_CLONES void run_steps(Batch& bt, std::size_t m) {
 
 }  // namespace
 
-Status run_batch_impl(const Prepared& p, std::span<const std::span<const double>> columns, std::size_t count,
-                      const Env& fixed_env, BatchResult& out) {
-  if (columns.size() != p.inputs.size())
-    return make_error("run_batch: expected " + std::to_string(p.inputs.size()) + " input columns, got " +
-                      std::to_string(columns.size()));
-  for (std::size_t k = 0; k < columns.size(); ++k)
-    if (columns[k].size() < count)
-      return make_error("run_batch: the column of input '" +
-                        p.program.nodes[static_cast<std::size_t>(p.inputs[k])].name + "' has " +
-                        std::to_string(columns[k].size()) + " values, expected " + std::to_string(count));
-  auto fixed = resolve_fixed(p, fixed_env);
-  if (!fixed) return fixed.error();
+namespace {
 
+/// One worker's scratch: the block columns plus the scalar re-run's state.
+struct Worker {
+  Batch bt;
+  Workspace ws;
+  std::vector<double> case_inputs;
+  Diagnostic err;
+  double acc_init;
+  Worker(const Prepared& p, std::size_t B, const std::vector<double>& uval, double acc_init0)
+      : bt{p, B, {}, {}, {}, {}, {}, {}, {}}, case_inputs(p.inputs.size()), acc_init(acc_init0) {
+    const BatchPlan& plan = p.plan;
+    const std::size_t n = p.instrs.size();
+    bt.slots.reset(new double[std::max<std::size_t>(static_cast<std::size_t>(plan.nslots) * B, 1)]);
+    bt.col.assign(n, nullptr);
+    bt.uval = uval;
+    bt.acc.assign(B, 0.0);
+    bt.scratch.assign(B, 0.0);
+    bt.ptrs.assign(std::max<std::size_t>(plan.max_args, 1), nullptr);
+    bt.call_args.assign(std::max<std::size_t>(plan.max_args, 1), 0.0);
+    for (std::size_t i = 0; i < n; ++i)
+      if (plan.slot_of[i] >= 0) bt.col[i] = bt.slots.get() + static_cast<std::size_t>(plan.slot_of[i]) * B;
+    for (NodeId id : plan.broadcast)
+      std::fill_n(bt.slots.get() + static_cast<std::size_t>(plan.slot_of[static_cast<std::size_t>(id)]) * B, B,
+                  bt.uval[static_cast<std::size_t>(id)]);
+  }
+};
+
+/// Cases [begin, end) block by block; errors are appended in case order.
+void run_range(Worker& w, std::span<const std::span<const double>> columns, std::size_t begin, std::size_t end,
+               const Fixed& fixed, BatchResult& out, std::vector<std::pair<std::size_t, Diagnostic>>& errors) {
+  Batch& bt = w.bt;
+  const Prepared& p = bt.p;
   const BatchPlan& plan = p.plan;
-  const std::size_t n = p.instrs.size();
+  const std::size_t B = bt.B;
   const std::size_t nout = p.program.outputs.size();
   const std::size_t nupd = p.program.updates.size();
-  out.count = count;
-  out.outputs.assign(nout, std::vector<double>(count, kNaN));
-  out.next_state.assign(nupd, std::vector<double>(count, kNaN));
-  out.failed.assign(count, 0);
-  out.errors.clear();
-  if (count == 0) return ok_status();
-
-  // A program that keeps very many values alive at once (thousands of
-  // outputs, a huge affine) gets shorter blocks, so the columns stay within
-  // a bounded amount of memory.
-  constexpr std::size_t kColumnBudgetBytes = std::size_t{64} << 20;
-  std::size_t block = plan.block;
-  while (block > 8 && static_cast<std::size_t>(plan.nslots) * block * sizeof(double) > kColumnBudgetBytes) block /= 2;
-  while (block > 8 && block / 2 >= count) block /= 2;  // a small batch needs no full-length columns
-  Batch bt{p, block, {}, {}, {}, {}, {}, {}, {}};
-  const std::size_t B = bt.B;
-  bt.slots.reset(new double[std::max<std::size_t>(static_cast<std::size_t>(plan.nslots) * B, 1)]);
-  bt.col.assign(n, nullptr);
-  bt.uval.assign(n, 0.0);
-  bt.acc.assign(B, 0.0);
-  bt.scratch.assign(B, 0.0);
-  bt.ptrs.assign(std::max<std::size_t>(plan.max_args, 1), nullptr);
-  bt.call_args.assign(std::max<std::size_t>(plan.max_args, 1), 0.0);
-  // Uniform values; a non-finite one (a constant overflowing float32) flags
-  // every case so the scalar re-run decides whether it is live.
-  double acc_init = 0.0;
-  for (std::size_t i = 0; i < n; ++i) {
-    if (!plan.uniform[i]) continue;
-    const Instr& in = p.instrs[i];
-    double v = in.op == Op::Constant    ? p.round(in.value)
-               : in.op == Op::Parameter ? fixed->params[static_cast<std::size_t>(in.slot)]
-                                        : fixed->states[static_cast<std::size_t>(in.slot)];
-    bt.uval[i] = v;
-    if (p.needed[i] && !std::isfinite(v)) acc_init = kNaN;
-  }
-  for (std::size_t i = 0; i < n; ++i)
-    if (plan.slot_of[i] >= 0) bt.col[i] = bt.slots.get() + static_cast<std::size_t>(plan.slot_of[i]) * B;
-  for (NodeId id : plan.broadcast) std::fill_n(bt.slots.get() + static_cast<std::size_t>(plan.slot_of[static_cast<std::size_t>(id)]) * B, B, bt.uval[static_cast<std::size_t>(id)]);
-
-  Workspace ws;
-  std::vector<double> case_inputs(p.inputs.size());
-  Diagnostic err;
-  for (std::size_t start = 0; start < count; start += B) {
-    const std::size_t m = std::min(B, count - start);
+  for (std::size_t start = begin; start < end; start += B) {
+    const std::size_t m = std::min(B, end - start);
     double* acc = bt.acc.data();
-    std::fill(acc, acc + m, acc_init);
+    std::fill(acc, acc + m, w.acc_init);
     for (std::size_t k = 0; k < p.inputs.size(); ++k) {
       const auto id = static_cast<std::size_t>(p.inputs[k]);
       const double* __restrict src = columns[k].data() + start;
@@ -410,20 +394,94 @@ Status run_batch_impl(const Prepared& p, std::span<const std::span<const double>
       // The precise verdict: check the inputs, then evaluate lazily.
       std::optional<Diagnostic> bad;
       for (std::size_t k = 0; k < p.inputs.size() && !bad; ++k)
-        bad = check_input(p, static_cast<int>(k), columns[k][c], case_inputs[k]);
-      if (!bad && !eval_case(p, case_inputs.data(), *fixed, ws, err)) bad = err;
+        bad = check_input(p, static_cast<int>(k), columns[k][c], w.case_inputs[k]);
+      if (!bad && !eval_case(p, w.case_inputs.data(), fixed, w.ws, w.err)) bad = w.err;
       if (bad) {
         out.failed[c] = 1;
         for (auto& col : out.outputs) col[c] = kNaN;
         for (auto& col : out.next_state) col[c] = kNaN;
-        out.errors.emplace_back(c, std::move(*bad));
+        errors.emplace_back(c, std::move(*bad));
         continue;
       }
-      for (std::size_t o = 0; o < nout; ++o) out.outputs[o][c] = ws.values[static_cast<std::size_t>(p.targets[o])];
+      for (std::size_t o = 0; o < nout; ++o) out.outputs[o][c] = w.ws.values[static_cast<std::size_t>(p.targets[o])];
       for (std::size_t u = 0; u < nupd; ++u)
-        out.next_state[u][c] = ws.values[static_cast<std::size_t>(p.targets[nout + u])];
+        out.next_state[u][c] = w.ws.values[static_cast<std::size_t>(p.targets[nout + u])];
     }
   }
+}
+
+}  // namespace
+
+Status run_batch_impl(const Prepared& p, std::span<const std::span<const double>> columns, std::size_t count,
+                      const Env& fixed_env, BatchResult& out, unsigned threads) {
+  if (columns.size() != p.inputs.size())
+    return make_error("run_batch: expected " + std::to_string(p.inputs.size()) + " input columns, got " +
+                      std::to_string(columns.size()));
+  for (std::size_t k = 0; k < columns.size(); ++k)
+    if (columns[k].size() < count)
+      return make_error("run_batch: the column of input '" +
+                        p.program.nodes[static_cast<std::size_t>(p.inputs[k])].name + "' has " +
+                        std::to_string(columns[k].size()) + " values, expected " + std::to_string(count));
+  auto fixed = resolve_fixed(p, fixed_env);
+  if (!fixed) return fixed.error();
+
+  const BatchPlan& plan = p.plan;
+  const std::size_t n = p.instrs.size();
+  out.count = count;
+  out.outputs.assign(p.program.outputs.size(), std::vector<double>(count, kNaN));
+  out.next_state.assign(p.program.updates.size(), std::vector<double>(count, kNaN));
+  out.failed.assign(count, 0);
+  out.errors.clear();
+  if (count == 0) return ok_status();
+
+  // A program that keeps very many values alive at once (thousands of
+  // outputs, a huge affine) gets shorter blocks, so the columns stay within
+  // a bounded amount of memory.
+  constexpr std::size_t kColumnBudgetBytes = std::size_t{64} << 20;
+  std::size_t block = plan.block;
+  while (block > 8 && static_cast<std::size_t>(plan.nslots) * block * sizeof(double) > kColumnBudgetBytes) block /= 2;
+  while (block > 8 && block / 2 >= count) block /= 2;  // a small batch needs no full-length columns
+  // Uniform values; a non-finite one (a constant overflowing float32) flags
+  // every case so the scalar re-run decides whether it is live.
+  std::vector<double> uval(n, 0.0);
+  double acc_init = 0.0;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!plan.uniform[i]) continue;
+    const Instr& in = p.instrs[i];
+    double v = in.op == Op::Constant    ? p.round(in.value)
+               : in.op == Op::Parameter ? fixed->params[static_cast<std::size_t>(in.slot)]
+                                        : fixed->states[static_cast<std::size_t>(in.slot)];
+    uval[i] = v;
+    if (p.needed[i] && !std::isfinite(v)) acc_init = kNaN;
+  }
+
+  // Chunks of whole blocks, run in any order on any thread: every case's
+  // result depends on its own inputs only, and each chunk keeps its errors
+  // apart, joined in chunk order below, so the output is the same for any
+  // thread count.
+  const std::size_t nthreads = threads == 0 ? static_cast<std::size_t>(tbb::info::default_concurrency()) : threads;
+  const std::size_t blocks = (count + block - 1) / block;
+  const std::size_t chunk_blocks = std::max<std::size_t>(1, std::min<std::size_t>(16, blocks / (nthreads * 4)));
+  const std::size_t chunk = chunk_blocks * block;
+  const std::size_t nchunks = (count + chunk - 1) / chunk;
+  if (nthreads <= 1 || nchunks <= 1) {
+    Worker w(p, block, uval, acc_init);
+    run_range(w, columns, 0, count, *fixed, out, out.errors);
+    return ok_status();
+  }
+  std::vector<std::vector<std::pair<std::size_t, Diagnostic>>> errors(nchunks);
+  tbb::enumerable_thread_specific<std::unique_ptr<Worker>> workers;
+  tbb::task_arena arena(static_cast<int>(nthreads));
+  arena.execute([&] {
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, nchunks, 1), [&](const tbb::blocked_range<std::size_t>& r) {
+      auto& w = workers.local();
+      if (!w) w = std::make_unique<Worker>(p, block, uval, acc_init);
+      for (std::size_t k = r.begin(); k < r.end(); ++k)
+        run_range(*w, columns, k * chunk, std::min(count, (k + 1) * chunk), *fixed, out, errors[k]);
+    });
+  });
+  for (auto& e : errors)
+    for (auto& item : e) out.errors.push_back(std::move(item));
   return ok_status();
 }
 

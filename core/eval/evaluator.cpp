@@ -245,8 +245,8 @@ Result<CaseResult> Evaluator::run(const Env& env, CaseTrace* trace) const {
 }
 
 Status Evaluator::run_batch(std::span<const std::span<const double>> columns, std::size_t count, const Env& fixed,
-                            BatchResult& out) const {
-  return eval_detail::run_batch_impl(impl_->p, columns, count, fixed, out);
+                            BatchResult& out, unsigned threads) const {
+  return eval_detail::run_batch_impl(impl_->p, columns, count, fixed, out, threads);
 }
 
 }  // namespace tc

@@ -116,6 +116,6 @@ void build_plan(Prepared& p);
 
 /// The batched fast path; see batch.cpp.
 Status run_batch_impl(const Prepared& p, std::span<const std::span<const double>> columns, std::size_t count,
-                      const Env& fixed_env, BatchResult& out);
+                      const Env& fixed_env, BatchResult& out, unsigned threads);
 
 }  // namespace tc::eval_detail
