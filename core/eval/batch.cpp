@@ -104,6 +104,37 @@ TC_INLINE void map1(Col a, double* __restrict out, double* __restrict acc, std::
   }
 }
 
+/// r = s + x*y (Kind 0), s - x*y (Kind 1) or x*y - s (Kind 2), each
+/// operation rounded as its own node would be: a mul and the add or sub
+/// that is its only reader, in one pass (see fused_mul in batch_plan.cpp).
+template <bool F32, bool Check, int Kind, bool SC, bool XC, bool YC>
+TC_INLINE void loop_mul_add(const double* __restrict s, double us, const double* __restrict x, double ux,
+                            const double* __restrict y, double uy, double* __restrict out, double* __restrict acc,
+                            std::size_t m) {
+  for (std::size_t i = 0; i < m; ++i) {
+    const double sv = SC ? s[i] : us;
+    const double pr = rnd<F32>((XC ? x[i] : ux) * (YC ? y[i] : uy));
+    const double r = rnd<F32>(Kind == 0 ? sv + pr : Kind == 1 ? sv - pr : pr - sv);
+    out[i] = r;
+    if constexpr (Check) acc[i] += r * 0.0;
+  }
+}
+
+template <bool F32, bool Check, int Kind>
+TC_INLINE void map_mul_add(Col s, Col x, Col y, double* out, double* acc, std::size_t m) {
+  const int shape = (s.p ? 4 : 0) | (x.p ? 2 : 0) | (y.p ? 1 : 0);
+  switch (shape) {
+    case 7: return loop_mul_add<F32, Check, Kind, true, true, true>(s.p, 0, x.p, 0, y.p, 0, out, acc, m);
+    case 6: return loop_mul_add<F32, Check, Kind, true, true, false>(s.p, 0, x.p, 0, nullptr, y.u, out, acc, m);
+    case 5: return loop_mul_add<F32, Check, Kind, true, false, true>(s.p, 0, nullptr, x.u, y.p, 0, out, acc, m);
+    case 4: return loop_mul_add<F32, Check, Kind, true, false, false>(s.p, 0, nullptr, x.u, nullptr, y.u, out, acc, m);
+    case 3: return loop_mul_add<F32, Check, Kind, false, true, true>(nullptr, s.u, x.p, 0, y.p, 0, out, acc, m);
+    case 2: return loop_mul_add<F32, Check, Kind, false, true, false>(nullptr, s.u, x.p, 0, nullptr, y.u, out, acc, m);
+    case 1: return loop_mul_add<F32, Check, Kind, false, false, true>(nullptr, s.u, nullptr, x.u, y.p, 0, out, acc, m);
+    default: return loop_mul_add<F32, Check, Kind, false, false, false>(nullptr, s.u, nullptr, x.u, nullptr, y.u, out, acc, m);
+  }
+}
+
 /// Everything one run_batch call owns; allocated once per call.
 struct Batch {
   const Prepared& p;
@@ -122,6 +153,24 @@ struct Batch {
   }
 };
 
+/// A failed domain check of a step's value flags the case.
+TC_INLINE void check_domain(const Prepared& p, const Instr& in, const double* __restrict out, double* __restrict acc,
+                            std::size_t m) {
+  const Domain& d = p.domains[static_cast<std::size_t>(in.domain)];
+  const double lo = d.lo(), hi = d.hi();
+  if (d.is_integral()) {
+    for (std::size_t i = 0; i < m; ++i) {
+      const double r = out[i];
+      acc[i] += (r >= lo && r <= hi && r == std::floor(r)) ? 0.0 : kNaN;
+    }
+  } else {
+    for (std::size_t i = 0; i < m; ++i) {
+      const double r = out[i];
+      acc[i] += (r >= lo && r <= hi) ? 0.0 : kNaN;
+    }
+  }
+}
+
 template <bool F32, bool Chk>
 TC_INLINE void exec_step(Batch& bt, NodeId id, std::size_t m) {
   const Prepared& p = bt.p;
@@ -131,6 +180,17 @@ TC_INLINE void exec_step(Batch& bt, NodeId id, std::size_t m) {
   double* acc = bt.acc.data();
   const bool exact = in.mode == Mode::Exact;
   const double t = in.temperature;
+  if (const NodeId fm = p.plan.fused_mul[static_cast<std::size_t>(id)]; fm >= 0) {
+    const NodeId* ma = p.args_of(p.instrs[static_cast<std::size_t>(fm)]);
+    const Col x = bt.operand(ma[0]), y = bt.operand(ma[1]);
+    const bool mul_first = a[0] == fm;
+    const Col other = bt.operand(mul_first ? a[1] : a[0]);
+    if (in.op == Op::Add) map_mul_add<F32, Chk, 0>(other, x, y, out, acc, m);
+    else if (mul_first) map_mul_add<F32, Chk, 2>(other, x, y, out, acc, m);
+    else map_mul_add<F32, Chk, 1>(other, x, y, out, acc, m);
+    if (in.check_domain) check_domain(p, in, out, acc, m);
+    return;
+  }
   switch (in.op) {
     case Op::Input: case Op::Parameter: case Op::Constant: case Op::State:
       break;  // leaves are not steps
@@ -278,21 +338,7 @@ TC_INLINE void exec_step(Batch& bt, NodeId id, std::size_t m) {
       break;
     }
   }
-  if (in.check_domain) {
-    const Domain& d = p.domains[static_cast<std::size_t>(in.domain)];
-    const double lo = d.lo(), hi = d.hi();
-    if (d.is_integral()) {
-      for (std::size_t i = 0; i < m; ++i) {
-        const double r = out[i];
-        acc[i] += (r >= lo && r <= hi && r == std::floor(r)) ? 0.0 : kNaN;
-      }
-    } else {
-      for (std::size_t i = 0; i < m; ++i) {
-        const double r = out[i];
-        acc[i] += (r >= lo && r <= hi) ? 0.0 : kNaN;
-      }
-    }
-  }
+  if (in.check_domain) check_domain(p, in, out, acc, m);
 }
 
 /// Every step of the plan over one block of `m` cases.
