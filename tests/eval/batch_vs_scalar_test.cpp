@@ -206,6 +206,47 @@ TEST(EvalBatchVsScalar, RandomProgramsAgreeCaseByCase) {
   std::printf("random programs: %zu cases, %zu raised\n", tally.cases, tally.failures);
 }
 
+// Chains of products feeding additions and subtractions, which the batch
+// plan computes as fused steps (s + x*y, s - x*y, x*y - s) with every mix of
+// column and uniform operands, in both dtypes, some with a domain on the sum.
+TEST(EvalBatchVsScalar, FusedProductSumsAgree) {
+  const Bindings bindings = test_bindings();
+  Gen g(4242);
+  Tally tally;
+  for (int round = 0; round < 40; ++round) {
+    SCOPED_TRACE("round " + std::to_string(round));
+    Builder b(Semantics::Exact, Surrogate::Sigmoid, 1.0, round % 2 ? Dtype::Float32 : Dtype::Float64);
+    Value x = b.input("x", Domain::float64(-20, 20));
+    Value n = b.input("n", Domain::int32(-4, 4));
+    Value c = b.input("c", Domain::boolean());
+    Value w = b.parameter("w", 0.75);
+    std::vector<Value> operands = {x, n, c, w};
+    Value s = g.chance(0.5) ? b.constant(0.5) : Value(x);
+    for (int i = 0; i < 30; ++i) {
+      auto operand = [&]() -> Value {
+        if (g.chance(0.3)) return b.constant(g.real(-3, 3));
+        return operands[static_cast<std::size_t>(g.pick(static_cast<int>(operands.size())))];
+      };
+      b.set_location(SourceLoc{i + 1, 3});
+      Value prod = operand() * (g.chance(0.2) ? s : operand());
+      switch (g.pick(4)) {
+        case 0: s = s + prod; break;
+        case 1: s = prod + s; break;
+        case 2: s = s - prod; break;
+        default: s = prod - s; break;
+      }
+      if (g.chance(0.1)) b.set_domain(s, Domain::float64(-1e4, 1e4));
+    }
+    auto p = b.build(s);
+    ASSERT_TRUE(p.ok()) << p.error().message;
+    EvalOptions opts;
+    opts.bindings = &bindings;
+    compare_paths(*p, g, 700, opts, tally);
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+  EXPECT_GT(tally.failures, 0u);  // the domains and input errors do fail some cases
+}
+
 // Large batches (many blocks, so every worker gets several chunks) give
 // bit-identical results and errors in case order for any thread count.
 TEST(EvalBatchVsScalar, ThreadCountDoesNotChangeResults) {
