@@ -499,6 +499,9 @@ Status run_batch_impl(const Prepared& p, std::span<const std::span<const double>
                                         : fixed->states[static_cast<std::size_t>(in.slot)];
     uval[i] = v;
     if (p.needed[i] && !std::isfinite(v)) acc_init = kNaN;
+    // A constant outside its domain also flags every case; the scalar
+    // re-run reports it where a case really evaluates the constant.
+    if (p.needed[i] && in.check_domain && p.domains[static_cast<std::size_t>(in.domain)].check(v)) acc_init = kNaN;
   }
 
   // Chunks of whole blocks, run in any order on any thread: every case's

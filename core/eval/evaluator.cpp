@@ -66,6 +66,11 @@ Result<Fixed> resolve_fixed(const Prepared& p, const Env& env) {
   for (std::size_t k = 0; k < p.params.size(); ++k) {
     if (!std::isfinite(f.params[k]))
       return named_error(p, p.params[k], "parameter", format_number(f.params[k]) + " is not a finite number");
+    // A parameter's domain holds in exact and hybrid evaluation (relaxed
+    // nodes skip domain checks), checked like an input's, before rounding.
+    const Node& pn = p.program.nodes[static_cast<std::size_t>(p.params[k])];
+    if (pn.domain && p.instrs[static_cast<std::size_t>(p.params[k])].mode == Mode::Exact)
+      if (auto why = pn.domain->check(f.params[k])) return named_error(p, pn.id, "parameter", *why);
     f.params[k] = p.round(f.params[k]);
   }
   f.states.resize(p.states.size());
@@ -126,7 +131,11 @@ Result<Evaluator> Evaluator::create(const Program& program, EvalOptions options)
     if (node.domain) {
       in.domain = static_cast<std::int32_t>(p.domains.size());
       p.domains.push_back(*node.domain);
-      in.check_domain = !is_leaf(node.op) && in.mode == Mode::Exact && !eval_detail::domain_implied(node.op, *node.domain);
+      // A constant's domain is checked where the constant is evaluated (so
+      // only when a case reaches it); inputs, parameters and state are
+      // checked on entry.
+      in.check_domain = (!is_leaf(node.op) || node.op == Op::Constant) && in.mode == Mode::Exact &&
+                        !eval_detail::domain_implied(node.op, *node.domain);
     }
     switch (node.op) {
       case Op::Input:
