@@ -233,7 +233,21 @@ Result<CaseResult> Evaluator::run(const Env& env, CaseTrace* trace) const {
   }
   auto fixed = eval_detail::resolve_fixed(p, env);
   if (!fixed) return fixed.error();
-  eval_detail::Workspace ws;
+  // One workspace per thread, reused across calls (and evaluators), so run()
+  // allocates nothing for the nodes once it has seen a program this large.
+  // A binding that calls run() again from inside gets a fresh one.
+  thread_local eval_detail::Workspace shared_ws;
+  thread_local bool shared_busy = false;
+  eval_detail::Workspace own_ws;
+  const bool reuse = !shared_busy;
+  eval_detail::Workspace& ws = reuse ? shared_ws : own_ws;
+  struct Release {
+    bool active;
+    ~Release() {
+      if (active) shared_busy = false;
+    }
+  } release{reuse};
+  shared_busy = true;
   Diagnostic err;
   const bool ok = eval_detail::eval_case(p, inputs.data(), *fixed, ws, err);
   if (trace) {
