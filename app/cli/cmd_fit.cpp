@@ -27,6 +27,7 @@ struct FitArgs {
   double lr = 0.01;
   std::size_t steps = 100;
   std::string out;
+  unsigned threads = 0;  ///< 0: every core
 };
 
 /// Terminal progress: drawn on stderr only when it is a terminal and the run
@@ -182,6 +183,7 @@ int fit_command(const FitArgs& args) {
   options.optimizer = args.optimizer == "adam" ? Optimizer::Adam : Optimizer::Sgd;
   options.learning_rate = args.lr;
   options.steps = args.steps;
+  options.threads = args.threads;
   TerminalProgress progress;
   options.progress = &progress;
   std::size_t failed = cases.size();
@@ -224,6 +226,7 @@ CommandRegistration reg{
           ->required();
       sub.add_option("--param", args->params, "NAME=VALUE starting value of a parameter (repeatable)");
       sub.add_option("--optimizer", args->optimizer, "sgd (default) or adam")->check(CLI::IsMember({"sgd", "adam"}));
+      add_threads_option(sub, args->threads);
       sub.add_option("--lr", args->lr, "learning rate (default 0.01)");
       sub.add_option("--steps", args->steps, "number of full-batch optimizer steps (default 100)");
       sub.add_option("-o,--out", args->out, "write the trained artifact here (atomically); without it nothing is written");

@@ -28,6 +28,7 @@ struct VerifyArgs {
   double atol = 0.0;
   double rtol = 0.0;
   double reference_timeout = 10.0;
+  unsigned threads = 0;  ///< 0: every core
 };
 
 /// The function the program was compiled from, to pick the same one in a
@@ -97,6 +98,7 @@ int run_verify(const VerifyArgs& args) {
   vo.max_cases = args.max_cases;
   vo.samples = args.samples;
   vo.seed = args.seed;
+  vo.threads = args.threads;
   vo.tolerance = {args.atol, args.rtol};
   if (!args.cases.empty()) {
     auto text = read_file(args.cases);
@@ -147,6 +149,7 @@ CommandRegistration reg{
       sub.add_option("--samples", args->samples,
                      "cases drawn when an input is floating or too wide and no --cases is given (default 10000; "
                      "domain ends and zero always included)");
+      add_threads_option(sub, args->threads);
       sub.add_option("--seed", args->seed, "seed of the drawn cases (default fixed, so runs repeat)");
       sub.add_option("--atol", args->atol, "absolute tolerance: |a-b| <= atol + rtol*|b| (default 0)");
       sub.add_option("--rtol", args->rtol, "relative tolerance, relative to the reference's value (default 0)");

@@ -385,7 +385,7 @@ class WasmGen {
       const Op o = prog_.nodes[i].op;
       if (!p_.needed[i] || o == Op::Input) continue;
       const bool leaf = o == Op::Constant || o == Op::Parameter;
-      if (leaf && !p_.leaf_nonfinite[i]) continue;
+      if (leaf && !p_.leaf_error[i]) continue;
       if (!p_.always_live[i]) {
         i32c(0);
         bool first = true;
@@ -400,7 +400,7 @@ class WasmGen {
       if (!leaf && !can_fail(id)) continue;
       // r = (live && kind != 0) ? code | kind : r
       i32c(encode_error(id, ErrorKind::None));
-      if (leaf) i32c(static_cast<std::int64_t>(ErrorKind::NonFinite));
+      if (leaf) i32c(static_cast<std::int64_t>(p_.leaf_error[i]));
       else { i32c(0); mem(kI32Load, kind_off(id)); }
       op(kI32Or);
       get(kR);

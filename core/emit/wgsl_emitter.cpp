@@ -321,7 +321,7 @@ class Gen {
       if (!p_.needed[i]) continue;
       if (node.op == Op::Input && mode_ == Whole) continue;  // checked up front
       const bool is_leaf_const = node.op == Op::Constant || node.op == Op::Parameter;
-      if (is_leaf_const && !p_.leaf_nonfinite[i]) continue;
+      if (is_leaf_const && !p_.leaf_error[i]) continue;
       // Liveness.
       if (!p_.always_live[i]) {
         std::string e;
@@ -338,7 +338,7 @@ class Gen {
       }
       // Error accumulation: descending ids, so the lowest live failure wins.
       std::string kind;
-      if (is_leaf_const) kind = u32lit(static_cast<std::uint32_t>(ErrorKind::NonFinite));
+      if (is_leaf_const) kind = u32lit(static_cast<std::uint32_t>(p_.leaf_error[i]));
       else if (mode_ == StageReverse) {
         kind = "k" + std::to_string(id);
         line("let " + kind + ": u32 = aux[" + u32lit(static_cast<std::uint32_t>(id)) + " * n + c];");

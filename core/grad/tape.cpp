@@ -97,7 +97,7 @@ Result<GradientTape> GradientTape::create(const Program& program, const std::vec
     t.policy = &surrogate_policy(p.surrogate_of(n));
     t.first = static_cast<std::int32_t>(m.args.size());
     t.count = static_cast<std::int32_t>(n.args.size());
-    t.checked_domain = n.domain.has_value() && !is_leaf(n.op);
+    t.checked_domain = n.domain.has_value() && (!is_leaf(n.op) || n.op == Op::Constant);
     widest = std::max(widest, n.args.size());
     m.args.insert(m.args.end(), n.args.begin(), n.args.end());
     if (n.op == Op::Input) m.inputs.emplace(n.name, n.id);

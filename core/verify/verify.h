@@ -69,6 +69,7 @@ struct VerifyOptions {
   EvalOptions eval;                    ///< bindings and policy overrides for the circuit
   Env fixed;                           ///< parameter values for the circuit (stored values by default)
   Progress* progress = nullptr;        ///< "cases" progress and cancellation
+  unsigned threads = 1;                ///< circuit-side workers (0: every core); results do not depend on it
 };
 
 /// A case where the sides disagree.
