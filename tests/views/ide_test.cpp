@@ -24,6 +24,7 @@
 #include "views/main_window.h"
 #include "views/panels.h"
 #include "views/timeline.h"
+#include "views/verify_panel.h"
 
 using namespace tc;
 using namespace tc::views;
@@ -210,21 +211,23 @@ class IdeTest : public QObject {
     for (int s = 1; s <= 5; ++s) {
       w.timeline()->stepForward();
       QCOMPARE(w.session()->step(), s);
-      QCOMPARE(w.timeline()->shownValue(QStringLiteral("state count")), expected[s - 1]);
+      QCOMPARE(w.timeline()->shownValue(QStringLiteral("state count (after)")), expected[s - 1]);
     }
     w.timeline()->stepBack();
-    QCOMPARE(w.timeline()->shownValue(QStringLiteral("state count")), 3.0);
+    QCOMPARE(w.timeline()->shownValue(QStringLiteral("state count (after)")), 3.0);
     w.timeline()->scrubber()->setValue(2);
     QCOMPARE(w.session()->step(), 2);
     QCOMPARE(w.timeline()->shownValue(QStringLiteral("output result")), 1.0);  // outputs see the old state
-    // Snapshot at step 2, then restore it: the replay continues from count 2 with the budget kept.
+    // Snapshot at step 2, then restore it: the timeline goes back to step 2 of the same log.
     QTemporaryDir dir;
     const QString snap = dir.filePath(QStringLiteral("s.json"));
     QVERIFY(w.session()->saveSnapshot(snap, &err));
+    w.session()->setStep(4);
     QVERIFY(w.session()->restoreSnapshot(snap, &err));
     QVERIFY(w.waitUntilSettled(30000));
-    QCOMPARE(w.session()->snapshotBase(), 2);
-    QCOMPARE(w.timeline()->shownValue(QStringLiteral("state count")), 2.0);
+    QCOMPARE(w.session()->snapshotBase(), 0);
+    QCOMPARE(w.session()->step(), 2);
+    QCOMPARE(w.timeline()->shownValue(QStringLiteral("state count (after)")), 2.0);
   }
 
   void exportWritesAnArtifactThatLoads_data() {
