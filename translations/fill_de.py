@@ -330,6 +330,8 @@ DE = {
     'there is no source to verify': 'es gibt keinen Quelltext zu verifizieren',
     'cannot verify: %1': 'Verifizieren nicht möglich: %1',
     'atol and rtol must be numbers': 'atol und rtol müssen Zahlen sein',
+    'loop iteration: %1': 'Schleifendurchlauf: %1',
+    'iteration %1': 'Durchlauf %1',
     '<b>%1</b><br>%2 nodes, layers %3 to %4<br>click to open': '<b>%1</b><br>%2 Knoten, Ebenen %3 bis %4<br>zum Öffnen klicken',
     "<b style='color:#1a7f37'>passed</b>: %1 cases%2 against %3": "<b style='color:#1a7f37'>bestanden</b>: %1 Fälle%2 gegen %3",
     "<b style='color:#c02020'>%1 mismatch(es)</b> in %2 cases against %3":

@@ -66,6 +66,10 @@
             <source>&lt;b&gt;%1&lt;/b&gt;&lt;br&gt;%2 nodes, layers %3 to %4&lt;br&gt;click to open</source>
             <translation>&lt;b&gt;%1&lt;/b&gt;&lt;br&gt;%2 Knoten, Ebenen %3 bis %4&lt;br&gt;zum Öffnen klicken</translation>
         </message>
+        <message>
+            <source>iteration %1</source>
+            <translation>Durchlauf %1</translation>
+        </message>
     </context>
     <context>
         <name>tc::views::InputsPanel</name>
@@ -298,6 +302,10 @@
         <message>
             <source>(the state the step saw; it committed &lt;b&gt;%1&lt;/b&gt;)</source>
             <translation>(der Zustand, den der Schritt sah; er schrieb &lt;b&gt;%1&lt;/b&gt;)</translation>
+        </message>
+        <message>
+            <source>loop iteration: %1</source>
+            <translation>Schleifendurchlauf: %1</translation>
         </message>
     </context>
     <context>

@@ -285,6 +285,12 @@ Analysis analyze_program(const Program& program) {
   return a;
 }
 
+std::string iteration_text(const Node& node) {
+  std::string s;
+  for (const auto& step : node.iteration) s += (s.empty() ? "" : ", ") + step.variable + "=" + std::to_string(step.value);
+  return s;
+}
+
 std::string format_number(double v) {
   if (std::isnan(v)) return "—";
   if (std::isinf(v)) return v > 0 ? "inf" : "-inf";

@@ -181,6 +181,9 @@ Result<std::string> export_target(const Program& program, const std::string& tar
 /// Which of export_target's targets this build supports.
 std::vector<std::string> export_targets();
 
+/// A node's loop iteration path, "i=3, j=7" ("" outside loops).
+std::string iteration_text(const Node& node);
+
 /// Formats a double so it reads back to the same value (shortest round trip).
 std::string format_number(double v);
 /// For table cells and graph labels: the shortest round-trip text when it

@@ -256,7 +256,7 @@ GroupPlan plan_groups(const Program& program, const std::vector<int>& layers) {
     g.label = g.line > 0 ? "line " + std::to_string(g.line) : "layers " + std::to_string(g.layer_lo) + "-" + std::to_string(g.layer_hi);
   }
   // Level 2: big statement groups split into bands of their layers, about kGroupSplit nodes each.
-  std::vector<std::map<int, int>> bands(level1);
+  std::vector<std::map<long long, int>> bands(level1);
   std::vector<int> width(level1, 1);
   for (std::size_t k = 0; k < level1; ++k) {
     const auto& g = plan.groups[k];
@@ -265,18 +265,28 @@ GroupPlan plan_groups(const Program& program, const std::vector<int>& layers) {
     const int parts = static_cast<int>((g.size + kGroupSplit - 1) / kGroupSplit);
     width[k] = std::max(1, (span + parts - 1) / parts);
   }
+  // A statement inside a loop splits by its outermost loop's iteration
+  // (line 5 · i=3) when the IR records it, else by bands of its layers.
+  std::vector<char> by_iteration(level1, 0);
+  for (std::size_t i = 0; i < n; ++i) {
+    const int t = plan.top[i];
+    if (t >= 0 && !program.nodes[i].iteration.empty()) by_iteration[static_cast<std::size_t>(t)] = 1;
+  }
   for (std::size_t i = 0; i < n; ++i) {
     const int t = plan.top[i];
     if (t < 0 || plan.groups[static_cast<std::size_t>(t)].size <= kGroupSplit) continue;
     const auto tk = static_cast<std::size_t>(t);
     const int layer = i < layers.size() ? layers[i] : 0;
-    const int b = (layer - plan.groups[tk].layer_lo) / width[tk];
+    const auto& iter = program.nodes[i].iteration;
+    // Iteration values can be any 64-bit integer: keep them apart from band numbers.
+    const long long b = by_iteration[tk] ? (iter.empty() ? -1 : iter.front().value) : (layer - plan.groups[tk].layer_lo) / width[tk];
     auto [it, fresh] = bands[tk].try_emplace(b, static_cast<int>(plan.groups.size()));
     if (fresh) {
       GroupPlan::Group g;
       g.parent = t;
       g.line = plan.groups[tk].line;
       g.layer_lo = g.layer_hi = layer;
+      if (by_iteration[tk] && !iter.empty()) g.iteration = iter.front().variable + "=" + std::to_string(iter.front().value);
       plan.groups.push_back(g);
     }
     auto& g = plan.groups[static_cast<std::size_t>(it->second)];
@@ -287,8 +297,9 @@ GroupPlan plan_groups(const Program& program, const std::vector<int>& layers) {
   }
   for (std::size_t k = level1; k < plan.groups.size(); ++k) {
     auto& g = plan.groups[k];
-    g.label = (g.line > 0 ? "line " + std::to_string(g.line) + " · " : std::string()) + "layers " + std::to_string(g.layer_lo) + "-" +
-              std::to_string(g.layer_hi);
+    g.label = (g.line > 0 ? "line " + std::to_string(g.line) + " · " : std::string()) +
+              (!g.iteration.empty() ? g.iteration
+                                    : "layers " + std::to_string(g.layer_lo) + "-" + std::to_string(g.layer_hi));
   }
   return plan;
 }

@@ -57,8 +57,8 @@ struct GraphLayout {
 /// Hierarchical groups for large circuits (above kGroupThreshold nodes).
 /// Level 1 is the source statement (the node's line; nodes without a
 /// location fall into bands of schedule layers); a level-1 group of more
-/// than kGroupSplit nodes is split further into bands of its layers
-/// (level 2). Constants are never grouped and not drawn in a grouped
+/// than kGroupSplit nodes is split further (level 2) by the iteration of
+/// its outermost loop (Node::iteration), or into bands of its layers. Constants are never grouped and not drawn in a grouped
 /// layout: their values show in their users' IR text and tooltip.
 struct GroupPlan {
   struct Group {
@@ -67,6 +67,7 @@ struct GroupPlan {
     int layer_lo = 0, layer_hi = 0;
     std::size_t size = 0;  ///< member nodes
     int line = 0;          ///< source line (0: none)
+    std::string iteration;  ///< a level-2 group of one loop iteration: "i=3"
   };
   std::vector<Group> groups;
   std::vector<int> top;  ///< node -> level-1 group (-1: not grouped, e.g. constants)

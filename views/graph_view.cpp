@@ -698,6 +698,8 @@ bool GraphView::event(QEvent* ev) {
     QString tip = QStringLiteral("<b>%1</b><br><tt>%2</tt>")
                       .arg(QString::fromStdString(describe_node(*laid_out_, id)).toHtmlEscaped(),
                            QString::fromStdString(node_text(*laid_out_, id)).toHtmlEscaped());
+    if (!laid_out_->nodes[i].iteration.empty())
+      tip += QStringLiteral("<br>") + tr("iteration %1").arg(QString::fromStdString(iteration_text(laid_out_->nodes[i])).toHtmlEscaped());
     const auto& vals = session_->displayValues();
     if (i < vals.size() && !std::isnan(vals[i])) tip += QStringLiteral("<br>= %1").arg(QString::fromStdString(format_number(vals[i])));
     const auto& iv = session_->analysis().intervals;

@@ -439,7 +439,8 @@ void MainWindow::rebuildRecentMenu() {
   recentMenu_->setEnabled(!recent.isEmpty());
 }
 
-bool MainWindow::exportTo(const QString& kind, const QString& path, QString* error) {
+bool MainWindow::exportTo(const QString& kind, const QString& path, QString* error,
+                          std::function<void(const QString&)> done) {
   const auto p = session_->program();
   if (!p) {
     if (error) *error = tr("no program to export");
@@ -452,20 +453,22 @@ bool MainWindow::exportTo(const QString& kind, const QString& path, QString* err
   }
   const std::string k = kind.toStdString(), file = path.toStdString();
   const auto layers = session_->layers();
-  // Optimizing and emitting large circuits takes time: on the worker.
-  const Status st = await_on_worker<Status>(session_->worker(), [p, k, file, layers](JobControl&) -> Status {
+  // Optimizing and emitting large circuits takes time: on the worker, answered by a callback.
+  // A tag of its own: one export never replaces another.
+  static quint64 counter = 0;
+  session_->worker().post(QStringLiteral("export-%1").arg(++counter), [this, p, k, file, layers, path, done](JobControl&) -> EngineWorker::Deliver {
     Result<std::string> content = make_error("unknown export kind '" + k + "'");
     if (k == "artifact") content = export_artifact(*p);
     else if (k == "optimized") content = export_optimized(*p);
     else if (k == "dot") content = to_dot(*p, layers);
     else content = export_target(*p, k);
-    if (!content.ok()) return content.error();
-    return write_file_atomic(file, *content);
-  });
-  if (!st.ok()) {
-    if (error) *error = QString::fromStdString(st.error().format());
-    return false;
-  }
+    const Status st = content.ok() ? write_file_atomic(file, *content) : Status(content.error());
+    const QString err = st.ok() ? QString() : QString::fromStdString(st.error().format());
+    return [this, err, path, done] {
+      if (done) done(err);
+      emit exported(path, err);
+    };
+  }, this);
   return true;
 }
 
@@ -509,8 +512,12 @@ void MainWindow::exportDialog(const QString& kind) {
   const QString path = QFileDialog::getSaveFileName(this, note.isEmpty() ? tr("Export") : tr("Export (float32)"), defaultExportPath(kind), filter);
   if (path.isEmpty()) return;
   QString err;
-  if (!exportTo(kind, path, &err)) warn(tr("Export"), err);
-  else statusBar()->showMessage(note.isEmpty() ? tr("exported %1").arg(path) : tr("exported %1 (float32)").arg(path), 8000);
+  const bool f32 = !note.isEmpty();
+  if (!exportTo(kind, path, &err, [this, path, f32](const QString& e) {
+        if (!e.isEmpty()) warn(tr("Export"), e);
+        else statusBar()->showMessage(f32 ? tr("exported %1 (float32)").arg(path) : tr("exported %1").arg(path), 8000);
+      }))
+    warn(tr("Export"), err);
 }
 
 void MainWindow::warn(const QString& title, const QString& text) {

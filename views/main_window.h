@@ -3,6 +3,8 @@
 // shortcuts, recent files, exports, verify and the timeline.
 #include <QMainWindow>
 
+#include <functional>
+
 #include "views/session.h"
 
 class QAction;
@@ -45,8 +47,11 @@ class MainWindow : public QMainWindow, public Viewer {
 
   bool openPath(const QString& path);
   bool savePath(const QString& path);
-  /// Writes one export kind ("artifact", "optimized", "dot", "wgsl", "spirv", "wasm").
-  bool exportTo(const QString& kind, const QString& path, QString* error);
+  /// Writes one export kind ("artifact", "optimized", "dot", "wgsl", "spirv", "wasm")
+  /// on the worker. False (with `error`) when refused at once (nothing
+  /// compiled, the source broken); otherwise the outcome arrives as
+  /// exported() and in `done` ("" on success, else the error).
+  bool exportTo(const QString& kind, const QString& path, QString* error, std::function<void(const QString&)> done = {});
   /// Processes events until the worker is idle and the graph is laid out (false on timeout).
   bool waitUntilSettled(int timeout_ms);
   /// Selects the program's first output node.
@@ -67,6 +72,9 @@ class MainWindow : public QMainWindow, public Viewer {
 
   void stepChanged() override { updateStatus(); }
   void resultsChanged() override { updateStatus(); }
+
+ signals:
+  void exported(const QString& path, const QString& error);
 
  protected:
   void closeEvent(QCloseEvent* ev) override;

@@ -538,6 +538,8 @@ void InspectorPanel::updateDetail() {
   };
   QString html = QStringLiteral("<b>%1</b>").arg(QString::fromStdString(describe_node(*program, id)).toHtmlEscaped());
   html += QStringLiteral("<br><tt>%1</tt>").arg(QString::fromStdString(node_text(*program, id)).toHtmlEscaped());
+  if (!n.iteration.empty())
+    html += QStringLiteral("<br>") + tr("loop iteration: %1").arg(QString::fromStdString(iteration_text(n)).toHtmlEscaped());
   if (session_->showingStep()) {
     // The step's values are those its event computed from the state it saw.
     const int step = session_->snapshotBase() + session_->step();

@@ -596,7 +596,7 @@ int Session::nextChange(NodeId id) const {
   return -1;
 }
 
-bool Session::saveSnapshot(const QString& path, QString* error) const {
+bool Session::saveSnapshot(const QString& path, QString* error) {
   if (!program_) {
     if (error) *error = tr("no program to snapshot");
     return false;
@@ -613,15 +613,21 @@ bool Session::saveSnapshot(const QString& path, QString* error) const {
   const std::uint64_t steps = replay_.base_steps + static_cast<std::uint64_t>(step_);
   auto program = program_;
   const std::string file = path.toStdString();
-  const Status st = await_on_worker<Status>(*worker_, [program, names, state, steps, max_steps, file](JobControl&) -> Status {
+  // Written on the worker; the answer comes back as a signal (no nested event loop).
+  static quint64 counter = 0;
+  worker_->post(QStringLiteral("save-snapshot-%1").arg(++counter), [this, program, names, state, steps, max_steps, file, path](JobControl&) -> EngineWorker::Deliver {
+    auto st = std::make_shared<Status>(ok_status());
     auto text = snapshot_json(*program, names, state, steps, max_steps);
-    if (!text.ok()) return text.error();
-    return write_file_atomic(file, *text);
+    *st = text.ok() ? write_file_atomic(file, *text) : Status(text.error());
+    return [this, st, path] {
+      if (st->ok()) {
+        emit snapshotSaved(path);
+        emit message(tr("snapshot saved: %1").arg(path));
+      } else {
+        emit failed(tr("Save snapshot"), QString::fromStdString(st->error().format()));
+      }
+    };
   });
-  if (!st.ok()) {
-    if (error) *error = QString::fromStdString(st.error().format());
-    return false;
-  }
   return true;
 }
 

@@ -149,7 +149,10 @@ class Session : public QObject {
   [[nodiscard]] const std::vector<double>& displayOutputs() const;
   /// First step after the current one where node `id`'s value differs from the step before; -1 if none.
   [[nodiscard]] int nextChange(NodeId id) const;
-  bool saveSnapshot(const QString& path, QString* error) const;
+  /// Writes the state at the current step as a snapshot, on the worker.
+  /// False (with `error`) only when there is nothing to save; the outcome
+  /// arrives as snapshotSaved() or failed().
+  bool saveSnapshot(const QString& path, QString* error);
   /// Restores a snapshot. Taken at a step of the open event log, it puts the
   /// timeline at that step of the same log (the steps before it are kept, the
   /// events after it are replayed from the snapshot's state, none twice);
@@ -165,7 +168,8 @@ class Session : public QObject {
   void compiled();                        ///< a compile finished (ok or not)
   void evaluated();                       ///< a run finished
   void casesChanged();
-  void centreRequested();                 ///< selectAndCentre: the circuit view centres the selection                    ///< the named cases or the current one changed
+  void centreRequested();
+  void snapshotSaved(const QString& path);  ///< saveSnapshot finished writing                 ///< selectAndCentre: the circuit view centres the selection                    ///< the named cases or the current one changed
   void message(const QString& text);      ///< status bar text
   void failed(const QString& title, const QString& text);  ///< an asynchronous request failed (shown as a warning)
 

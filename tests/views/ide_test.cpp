@@ -221,7 +221,9 @@ class IdeTest : public QObject {
     // Snapshot at step 2, then restore it: the timeline goes back to step 2 of the same log.
     QTemporaryDir dir;
     const QString snap = dir.filePath(QStringLiteral("s.json"));
+    QSignalSpy saved(w.session(), &Session::snapshotSaved);
     QVERIFY(w.session()->saveSnapshot(snap, &err));
+    QVERIFY(saved.wait(30000));  // written on the worker, answered by a signal
     w.session()->setStep(4);
     QVERIFY(w.session()->restoreSnapshot(snap, &err));
     QVERIFY(w.waitUntilSettled(30000));
@@ -244,7 +246,10 @@ class IdeTest : public QObject {
     QTemporaryDir dir;
     const QString out = dir.filePath(QStringLiteral("out.json"));
     QString err;
-    QVERIFY2(w.exportTo(kind, out, &err), qPrintable(err));
+    QString done = QStringLiteral("pending");
+    QVERIFY2(w.exportTo(kind, out, &err, [&done](const QString& e) { done = e; }), qPrintable(err));
+    QTRY_VERIFY_WITH_TIMEOUT(done != QStringLiteral("pending"), 30000);  // written on the worker
+    QVERIFY2(done.isEmpty(), qPrintable(done));
     QFile f(out);
     QVERIFY(f.open(QIODevice::ReadOnly));
     auto loaded = load_artifact(f.readAll().toStdString());
@@ -265,11 +270,16 @@ class IdeTest : public QObject {
     QVERIFY(w.waitUntilSettled(30000));
     QTemporaryDir dir;
     QString err;
+    QSignalSpy exported(&w, &MainWindow::exported);
     QVERIFY(w.exportTo(QStringLiteral("dot"), dir.filePath(QStringLiteral("c.dot")), &err));
+    QVERIFY(exported.wait(30000));
+    QCOMPARE(exported.takeFirst().at(1).toString(), QString());
     QFile dot(dir.filePath(QStringLiteral("c.dot")));
     QVERIFY(dot.open(QIODevice::ReadOnly));
     QVERIFY(dot.readAll().startsWith("digraph"));
     QVERIFY2(w.exportTo(QStringLiteral("wgsl"), dir.filePath(QStringLiteral("c.wgsl")), &err), qPrintable(err));
+    QVERIFY(exported.wait(30000));
+    QCOMPARE(exported.takeFirst().at(1).toString(), QString());
     QFile wgsl(dir.filePath(QStringLiteral("c.wgsl")));
     QVERIFY(wgsl.open(QIODevice::ReadOnly));
     QVERIFY(wgsl.readAll().contains("@compute"));

@@ -15,6 +15,7 @@
 #include <QMenuBar>
 #include <QPushButton>
 #include <QSettings>
+#include <QSignalSpy>
 #include <QStatusBar>
 #include <QTableWidget>
 #include <QTemporaryDir>
@@ -128,7 +129,9 @@ class JourneysTest : public QObject {
     QCOMPARE(w.session()->step(), 3);
     QTemporaryDir dir;
     const QString snap = dir.filePath(QStringLiteral("step3.json"));
+    QSignalSpy saved(w.session(), &Session::snapshotSaved);
     QVERIFY2(w.session()->saveSnapshot(snap, &err), qPrintable(err));
+    QVERIFY(saved.wait(30000));
     QTest::keyClick(&w, Qt::Key_F10);
     QTest::keyClick(&w, Qt::Key_F10);
     QCOMPARE(w.session()->step(), 5);
@@ -160,7 +163,9 @@ class JourneysTest : public QObject {
       QVERIFY(w0.session()->loadEvents(example("counter_events.jsonl"), &err));
       QVERIFY(w0.waitUntilSettled(30000));
       w0.session()->setStep(5);
+      QSignalSpy saved(w0.session(), &Session::snapshotSaved);
       QVERIFY(w0.session()->saveSnapshot(snap, &err));
+      QVERIFY(saved.wait(30000));
     }
     MainWindow w;
     w.show();

@@ -243,6 +243,9 @@ class LayoutTest : public QObject {
     const int band = open->group[static_cast<std::size_t>(open->index_of[static_cast<std::size_t>(p.outputs.front().second)])];
     QVERIFY(band >= 0);
     QCOMPARE(plan->groups[static_cast<std::size_t>(band)].parent, body);
+    // With the frontend's iteration paths the statement splits by its outer loop: one group per i.
+    QVERIFY2(plan->groups[static_cast<std::size_t>(band)].label.find(" · i=") != std::string::npos,
+             plan->groups[static_cast<std::size_t>(band)].label.c_str());
     expanded[static_cast<std::size_t>(band)] = 1;
     auto nodes = grouped_layout(p, layers, plan, expanded);
     const int out_entry = nodes->index_of[static_cast<std::size_t>(p.outputs.front().second)];

@@ -202,6 +202,20 @@ class PanelsTest : public QObject {
     findAction(&w, QStringLiteral("6 significant digits"))->trigger();
   }
 
+  void theInspectorNamesANodesLoopIteration() {
+    QTemporaryDir dir;
+    const QString path = writeFile(dir, "loop.py",
+                                   "# tensorcode: input x=float64:-1:1\ndef loop(x):\n    s = x\n"
+                                   "    for i in range(3):\n        for j in range(2):\n            s = s * x\n    return s\n");
+    MainWindow w;
+    w.show();
+    QVERIFY(w.openPath(path));
+    QVERIFY(w.waitUntilSettled(30000));
+    // The output is the last multiplication: i = 2, j = 1.
+    w.selectOutput();
+    QVERIFY2(w.inspector()->detailText().contains(QStringLiteral("loop iteration: i=2, j=1")), qPrintable(w.inspector()->detailText()));
+  }
+
   void theHeatMapSpreadsAndHasALegend() {
     QTemporaryDir dir;
     // One huge value beside small ones: by magnitude alone everything else would be one pale colour.
