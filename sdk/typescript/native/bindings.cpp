@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -165,6 +166,48 @@ val op_names_js() {
   return a;
 }
 
+// ---- host bindings for call nodes
+
+/// JavaScript functions as the engine's Bindings. `spec` is {name: {forward,
+/// vjp?}}; the TypeScript layer wraps both so they never throw: a failure
+/// comes back as {error: message} and is rethrown here as a C++ exception,
+/// which the engine reports as "binding 'NAME' failed: MESSAGE".
+std::vector<double> numbers_of(const val& v, const std::string& what) {
+  if (v.typeOf().as<std::string>() == "object" && !v.isNull() && v["error"].isString())
+    throw std::runtime_error(v["error"].as<std::string>());
+  if (!val::global("Array").call<bool>("isArray", v)) throw std::runtime_error(what + " must return an array of numbers");
+  return emscripten::convertJSArrayToNumberVector<double>(v);
+}
+
+val js_numbers(std::span<const double> xs) {
+  val a = val::array();
+  for (double x : xs) a.call<void>("push", x);
+  return a;
+}
+
+std::shared_ptr<Bindings> bindings_from(const val& spec) {
+  auto out = std::make_shared<Bindings>();
+  for (const std::string& name : keys_of(spec)) {
+    val entry = spec[name];
+    val forward = entry["forward"];
+    val vjp = entry["vjp"];
+    Binding b;
+    b.forward = [forward](std::span<const double> args) -> double {
+      val r = forward(js_numbers(args));
+      if (r.isNumber()) return r.as<double>();
+      if (r.typeOf().as<std::string>() == "object" && !r.isNull() && r["error"].isString())
+        throw std::runtime_error(r["error"].as<std::string>());
+      throw std::runtime_error("forward must return a number, got " + r.typeOf().as<std::string>());
+    };
+    if (!vjp.isUndefined() && !vjp.isNull())
+      b.vjp = [vjp](std::span<const double> args, double result) -> std::vector<double> {
+        return numbers_of(vjp(js_numbers(args), result), "vjp");
+      };
+    (*out)[name] = std::move(b);
+  }
+  return out;
+}
+
 // ---- Program
 
 class CoreProgram {
@@ -227,6 +270,13 @@ class CoreProgram {
 
   std::string to_json() const { return save_artifact(program_); }
 
+  /// This program with host functions for its call nodes (replaces earlier ones).
+  void bind_from(const CoreProgram& other, const val& spec) {
+    set(other.program_, other.source_file_);
+    bindings_ = bindings_from(spec);
+  }
+  bool has_bindings() const { return bindings_ != nullptr; }
+
   val info() const {
     val o = val::object();
     o.set("dtype", std::string(to_string(program_.dtype)));
@@ -286,6 +336,24 @@ class CoreProgram {
       next.set(program_.nodes[static_cast<std::size_t>(program_.updates[u].first)].name, r->next_state[u]);
     o.set("nextState", next);
     return ok_value(o);
+  }
+
+  /// The fast path of run(): input values in input node order (no names to
+  /// look up on the JavaScript side), outputs as a Float64Array in artifact
+  /// order. Parameters and state take their stored values.
+  val run_values(const val& values) {
+    auto ev = evaluator();
+    if (!ev) return eval_error(ev.error());
+    const auto& ids = (*ev)->input_ids();
+    if (values["length"].as<std::size_t>() != ids.size())
+      return error_value("evaluation", "expected " + std::to_string(ids.size()) + " input values");
+    std::vector<double> v = emscripten::convertJSArrayToNumberVector<double>(values);
+    Env env;
+    for (std::size_t k = 0; k < ids.size(); ++k) env.inputs.emplace(program_.nodes[static_cast<std::size_t>(ids[k])].name, v[k]);
+    auto r = (*ev)->run(env);
+    if (!r) return eval_error(r.error());
+    val view(emscripten::typed_memory_view(r->outputs.size(), r->outputs.data()));
+    return val::global("Float64Array").new_(view);
   }
 
   /// `count` cases; `columns` holds input k of case c at [k * count + c]
@@ -348,6 +416,7 @@ class CoreProgram {
       if (!std::isfinite(t) || t <= 0) return error_value("evaluation", "temperature must be finite and greater than 0");
       g.temperature = t;
     }
+    g.bindings = bindings_.get();
     auto r = tc::gradients(program_, *env, g);
     if (!r) return eval_error(r.error());
     val grads = val::object();
@@ -445,10 +514,12 @@ class CoreProgram {
   }
 
   const Program& program() const { return program_; }
+  const std::shared_ptr<Bindings>& bindings() const { return bindings_; }
   /// Where node locations point: the source this program was compiled from here, if any.
   const std::optional<std::string>& source_file() const { return source_file_; }
   void set(Program p, std::optional<std::string> source_file = std::nullopt) {
     source_file_ = std::move(source_file);
+    bindings_.reset();
     program_ = std::move(p);
     for (auto& e : evaluators_) e.reset();
     output_names_.clear();
@@ -476,6 +547,7 @@ class CoreProgram {
     if (!slot) {
       EvalOptions options;
       options.dtype = dtype;
+      options.bindings = bindings_.get();
       auto ev = Evaluator::create(program_, options);
       if (!ev) return ev.error();
       slot = std::make_unique<Evaluator>(std::move(*ev));
@@ -492,6 +564,7 @@ class CoreProgram {
 
   Program program_;
   std::optional<std::string> source_file_;
+  std::shared_ptr<Bindings> bindings_;  ///< shared with runtimes made from this program
   std::unique_ptr<Evaluator> evaluators_[3];
   std::vector<std::string> output_names_;
 };
@@ -505,14 +578,16 @@ class CoreRuntime {
   val create(const CoreProgram& program, double max_steps) {
     if (!(max_steps >= 0) || max_steps != std::floor(max_steps) || max_steps > 9007199254740992.0)
       return error_value("runtime", "maxSteps must be a non-negative integer");
-    auto r = Runtime::create(program.program(), static_cast<std::uint64_t>(max_steps));
+    bindings_ = program.bindings();
+    auto r = Runtime::create(program.program(), static_cast<std::uint64_t>(max_steps), bindings_.get());
     if (!r) return error_value("runtime", r.error(), false);
     runtime_ = std::make_unique<Runtime>(std::move(*r));
     return ok_value();
   }
 
-  val restore(const std::string& text) {
-    auto r = Runtime::restore_text(text);
+  val restore(const std::string& text, const val& spec) {
+    if (!spec.isUndefined() && !spec.isNull()) bindings_ = bindings_from(spec);
+    auto r = Runtime::restore_text(text, bindings_.get());
     if (!r) return error_value("snapshot", r.error(), false);
     runtime_ = std::make_unique<Runtime>(std::move(*r));
     return ok_value();
@@ -581,6 +656,7 @@ class CoreRuntime {
     return o;
   }
 
+  std::shared_ptr<Bindings> bindings_;  ///< outlives runtime_ (declared first, destroyed last)
   std::unique_ptr<Runtime> runtime_;
 };
 
@@ -750,8 +826,11 @@ EMSCRIPTEN_BINDINGS(tensorcode) {
       .function("load", &CoreProgram::load)
       .function("compile", &CoreProgram::compile)
       .function("toJSON", &CoreProgram::to_json)
+      .function("bindFrom", &CoreProgram::bind_from)
+      .function("hasBindings", &CoreProgram::has_bindings)
       .function("info", &CoreProgram::info)
       .function("run", &CoreProgram::run)
+      .function("runValues", &CoreProgram::run_values)
       .function("runBatch", &CoreProgram::run_batch)
       .function("gradients", &CoreProgram::gradients)
       .function("optimizeInto", &CoreProgram::optimize_into)

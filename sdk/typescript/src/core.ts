@@ -34,8 +34,11 @@ export interface CoreProgram extends Handle {
   load(text: string): CoreResult<undefined>;
   compile(source: string, options: object): CoreResult<string[]>;
   toJSON(): string;
+  bindFrom(other: CoreProgram, bindings: Record<string, CoreHostFunction>): void;
+  hasBindings(): boolean;
   info(): ProgramInfo;
   run(inputs: Values, params?: Values, state?: Values): CoreResult<{ outputs: NumberMap; nextState: NumberMap }>;
+  runValues(values: Float64Array): Float64Array | { error: import('./errors.js').CoreError };
   runBatch(columns: Float64Array, count: number, params?: Values, state?: Values, dtype?: string): CoreResult<{
     outputs: Float64Array[];
     failed: Uint8Array;
@@ -65,7 +68,7 @@ export interface StepOutcome {
 
 export interface CoreRuntime extends Handle {
   create(program: CoreProgram, maxSteps: number): CoreResult<undefined>;
-  restore(text: string): CoreResult<undefined>;
+  restore(text: string, bindings?: Record<string, CoreHostFunction>): CoreResult<undefined>;
   dispatch(inputs: Values): CoreResult<StepOutcome>;
   step(inputs: Values, state: Values | undefined): CoreResult<StepOutcome>;
   replay(events: Values[]): CoreResult<{ committed: number; failure?: { index: number; error: import('./errors.js').CoreError } }>;
@@ -74,6 +77,12 @@ export interface CoreRuntime extends Handle {
   steps(): number;
   maxSteps(): number;
   programInto(out: CoreProgram): void;
+}
+
+/** A host function as the native layer takes it: never throws, reports {error} instead. */
+export interface CoreHostFunction {
+  forward: (args: number[]) => number | { error: string };
+  vjp?: (args: number[], result: number) => number[] | { error: string };
 }
 
 /** A Builder argument as the native layer takes it: a number or {id}. */

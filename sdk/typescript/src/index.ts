@@ -8,7 +8,7 @@
 import type { CoreFactory, CoreModule, DomainInfo } from './core.js';
 import { Domain, boolean, float32, float64, int32 } from './domains.js';
 import { unwrap } from './errors.js';
-import { Builder, type BuilderOptions, type CompileOptions, Program, Runtime, type RuntimeOptions } from './program.js';
+import { type Bindings, Builder, type BuilderOptions, type CompileOptions, Program, Runtime, type RuntimeOptions } from './program.js';
 import { domainText } from './domains.js';
 import { errorFromCore } from './errors.js';
 
@@ -17,7 +17,7 @@ export { Domain, boolean, float32, float64, int32 } from './domains.js';
 export type { DomainLike, DomainType } from './domains.js';
 export { Builder, Program, Runtime, Value } from './program.js';
 export type {
-  Arg, BatchResult, BuilderOptions, CompileOptions, GradientOptions, ReplayResult, RunOptions, RuntimeOptions, WgslBinding,
+  Arg, BatchResult, Bindings, BuilderOptions, HostFunction, CompileOptions, GradientOptions, ReplayResult, RunOptions, RuntimeOptions, WgslBinding,
   WgslModule,
 } from './program.js';
 export type { Analysis, DomainInfo, NumberMap, ProgramInfo, StepOutcome, Values } from './core.js';
@@ -42,7 +42,7 @@ export interface Tensorcode {
   Runtime: {
     new (program: Program, options?: RuntimeOptions): Runtime;
     /** Resumes from a snapshot (text or parsed), with its state, steps and budget. */
-    restore(snapshot: string | object): Runtime;
+    restore(snapshot: string | object, options?: { bindings?: Bindings }): Runtime;
   };
   analyze: (program: Program, options?: Parameters<Program['analyze']>[0]) => ReturnType<Program['analyze']>;
   /** Parses a domain spelling ("int32:-128:127"); throws DomainError. */
@@ -86,8 +86,8 @@ function bind(core: CoreModule): Tensorcode {
     return new Program(core, h);
   };
   class BoundRuntime extends Runtime {
-    static restore(snapshot: string | object): Runtime {
-      return Runtime.restoreWith(core, snapshot);
+    static restore(snapshot: string | object, opts: { bindings?: Bindings } = {}): Runtime {
+      return Runtime.restoreWith(core, snapshot, opts.bindings);
     }
   }
   class BoundBuilder extends Builder {

@@ -1,7 +1,8 @@
 // Program, Runtime and Builder: the typed face of the engine's handles.
 // Everything here is synchronous; load() (index.ts) is the only await.
 import type {
-  Analysis, CoreArg, CoreBuilder, CoreModule, CoreProgram, CoreRuntime, NumberMap, ProgramInfo, StepOutcome, Values,
+  Analysis, CoreArg, CoreBuilder, CoreHostFunction, CoreModule, CoreProgram, CoreRuntime, NumberMap, ProgramInfo,
+  StepOutcome, Values,
 } from './core.js';
 import { type DomainLike, domainText } from './domains.js';
 import { BuildError, EvaluationError, TensorcodeError, errorFromCore, unwrap } from './errors.js';
@@ -17,6 +18,48 @@ const registry = typeof FinalizationRegistry === 'function'
 function own<T extends { delete(): void }>(owner: object, handle: T): T {
   registry?.register(owner, handle, owner);
   return handle;
+}
+
+/**
+ * A host function for `call` nodes of that name: forward(args) returns the
+ * value; vjp(args, result) returns one partial derivative per argument
+ * (without vjp, differentiating through the call is an error). Never
+ * written into artifacts or snapshots.
+ */
+export interface HostFunction {
+  forward: (args: number[]) => number;
+  vjp?: ((args: number[], result: number) => number[]) | null;
+}
+export type Bindings = Record<string, HostFunction>;
+
+/** Wraps host functions so no JavaScript exception unwinds through the engine. */
+interface HostState { last?: unknown }
+function wrapBindings(bindings: Bindings, state: HostState): Record<string, CoreHostFunction> {
+  const out: Record<string, CoreHostFunction> = {};
+  const fail = (e: unknown) => {
+    state.last = e;
+    return { error: e instanceof Error ? e.message : String(e) };
+  };
+  for (const [name, h] of Object.entries(bindings)) {
+    if (!h || typeof h.forward !== 'function') throw new TypeError(`binding '${name}' needs a forward function`);
+    const { forward, vjp } = h;
+    out[name] = {
+      forward: (args) => { try { return forward(args); } catch (e) { return fail(e); } },
+      ...(vjp ? { vjp: (args: number[], result: number) => { try { return vjp(args, result); } catch (e) { return fail(e); } } } : {}),
+    };
+  }
+  return out;
+}
+
+/** Runs a native call; a host function's own exception becomes the error's cause. */
+function hosted<T>(state: HostState | undefined, f: () => T): T {
+  if (state) state.last = undefined;
+  try {
+    return f();
+  } catch (e) {
+    if (state?.last !== undefined && e instanceof TensorcodeError) (e as Error & { cause?: unknown }).cause = state.last;
+    throw e;
+  }
 }
 
 export interface CompileOptions {
@@ -83,7 +126,10 @@ export interface WgslModule {
 export class Program {
   /** @internal */ readonly core: CoreModule;
   /** @internal */ readonly handle: CoreProgram;
+  /** @internal */ host?: HostState;
   private infoCache?: ProgramInfo;
+  private inputNames?: string[];
+  private outputNames?: string[];
 
   /** @internal Use tc.compile, tc.Program.fromJSON or a Builder. */
   constructor(core: CoreModule, handle: CoreProgram) {
@@ -114,6 +160,16 @@ export class Program {
     return this.info.outputs;
   }
 
+  /** This program with host functions for its `call` nodes: a new Program. */
+  bind(bindings: Bindings): Program {
+    const host: HostState = {};
+    const h = new this.core.CoreProgram();
+    h.bindFrom(this.handle, wrapBindings(bindings, host));
+    const p = new Program(this.core, h);
+    p.host = host;
+    return p;
+  }
+
   /** The artifact (JSON text, canonical field order). */
   toJSON(): string {
     return this.handle.toJSON();
@@ -121,12 +177,38 @@ export class Program {
 
   /** One checked evaluation: {result: 10}. Throws EvaluationError. */
   run(inputs: Values, options: RunOptions = {}): NumberMap {
-    return unwrap(this.handle.run(inputs, options.params, options.state)).outputs;
+    if (!options.params && !options.state) {
+      // Fast path: exactly the program's inputs, all numbers, in node order.
+      const names = (this.inputNames ??= this.inputs);
+      const keys = Object.keys(inputs);
+      if (keys.length === names.length) {
+        const values = new Float64Array(names.length);
+        let plain = true;
+        for (let k = 0; k < names.length && plain; ++k) {
+          const v = inputs[names[k]];
+          if (typeof v === 'number' && Number.isFinite(v)) values[k] = v;
+          else plain = false;
+        }
+        if (plain) {
+          const r = hosted(this.host, () => {
+            const got = this.handle.runValues(values);
+            if (!(got instanceof Float64Array)) throw errorFromCore(got.error);
+            return got;
+          });
+          const outputs: NumberMap = {};
+          const outNames = (this.outputNames ??= this.outputs);
+          for (let k = 0; k < outNames.length; ++k) outputs[outNames[k]] = r[k];
+          return outputs;
+        }
+      }
+    }
+    // Everything else (and every error about names or values) through the engine's own checks.
+    return hosted(this.host, () => unwrap(this.handle.run(inputs, options.params, options.state)).outputs);
   }
 
   /** One evaluation of a stateful program: [outputs, next state]. */
   step(inputs: Values, state?: Values, options: { params?: Values } = {}): [NumberMap, NumberMap] {
-    const r = unwrap(this.handle.run(inputs, options.params, state));
+    const r = hosted(this.host, () => unwrap(this.handle.run(inputs, options.params, state)));
     return [r.outputs, r.nextState];
   }
 
@@ -160,7 +242,7 @@ export class Program {
         data.set(col, k * count);
       });
     }
-    const r = unwrap(this.handle.runBatch(data, count, options.params, options.state, options.dtype));
+    const r = hosted(this.host, () => unwrap(this.handle.runBatch(data, count, options.params, options.state, options.dtype)));
     const outputs: Record<string, Float64Array> = {};
     this.outputs.forEach((name, k) => { outputs[name] = r.outputs[k]; });
     return { outputs, failed: r.failed, errors: r.errors.map((e) => ({ index: e.index, error: errorFromCore(e.error) as EvaluationError })) };
@@ -174,7 +256,7 @@ export class Program {
   /** The output's value and its gradients, as `tensorcode grad` prints them. */
   valueAndGradients(inputs: Values, options: GradientOptions = {}): { result: number; gradients: NumberMap } {
     const { params, state, ...rest } = options;
-    return unwrap(this.handle.gradients(inputs, params, state, rest));
+    return hosted(this.host, () => unwrap(this.handle.gradients(inputs, params, state, rest)));
   }
 
   /** Checked constant folding, dead-code removal and affine packing: a new Program. */
@@ -266,9 +348,12 @@ export interface ReplayResult {
 export class Runtime {
   /** @internal */ readonly core: CoreModule;
   /** @internal */ readonly handle: CoreRuntime;
+  private host?: HostState;
 
+  /** A runtime at the program's initial state; a bound program's host functions come along. */
   constructor(program: Program, options: RuntimeOptions = {}) {
     this.core = program.core;
+    this.host = program.host;
     const h = new this.core.CoreRuntime();
     const r = h.create(program.handle, options.maxSteps ?? 1_000_000);
     if (r.error) {
@@ -279,10 +364,11 @@ export class Runtime {
   }
 
   /** @internal */
-  static restoreWith(core: CoreModule, snapshot: string | object): Runtime {
+  static restoreWith(core: CoreModule, snapshot: string | object, bindings?: Bindings): Runtime {
     const text = typeof snapshot === 'string' ? snapshot : JSON.stringify(snapshot);
+    const host: HostState = {};
     const h = new core.CoreRuntime();
-    const r = h.restore(text);
+    const r = h.restore(text, bindings ? wrapBindings(bindings, host) : undefined);
     if (r.error) {
       h.delete();
       throw errorFromCore(r.error);
@@ -290,22 +376,23 @@ export class Runtime {
     const rt = Object.create(Runtime.prototype) as Runtime;
     (rt as { core: CoreModule }).core = core;
     (rt as { handle: CoreRuntime }).handle = own(rt, h);
+    rt.host = host;
     return rt;
   }
 
   /** Evaluates one event against the committed state and commits it. */
   dispatch(inputs: Values): StepOutcome {
-    return unwrap(this.handle.dispatch(inputs));
+    return hosted(this.host, () => unwrap(this.handle.dispatch(inputs)));
   }
 
   /** Evaluates one event without committing (state: default the committed one). */
   step(inputs: Values, state?: Values): StepOutcome {
-    return unwrap(this.handle.step(inputs, state));
+    return hosted(this.host, () => unwrap(this.handle.step(inputs, state)));
   }
 
   /** Dispatches events in order, stopping at the first that fails. */
   replay(events: Values[]): ReplayResult {
-    const r = unwrap(this.handle.replay(events));
+    const r = hosted(this.host, () => unwrap(this.handle.replay(events)));
     return r.failure ? { committed: r.committed, failure: { index: r.failure.index, error: errorFromCore(r.failure.error) as EvaluationError } } : { committed: r.committed };
   }
 

@@ -244,3 +244,41 @@ test('emitWgsl gives the shader and its binding layout', () => {
   for (const b of w.bindings) assert.match(w.code, new RegExp(`@binding\\(${b.binding}\\)`));
   assert.deepEqual(w.inputs, ['a']);
 });
+
+test('host bindings for call nodes: run, gradients, runtime, and thrown errors', () => {
+  const b = new tc.Builder();
+  const x = b.input('x', tc.float64(-10, 10));
+  const c = b.call('cube', x);
+  const s = b.state('total', 0, 'float64');
+  b.update(s, b.add(s, c));
+  const p = b.build({ c, total: s });
+  assert.throws(() => p.run({ x: 2 }), /cube/);  // no binding yet
+  const cube = { forward: ([v]) => v * v * v, vjp: ([v]) => [3 * v * v] };
+  const bound = p.bind({ cube });
+  assert.deepEqual(bound.run({ x: 2 }), { c: 8, total: 0 });
+  assert.deepEqual(bound.gradients({ x: 2 }, { output: 'c' }), { x: 12 });
+  assert.deepEqual(bound.runBatch([{ x: 1 }, { x: 3 }]).outputs.c, Float64Array.from([1, 27]));
+  assert.equal(bound.toJSON(), p.toJSON(), 'bindings are never written into the artifact');
+  const rt = new tc.Runtime(bound, { maxSteps: 10 });
+  rt.dispatch({ x: 2 });
+  rt.dispatch({ x: 1 });
+  assert.deepEqual(rt.state, { total: 9 });
+  const back = tc.Runtime.restore(rt.snapshot(), { bindings: { cube } });
+  back.dispatch({ x: 3 });
+  assert.deepEqual(back.state, { total: 36 });
+  assert.throws(() => tc.Runtime.restore(rt.snapshot()).dispatch({ x: 1 }), /cube/);
+
+  // A throwing host function: an EvaluationError naming the binding, the original as cause; nothing committed.
+  const oops = new RangeError('cube is unwell');
+  const failing = p.bind({ cube: { forward: () => { throw oops; } } });
+  assert.throws(() => failing.run({ x: 2 }), (e) => e instanceof tcModule.EvaluationError && /binding 'cube' failed: cube is unwell/.test(e.message) && e.cause === oops);
+  const frt = new tc.Runtime(failing);
+  assert.throws(() => frt.dispatch({ x: 1 }), tcModule.EvaluationError);
+  assert.equal(frt.steps, 0);
+  // Forward-only: differentiating through the call is an error; a wrong vjp shape too.
+  assert.throws(() => p.bind({ cube: { forward: ([v]) => v } }).gradients({ x: 1 }, { output: 'c' }), /forward-only/);
+  assert.throws(() => p.bind({ cube: { forward: ([v]) => v, vjp: () => [1, 2] } }).gradients({ x: 1 }, { output: 'c' }), /vjp of binding 'cube' returned 2/);
+  assert.throws(() => p.bind({ cube: { forward: () => 'x' } }).run({ x: 1 }), /forward must return a number/);
+  assert.throws(() => p.bind({ cube: {} }), TypeError);
+  assert.deepEqual(bound.run({ x: -1 }), { c: -1, total: 0 }, 'the module still works');
+});
