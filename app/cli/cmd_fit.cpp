@@ -28,6 +28,7 @@ struct FitArgs {
   double lr = 0.01;
   std::size_t steps = 100;
   std::string out;
+  unsigned threads = 0;  ///< 0: every core
 };
 
 /// Terminal progress: drawn on stderr only when it is a terminal and the run
@@ -183,6 +184,7 @@ int fit_command(const FitArgs& args) {
   options.optimizer = args.optimizer == "adam" ? Optimizer::Adam : Optimizer::Sgd;
   options.learning_rate = args.lr;
   options.steps = args.steps;
+  options.threads = args.threads;
   TerminalProgress progress;
   options.progress = &progress;
   std::size_t failed = cases.size();
@@ -225,6 +227,7 @@ CommandRegistration reg{
           ->required();
       add_assignment_options(sub, args->assignments, kParams, "NAME=VALUE starting value of a parameter (repeatable)");
       sub.add_option("--optimizer", args->optimizer, "sgd (default) or adam")->check(CLI::IsMember({"sgd", "adam"}));
+      add_threads_option(sub, args->threads);
       sub.add_option("--lr", args->lr, "learning rate (default 0.01)")->check(finite_above(0, true));
       add_count_option(sub, "--steps", args->steps, "number of full-batch optimizer steps (default 100)");
       add_output_option(sub, args->out, "write the trained artifact here (atomically); without it nothing is written",

@@ -26,6 +26,7 @@ struct RunArgs {
   AssignmentArgs assignments;
   std::string cases;
   std::string backend = "cpu";
+  unsigned threads = 0;  ///< 0: every core
 };
 
 // ---------------------------------------------------------------------------
@@ -229,7 +230,7 @@ int run_cases(const RunArgs& args, const LoadedProgram& loaded, const Evaluator&
   for (std::size_t start = 0; start < count; start += chunk) {
     const std::size_t m = std::min(chunk, count - start);
     for (std::size_t k = 0; k < columns.size(); ++k) spans[k] = std::span<const double>(columns[k].data() + start, m);
-    Status s = args.backend == "cpu" ? ev.run_batch(spans, m, fixed, br)
+    Status s = args.backend == "cpu" ? ev.run_batch(spans, m, fixed, br, args.threads)
                                      : run_batch_on_backend(args.backend, p, spans, m, fixed, br);
     if (!s) {
       progress.clear();
@@ -299,6 +300,7 @@ CommandRegistration reg{
       auto* cases = sub.add_option("--cases", args->cases,
                                    "JSON Lines file, one object of input values per line; prints one line per case");
       cases->excludes(set);
+      add_threads_option(sub, args->threads);
       sub.add_option("--backend", args->backend, "where to evaluate: cpu (default) or vulkan")
           ->check(CLI::IsMember({"cpu", "vulkan"}));
       sub.footer("Examples:\n  tensorcode run choose.json --set a=5        -> {\"result\": 10}\n"

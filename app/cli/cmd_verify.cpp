@@ -30,7 +30,7 @@ struct VerifyArgs {
   double rtol = 0.0;
   double reference_timeout = 10.0;
   std::uint64_t reference_memory_mib = 4096;
-  std::size_t threads = 0;
+  unsigned threads = 0;  ///< 0: every core (circuit threads and reference processes)
 };
 
 /// The function the program was compiled from, to pick the same one in a
@@ -166,8 +166,8 @@ CommandRegistration reg{
                        "(default 4096)",
                        16)
           ->check(count_range(16, std::uint64_t(1) << 40));
-      add_count_option(sub, "--threads", args->threads,
-                       "reference processes run at once (default 0: one per core); results keep case order", 0);
+      // One --threads for both sides: circuit threads and reference processes.
+      add_threads_option(sub, args->threads);
       return [args] { return run_verify(*args); };
     }};
 

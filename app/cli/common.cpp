@@ -40,6 +40,11 @@ void add_program_options(CLI::App& sub, ProgramArgs& args, bool with_positional)
       ->type_name("N");
 }
 
+void add_threads_option(CLI::App& sub, unsigned& threads) {
+  sub.add_option("--threads", threads, "worker threads for the per-case work (default: every core)")
+      ->check(CLI::Range(1u, 4096u));
+}
+
 Result<CompileOptions> compile_options_from(const ProgramArgs& args) {
   CompileOptions o;
   o.filename = args.path;

@@ -32,11 +32,11 @@ void circuit_outcomes(const Program& program, const BatchResult& batch, std::vec
 }
 
 Status run_circuit(const Evaluator& evaluator, const std::vector<std::vector<double>>& columns, std::size_t count,
-                   const Env& fixed, BatchResult& batch, std::vector<Outcome>& out) {
+                   const Env& fixed, BatchResult& batch, std::vector<Outcome>& out, unsigned threads = 1) {
   std::vector<std::span<const double>> spans;
   spans.reserve(columns.size());
   for (const auto& c : columns) spans.emplace_back(c.data(), count);
-  if (Status s = evaluator.run_batch(spans, count, fixed, batch); !s) return s;
+  if (Status s = evaluator.run_batch(spans, count, fixed, batch, threads); !s) return s;
   circuit_outcomes(evaluator.program(), batch, out);
   return ok_status();
 }
@@ -165,7 +165,7 @@ Result<VerifyReport> verify(const Program& program, Reference& reference, const 
     if (progress && progress->cancelled()) return make_error("cancelled");
     std::size_t n = std::min(block, end - begin);
     cases->fill(begin, n, columns);
-    if (Status s = run_circuit(*evaluator, columns, n, options.fixed, batch, circuit); !s) return s.error();
+    if (Status s = run_circuit(*evaluator, columns, n, options.fixed, batch, circuit, options.threads); !s) return s.error();
     expected.clear();
     if (Status s = reference.evaluate(columns, n, expected, progress); !s) return s.error();
     if (expected.size() != n)
