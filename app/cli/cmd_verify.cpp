@@ -11,7 +11,7 @@
 #include "base/atomic_file.h"
 #include "common.h"
 #include "verify/python_reference.h"
-#include "verify/terminal_progress.h"
+#include "terminal_progress.h"
 #include "verify/verify.h"
 
 namespace tc::cli {
@@ -29,16 +29,6 @@ struct VerifyArgs {
   double rtol = 0.0;
   double reference_timeout = 10.0;
 };
-
-/// The function the program was compiled from, to pick the same one in a
-/// reference module that defines several.
-std::string compiled_function(const LoadedProgram& loaded) {
-  if (!loaded.compile_options.function.empty()) return loaded.compile_options.function;
-  if (!loaded.source) return {};
-  auto fns = list_functions(*loaded.source, loaded.compile_options.filename);
-  if (fns && fns->size() == 1) return fns->front().name;
-  return {};
-}
 
 int run_verify(const VerifyArgs& args) {
   if (!std::isfinite(args.atol) || args.atol < 0 || !std::isfinite(args.rtol) || args.rtol < 0) {
@@ -85,7 +75,7 @@ int run_verify(const VerifyArgs& args) {
     ro.source = std::move(*text);
     ro.filename = args.reference;
     ro.function = args.reference_function;
-    ro.preferred_function = compiled_function(*loaded);
+    ro.preferred_function = loaded->compile_options.function;
   }
   auto reference = make_python_reference(ro);
   if (!reference) {
