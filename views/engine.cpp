@@ -74,53 +74,23 @@ CompileResult compile_source(const std::string& source, const std::string& filen
                              Dtype dtype) {
   const auto t0 = std::chrono::steady_clock::now();
   CompileResult r;
-  auto fns = list_functions(source, filename);
-  if (!fns.ok()) {
-    r.diagnostics.push_back(fns.error());
-    return r;
-  }
-  r.functions = *fns;
-  Directives dir = parse_directives(source);
-  for (auto& p : dir.problems) {
-    p.file = filename;
-    r.diagnostics.push_back(p);
-  }
-  const std::string& wanted = function;
-  const FunctionSignature* sig = nullptr;
-  for (const auto& f : r.functions) {
-    if (f.name == wanted) sig = &f;
-  }
-  if (!sig && !r.functions.empty()) sig = &r.functions.front();
-  if (!sig) {
-    auto d = make_error("the file defines no function to compile", SourceLoc{1, 1});
-    d.file = filename;
-    r.diagnostics.push_back(d);
-    return r;
-  }
-  r.function = sig->name;
+  // One parse in core: functions, the chosen one, its domains (directives,
+  // else float64 over the full range) and the program or the error.
   CompileOptions opts;
   opts.filename = filename;
-  opts.function = sig->name;
+  opts.function = function;
   opts.dtype = dtype;
-  for (const auto& p : sig->parameters) {
-    InputSpec spec{p, Domain::float64(), false};
-    for (const auto& [n, dom] : dir.domains) {
-      if (n == p) {
-        spec.domain = dom;
-        spec.from_directive = true;
-      }
-    }
-    r.inputs.push_back(spec);
-    opts.inputs.emplace_back(p, spec.domain);
-  }
-  auto out = dir.problems.empty() ? compile_python(source, opts) : Result<CompileOutput>(dir.problems.front());
-  if (!dir.problems.empty()) {
-    // Already reported above.
-  } else if (!out.ok()) {
-    r.diagnostics.push_back(out.error());
+  opts.first_function_by_default = true;
+  opts.default_domain = Domain::float64();
+  ModuleCompile c = compile_module(source, opts);
+  r.functions = std::move(c.functions);
+  r.function = c.function;
+  for (const auto& in : c.inputs) r.inputs.push_back({in.name, in.domain, in.source == DomainSource::Directive});
+  if (!c.output.ok()) {
+    r.diagnostics.push_back(c.output.error());
   } else {
-    for (const auto& w : out->warnings) r.diagnostics.push_back(w);
-    r.program = std::make_shared<const Program>(std::move(out->program));
+    for (const auto& w : c.output->warnings) r.diagnostics.push_back(w);
+    r.program = std::make_shared<const Program>(std::move(c.output->program));
   }
   std::stable_sort(r.diagnostics.begin(), r.diagnostics.end(), [](const Diagnostic& a, const Diagnostic& b) {
     return a.loc.value_or(SourceLoc{}) < b.loc.value_or(SourceLoc{});

@@ -19,20 +19,17 @@ constexpr std::size_t kMaxBoxes = 6000;      // more visible than this: draw the
 constexpr std::size_t kMaxEdgeBoxes = 4000;  // more visible than this: skip edges
 
 QColor kind_colour(Op op) {
-  switch (op) {
-    case Op::Input: return QColor(0xd6, 0xe6, 0xff);
-    case Op::Parameter: return QColor(0xe6, 0xdf, 0xff);
-    case Op::Constant: return QColor(0xee, 0xf0, 0xf4);
-    case Op::State: return QColor(0xff, 0xef, 0xc2);
-    case Op::Add: case Op::Sub: case Op::Mul: case Op::Div: case Op::Neg: case Op::FloorDiv: case Op::Mod:
-      return QColor(0xe3, 0xf6, 0xea);
-    case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge: case Op::Eq: case Op::Ne:
-      return QColor(0xff, 0xec, 0xd9);
-    case Op::Select: case Op::Gather: case Op::GatherOneHot:
-      return QColor(0xff, 0xe0, 0x9e);
-    case Op::Relu: case Op::Sigmoid: return QColor(0xfb, 0xe0, 0xee);
-    case Op::Affine: case Op::SparseAffine: return QColor(0xd9, 0xf1, 0xfb);
-    case Op::Call: return QColor(0xee, 0xee, 0xe8);
+  switch (op_info(op).colour) {
+    case OpColour::Input: return QColor(0xd6, 0xe6, 0xff);
+    case OpColour::Parameter: return QColor(0xe6, 0xdf, 0xff);
+    case OpColour::Constant: return QColor(0xee, 0xf0, 0xf4);
+    case OpColour::State: return QColor(0xff, 0xef, 0xc2);
+    case OpColour::Arith: return QColor(0xe3, 0xf6, 0xea);
+    case OpColour::Compare: return QColor(0xff, 0xec, 0xd9);
+    case OpColour::Choice: return QColor(0xff, 0xe0, 0x9e);
+    case OpColour::Nonlinear: return QColor(0xfb, 0xe0, 0xee);
+    case OpColour::Linear: return QColor(0xd9, 0xf1, 0xfb);
+    case OpColour::Host: return QColor(0xee, 0xee, 0xe8);
   }
   return Qt::white;
 }

@@ -42,8 +42,9 @@ const CommandRegistration reg{
       sub.add_option("SRC", args->program.path, "Python source file (.py)")->required();
       add_program_options(sub, args->program, /*with_positional=*/false);
       add_output_option(sub, args->out, "write the artifact to this file (atomically) instead of stdout");
-      sub.footer("Every function parameter needs an --input domain: int32[:MIN:MAX], bool, float64[:MIN:MAX] or "
-                 "float32[:MIN:MAX].\nErrors are reported as FILE:LINE:COL: error: MESSAGE with exit status 3, and "
+      sub.footer("Every function parameter needs a domain: int32[:MIN:MAX], bool, float64[:MIN:MAX] or "
+                 "float32[:MIN:MAX], from --input or from a '# tensorcode: input NAME=DOMAIN' line of the file "
+                 "(--input wins).\nErrors are reported as FILE:LINE:COL: error: MESSAGE with exit status 3, and "
                  "nothing is written.");
       return [args] { return run_compile(*args); };
     }};

@@ -17,7 +17,7 @@
 #include "ir/artifact.h"
 #include "verify/python_reference.h"
 #include "verify/replacement.h"
-#include "verify/terminal_progress.h"
+#include "terminal_progress.h"
 
 namespace tc::cli {
 namespace {

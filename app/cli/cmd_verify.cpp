@@ -12,7 +12,7 @@
 #include "common.h"
 #include "options.h"
 #include "verify/python_reference.h"
-#include "verify/terminal_progress.h"
+#include "terminal_progress.h"
 #include "verify/verify.h"
 
 namespace tc::cli {
@@ -32,16 +32,6 @@ struct VerifyArgs {
   std::uint64_t reference_memory_mib = 4096;
   unsigned threads = 0;  ///< 0: every core (circuit threads and reference processes)
 };
-
-/// The function the program was compiled from, to pick the same one in a
-/// reference module that defines several.
-std::string compiled_function(const LoadedProgram& loaded) {
-  if (!loaded.compile_options.function.empty()) return loaded.compile_options.function;
-  if (!loaded.source) return {};
-  auto fns = list_functions(*loaded.source, loaded.compile_options.filename);
-  if (fns && fns->size() == 1) return fns->front().name;
-  return {};
-}
 
 int run_verify(const VerifyArgs& args) {
   if (!std::isfinite(args.atol) || args.atol < 0 || !std::isfinite(args.rtol) || args.rtol < 0) {
@@ -89,7 +79,7 @@ int run_verify(const VerifyArgs& args) {
     ro.source = std::move(*text);
     ro.filename = args.reference;
     ro.function = args.reference_function;
-    ro.preferred_function = compiled_function(*loaded);
+    ro.preferred_function = loaded->compile_options.function;
   }
   auto reference = make_python_reference(ro);
   if (!reference) {

@@ -79,16 +79,17 @@ Result<LoadedProgram> load_program(const ProgramArgs& args) {
   if (ends_with(args.path, ".py")) {
     auto opts = compile_options_from(args);
     if (!opts) return opts.error();
-    auto compiled = compile_python(*text, *opts);
-    if (!compiled) {
-      Diagnostic d = compiled.error();
+    ModuleCompile compiled = compile_module(*text, *opts);
+    if (!compiled.output) {
+      Diagnostic d = compiled.output.error();
       if (d.file.empty()) d.file = args.path;
       return d;
     }
-    out.program = std::move(compiled->program);
-    out.warnings = std::move(compiled->warnings);
+    out.program = std::move(compiled.output->program);
+    out.warnings = std::move(compiled.output->warnings);
     out.source = std::move(*text);
     out.compile_options = std::move(*opts);
+    out.compile_options.function = compiled.function;  // the reference picks the same one, without a second parse
     return out;
   }
   if (!args.inputs.empty() || !args.function.empty() || !args.dtype.empty())

@@ -140,14 +140,11 @@ Result<Plan> make_plan(const Program& program, std::string_view target) {
 }
 
 std::size_t node_cost(const Node& node) {
-  switch (node.op) {
-    case Op::Input: case Op::Parameter: case Op::Constant: case Op::State: return 0;
-    case Op::FloorDiv: case Op::Mod: return 30;
-    case Op::Gather: case Op::GatherOneHot: case Op::Affine: case Op::SparseAffine: case Op::Call:
-      return 1 + node.args.size();
-    case Op::Add: case Op::Sub: case Op::Mul: case Op::Div: case Op::Neg: case Op::Lt: case Op::Le: case Op::Gt:
-    case Op::Ge: case Op::Eq: case Op::Ne: case Op::Select: case Op::Relu: case Op::Sigmoid:
-      return 1;
+  switch (op_info(node.op).cost) {
+    case OpCost::Free: return 0;
+    case OpCost::Unit: return 1;
+    case OpCost::PerArg: return 1 + node.args.size();
+    case OpCost::LongDivision: return 30;
   }
   return 1;
 }
@@ -188,17 +185,14 @@ Diagnostic error_diagnostic(const Program& program, std::uint32_t code) {
 
 bool node_can_fail(const Plan& plan, const Program& program, NodeId id) {
   const auto i = static_cast<std::size_t>(id);
-  if (plan.check[i] && program.nodes[i].op != Op::Input) return true;
-  switch (program.nodes[i].op) {
-    case Op::Add: case Op::Sub: case Op::Mul: case Op::Neg: case Op::Div: case Op::FloorDiv: case Op::Mod:
-    case Op::Gather: case Op::GatherOneHot: case Op::Affine: case Op::SparseAffine:
-      return true;
-    case Op::Input: case Op::Parameter: case Op::Constant: case Op::State: case Op::Call: case Op::Lt:
-    case Op::Le: case Op::Gt: case Op::Ge: case Op::Eq: case Op::Ne: case Op::Select: case Op::Relu:
-    case Op::Sigmoid:
-      return false;
-  }
-  return false;
+  const Op op = program.nodes[i].op;
+  if (plan.check[i] && op != Op::Input) return true;
+  // Arithmetic and linear results are checked for non-finite values (the
+  // only kinds that can overflow: tests/eval/op_columns_test.cpp), and ops
+  // marked kCanFail raise their own errors. Host calls never reach an emitter.
+  const OpInfo& info = op_info(op);
+  if (info.kind == OpKind::Host) return false;
+  return info.kind == OpKind::Arith || info.kind == OpKind::Linear || info.has(kCanFail);
 }
 
 }  // namespace tc::emit

@@ -14,11 +14,48 @@ Diagnostic located(Diagnostic d, const std::string& file) {
   return d;
 }
 
+// Fail fast, before the lexer holds tokens for the whole text: a function
+// within the node budget fits in far less.
+constexpr std::size_t kMaxSourceBytes = std::size_t(4) << 20;
+
+Status check_source_size(std::string_view source) {
+  if (source.size() <= kMaxSourceBytes) return ok_status();
+  int line = 1;
+  std::size_t at = 0;
+  for (std::size_t i = 0; i < kMaxSourceBytes; ++i)
+    if (source[i] == '\n') ++line, at = i + 1;
+  return make_error("the source is " + std::to_string(source.size()) + " bytes, more than the " +
+                        std::to_string(kMaxSourceBytes >> 20) + " MiB limit for a Python source; it passes the "
+                        "limit on this line",
+                    SourceLoc{line, static_cast<int>(kMaxSourceBytes - at) + 1});
+}
+
+std::vector<FunctionSignature> signatures(const py::Module& module) {
+  std::vector<FunctionSignature> out;
+  for (const auto& s : module.body) {
+    if (s->kind != py::StmtKind::Def) continue;
+    FunctionSignature sig;
+    sig.name = s->def->name;
+    sig.location = s->def->loc;
+    for (const auto& p : s->def->params)
+      if (!p.name.empty()) sig.parameters.push_back(p.name);
+    out.push_back(std::move(sig));
+  }
+  return out;
+}
+
 }  // namespace
 
-Result<CompileOutput> compile_python(std::string_view source, const CompileOptions& options) {
+ModuleCompile compile_module(std::string_view source, const CompileOptions& options) {
+  ModuleCompile r;
+  auto fail = [&](Diagnostic d) {
+    r.output = located(std::move(d), options.filename);
+    return std::move(r);
+  };
+  if (Status s = check_source_size(source); !s) return fail(s.error());
   auto module = py::parse_module(source);
-  if (!module) return located(module.error(), options.filename);
+  if (!module) return fail(module.error());
+  r.functions = signatures(*module);
 
   // Only function definitions (and a docstring) may appear at module level:
   // CPython runs everything else on import, and verify imports the file.
@@ -30,65 +67,72 @@ Result<CompileOutput> compile_python(std::string_view source, const CompileOptio
       continue;
     }
     if (i == 0 && s.kind == py::StmtKind::Expr && s.value->kind == py::ExprKind::String) continue;
-    if (s.kind == py::StmtKind::Unsupported)
-      return located(make_error(py::unsupported_message(s.text), s.loc), options.filename);
-    return located(make_error("only function definitions are supported at module level: move this statement into "
-                              "the function or remove it",
-                              s.loc),
-                   options.filename);
+    if (s.kind == py::StmtKind::Unsupported) return fail(make_error(py::unsupported_message(s.text), s.loc));
+    return fail(make_error("only function definitions are supported at module level: move this statement into "
+                           "the function or remove it",
+                           s.loc));
   }
-  if (functions.empty())
-    return located(make_error("no function definition found: define one with 'def NAME(PARAMS):'"), options.filename);
+  if (functions.empty()) return fail(make_error("no function definition found: define one with 'def NAME(PARAMS):'"));
 
   const py::FunctionDef* fn = nullptr;
   std::string names;
   for (const auto* f : functions) names += (names.empty() ? "" : ", ") + f->name;
-  if (!options.function.empty()) {
+  if (!options.function.empty())
     for (const auto* f : functions)
       if (f->name == options.function) fn = f;
+  if (!fn && options.first_function_by_default) {
+    fn = functions[0];
+  } else if (!options.function.empty()) {
     if (!fn)
-      return located(make_error("no function named '" + options.function + "' in this file (it defines: " + names + ")",
-                                functions[0]->name_loc),
-                     options.filename);
+      return fail(make_error("no function named '" + options.function + "' in this file (it defines: " + names + ")",
+                             functions[0]->name_loc));
   } else if (functions.size() == 1) {
     fn = functions[0];
   } else {
-    return located(make_error("the file defines several functions (" + names + "): choose one with --function NAME",
-                              functions[1]->name_loc),
-                   options.filename);
+    return fail(make_error("the file defines several functions (" + names + "): choose one with --function NAME",
+                           functions[1]->name_loc));
   }
+  r.function = fn->name;
   for (const auto* f : functions)
-    if (f != fn && f->name == fn->name)
-      return located(make_error("function '" + fn->name + "' is defined twice", f->loc), options.filename);
+    if (f != fn && f->name == fn->name) return fail(make_error("function '" + fn->name + "' is defined twice", f->loc));
 
-  if (!options.use_input_directives) return py::lower_function(*module, *fn, options);
-  CompileOptions with = options;
-  auto directives = parse_input_directives(source, options.filename);
-  if (!directives) return directives.error();
-  for (const auto& [name, domain] : *directives) {
-    bool given = false;
-    for (const auto& [n, _] : with.inputs) given = given || n == name;
-    bool is_param = false;
-    for (const auto& p : fn->params) is_param = is_param || p.name == name;
-    if (!given && is_param) with.inputs.emplace_back(name, domain);  // other functions' directives are ignored
+  // Domains: explicit options, then the file's directives (those naming other
+  // functions' parameters are ignored), then the default.
+  std::vector<std::pair<std::string, Domain>> directives;
+  std::optional<Diagnostic> bad_directive;  // reported after the domains that are known
+  if (options.use_input_directives) {
+    auto parsed = parse_input_directives(source, options.filename);
+    if (parsed) directives = std::move(*parsed);
+    else bad_directive = parsed.error();
   }
-  return py::lower_function(*module, *fn, with);
+  CompileOptions with = options;
+  for (const auto& p : fn->params) {
+    const Domain* chosen = nullptr;
+    DomainSource from = DomainSource::Option;
+    for (const auto& [n, d] : options.inputs)
+      if (n == p.name) chosen = &d;
+    if (!chosen)
+      for (const auto& [n, d] : directives)
+        if (n == p.name) chosen = &d, from = DomainSource::Directive;
+    if (!chosen && options.default_domain) chosen = &*options.default_domain, from = DomainSource::Default;
+    if (!chosen) continue;
+    if (from != DomainSource::Option) with.inputs.emplace_back(p.name, *chosen);
+    if (!p.name.empty()) r.inputs.push_back({p.name, *chosen, from});
+  }
+  if (bad_directive) return fail(*bad_directive);
+  r.output = py::lower_function(*module, *fn, with);
+  return r;
+}
+
+Result<CompileOutput> compile_python(std::string_view source, const CompileOptions& options) {
+  return compile_module(source, options).output;
 }
 
 Result<std::vector<FunctionSignature>> list_functions(std::string_view source, const std::string& filename) {
+  if (Status s = check_source_size(source); !s) return located(s.error(), filename);
   auto module = py::parse_module(source);
   if (!module) return located(module.error(), filename);
-  std::vector<FunctionSignature> out;
-  for (const auto& s : module->body) {
-    if (s->kind != py::StmtKind::Def) continue;
-    FunctionSignature sig;
-    sig.name = s->def->name;
-    sig.location = s->def->loc;
-    for (const auto& p : s->def->params)
-      if (!p.name.empty()) sig.parameters.push_back(p.name);
-    out.push_back(std::move(sig));
-  }
-  return out;
+  return signatures(*module);
 }
 
 }  // namespace tc

@@ -22,19 +22,23 @@ struct CompileOptions {
   double temperature = 1.0;
   std::size_t max_iterations = 1024;  ///< total expanded loop iterations
   std::size_t max_nodes = 100000;     ///< circuit nodes
-  /// When true, parameters missing from `inputs` take their domain from the
-  /// source's `# tensorcode: input NAME=DOMAIN` directives (the IDE's way of
-  /// storing domains with a file). The CLI leaves it false: --input is required.
-  bool use_input_directives = false;
+  /// Parameters missing from `inputs` take their domain from the source's
+  /// `# tensorcode: input NAME=DOMAIN` directives (how the IDE stores domains
+  /// with a file), so the CLI, the IDE and the Python package read a file the
+  /// same way; an explicit entry of `inputs` wins. False ignores them.
+  bool use_input_directives = true;
+  /// Domain of a parameter that neither `inputs` nor a directive gives (the
+  /// IDE's float64 over the full range); unset, such a parameter is an error.
+  std::optional<Domain> default_domain;
+  /// When `function` is empty or names no function, compile the first one
+  /// instead of failing (the IDE compiles while the user types).
+  bool first_function_by_default = false;
 };
 
 struct CompileOutput {
   Program program;
   Diagnostics warnings;  ///< e.g. unused assignments
 };
-
-/// Compiles `source`. Errors carry the file, line and column (Diagnostic::format()).
-Result<CompileOutput> compile_python(std::string_view source, const CompileOptions& options);
 
 /// A function's name and parameter names, for the IDE's inputs panel and for
 /// building a default CompileOptions without domains.
@@ -43,6 +47,32 @@ struct FunctionSignature {
   std::vector<std::string> parameters;
   SourceLoc location;
 };
+
+/// Where a parameter's domain came from.
+enum class DomainSource { Option, Directive, Default };
+
+struct ResolvedInput {
+  std::string name;
+  Domain domain;
+  DomainSource source = DomainSource::Option;
+};
+
+/// Everything one parse of a module gives, also when compiling fails: the
+/// functions it defines, the one chosen, its parameters with the domains used
+/// (unresolved parameters are left out), and the compiled program or the error.
+struct ModuleCompile {
+  std::vector<FunctionSignature> functions;  ///< empty when the module does not parse
+  std::string function;                      ///< empty when none could be chosen
+  std::vector<ResolvedInput> inputs;
+  Result<CompileOutput> output = make_error("not compiled");
+};
+
+/// Parses `source` once, picks the function, applies the input directives
+/// and lowers it. Errors carry the file, line and column.
+ModuleCompile compile_module(std::string_view source, const CompileOptions& options);
+
+/// compile_module(...).output.
+Result<CompileOutput> compile_python(std::string_view source, const CompileOptions& options);
 /// Every top-level function of the module, in order (syntax errors are reported).
 Result<std::vector<FunctionSignature>> list_functions(std::string_view source, const std::string& filename = "<source>");
 

@@ -36,23 +36,9 @@ namespace {
 /// Whether a derivative can flow along argument k of `n` for some values
 /// (the static form of the rules in vjp(); exact select: either branch).
 bool edge_may_carry(const TNode& n, int k) {
-  switch (n.op) {
-    case Op::Input: case Op::Parameter: case Op::Constant: case Op::State:
-      return false;
-    case Op::Add: case Op::Sub: case Op::Mul: case Op::Div: case Op::Neg: case Op::Mod:
-    case Op::Relu: case Op::Sigmoid: case Op::Affine: case Op::SparseAffine: case Op::Call:
-      return true;
-    case Op::FloorDiv:  // piecewise constant: zero derivative in every semantics
-      return false;
-    case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge: case Op::Eq: case Op::Ne:
-      return n.sem != Semantics::Exact;
-    case Op::Select:
-    case Op::Gather:
-      return k > 0 || n.sem != Semantics::Exact;
-    case Op::GatherOneHot:
-      return k >= n.count / 2 || n.sem != Semantics::Exact;
-  }
-  return false;
+  const OpInfo& info = op_info(n.op);
+  if (info.grad == OpGrad::Flat) return false;
+  return !info.is_decision_arg(k, n.count) || n.sem != Semantics::Exact;
 }
 
 }  // namespace

@@ -436,11 +436,16 @@ Json program_to_json(const Program& p) {
     nodes.push_back(std::move(j));
   }
   root["nodes"] = std::move(nodes);
+  // Names are unique (validated), so entries are appended without the
+  // ordered map's linear lookup per key (quadratic for 100k outputs).
   Json outs = Json::object();
-  for (const auto& [name, id] : p.outputs) outs[name] = id;
+  auto& out_entries = outs.get_ref<Json::object_t&>();
+  out_entries.reserve(p.outputs.size());
+  for (const auto& [name, id] : p.outputs) out_entries.Container::emplace_back(name, Json(id));
   root["outputs"] = std::move(outs);
   Json ups = Json::object();
-  for (const auto& [state, next] : p.updates) ups[std::to_string(state)] = next;
+  auto& up_entries = ups.get_ref<Json::object_t&>();
+  for (const auto& [state, next] : p.updates) up_entries.Container::emplace_back(std::to_string(state), Json(next));
   root["updates"] = std::move(ups);
   return root;
 }

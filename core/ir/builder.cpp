@@ -105,20 +105,26 @@ Value Builder::op(std::string_view name, std::vector<Arg> args) {
     fail("unknown op '" + std::string(name) + "'");
     return constant(0);
   }
-  const OpInfo& info = op_info(*op);
-  if (info.kind == OpKind::Leaf || info.has(kHasCoefficients) || *op == Op::Call) {
-    fail("op '" + std::string(name) + "' has its own builder method");
+  return this->op(*op, std::move(args));
+}
+
+Value Builder::op(Op op, std::vector<Arg> args) {
+  const OpInfo& info = op_info(op);
+  const std::string name(info.name);
+  if (info.kind == OpKind::Leaf || info.has(kHasCoefficients) || op == Op::Call) {
+    fail("op '" + name + "' has its own builder method");
     return constant(0);
   }
   const int nargs = static_cast<int>(args.size());
   if (nargs < info.min_args || (info.max_args >= 0 && nargs > info.max_args)) {
-    fail("op '" + std::string(name) + "' got " + std::to_string(nargs) + " arguments");
+    fail("op '" + name + "' got " + std::to_string(nargs) + " arguments");
     return constant(0);
   }
   Node n;
-  n.op = *op;
+  n.op = op;
+  n.args.reserve(args.size());
   for (const Arg& a : args) n.args.push_back(resolve(a));
-  if (is_comparison(*op)) n.domain = Domain::boolean();
+  if (is_comparison(op)) n.domain = Domain::boolean();
   return add_node(std::move(n));
 }
 
@@ -309,7 +315,7 @@ Builder* owner(const Arg& a, const Arg& b) {
 Value make(Op op, const Arg& a, const Arg& b) {
   Builder* bl = owner(a, b);
   TC_ASSERT(bl != nullptr);
-  return bl->op(op_name(op), a, b);
+  return bl->op(op, {a, b});
 }
 }  // namespace
 
@@ -319,7 +325,7 @@ Value operator*(Arg a, Arg b) { return make(Op::Mul, a, b); }
 Value operator/(Arg a, Arg b) { return make(Op::Div, a, b); }
 Value operator-(Value a) {
   TC_ASSERT(a.builder() != nullptr);
-  return a.builder()->op("neg", a);
+  return a.builder()->op(Op::Neg, {a});
 }
 Value operator<(Arg a, Arg b) { return make(Op::Lt, a, b); }
 Value operator<=(Arg a, Arg b) { return make(Op::Le, a, b); }

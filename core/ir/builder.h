@@ -61,10 +61,12 @@ class Builder {
   Value select(Arg condition, Arg yes, Arg no);
   /// Any op of the table by artifact name with plain arguments ("eq", "mod", "relu", ...).
   Value op(std::string_view name, std::vector<Arg> args);
+  /// The same with the typed op (no lookup by name: a typo does not compile).
+  Value op(Op op, std::vector<Arg> args);
   Value op(std::string_view name, Arg a) { return op(name, std::vector<Arg>{a}); }
   Value op(std::string_view name, Arg a, Arg b) { return op(name, std::vector<Arg>{a, b}); }
-  Value relu(Arg x) { return op("relu", x); }
-  Value sigmoid(Arg x) { return op("sigmoid", x); }
+  Value relu(Arg x) { return op(Op::Relu, std::vector<Arg>{x}); }
+  Value sigmoid(Arg x) { return op(Op::Sigmoid, std::vector<Arg>{x}); }
   /// values[index]; index must be an integer in [0, n) at run time.
   Value gather(const std::vector<Arg>& values, Arg index);
   /// n selector wires eq(index, k) for k = 0..n-1.

@@ -6,7 +6,8 @@ namespace tc {
 
 namespace {
 constexpr std::array<OpInfo, kOpCount> kTable = {{
-#define TC_OP(E, name, lo, hi, kind, flags) {Op::E, name, lo, hi, OpKind::kind, flags},
+#define TC_OP(E, name, lo, hi, kind, cost, grad, colour, flags) \
+  {Op::E, name, lo, hi, OpKind::kind, OpCost::cost, OpGrad::grad, OpColour::colour, flags},
 #include "ir/ops.def"
 #undef TC_OP
 }};

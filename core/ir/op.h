@@ -8,23 +8,38 @@ namespace tc {
 
 enum class OpKind { Leaf, Arith, Compare, Control, Nonlinear, Linear, Host };
 
+/// Size of the code an emitter makes of a node (see OpInfo::cost).
+enum class OpCost { Free, Unit, PerArg, LongDivision };
+
+/// Which arguments a derivative can flow through, for some argument values.
+enum class OpGrad {
+  Smooth,            ///< every argument
+  Flat,              ///< none, in every semantics (piecewise constant, or no arguments)
+  Decides,           ///< none in exact semantics: the result is a decision (comparisons)
+  FirstDecides,      ///< argument 0 is a decision (exact: no flow), the others carry
+  FirstHalfDecides,  ///< the first half are selectors (exact: no flow), the second half carry
+};
+
+/// The family the graph view paints a node with.
+enum class OpColour { Input, Parameter, Constant, State, Arith, Compare, Choice, Nonlinear, Linear, Host };
+
 enum OpFlag : unsigned {
   kNamed = 1u << 0,            ///< node carries `name` (input, parameter, state, call binding)
   kHasValue = 1u << 1,         ///< node carries `value` (constant, parameter value, state initial)
   kHasDomain = 1u << 2,        ///< node requires `domain`
-  kDecision = 1u << 3,         ///< some argument's exact derivative is zero because of a decision
+  kSignature = 1u << 3,        ///< part of the program's signature: passes keep it even when unused
   kCanFail = 1u << 4,          ///< can raise a runtime error beyond non-finite results
   kHasCoefficients = 1u << 5,  ///< node carries `coefficients` / `bias` (/ `indices`)
 };
 
 enum class Op : std::uint8_t {
-#define TC_OP(E, name, lo, hi, kind, flags) E,
+#define TC_OP(E, name, lo, hi, kind, cost, grad, colour, flags) E,
 #include "ir/ops.def"
 #undef TC_OP
 };
 
 inline constexpr int kOpCount = 0
-#define TC_OP(E, name, lo, hi, kind, flags) +1
+#define TC_OP(E, name, lo, hi, kind, cost, grad, colour, flags) +1
 #include "ir/ops.def"
 #undef TC_OP
     ;
@@ -35,8 +50,26 @@ struct OpInfo {
   int min_args;
   int max_args;  ///< -1 means unbounded
   OpKind kind;
+  OpCost cost;
+  OpGrad grad;
+  OpColour colour;
   unsigned flags;
   [[nodiscard]] bool has(OpFlag f) const { return (flags & f) != 0; }
+  /// Some argument's exact derivative is zero because the op makes a decision.
+  [[nodiscard]] bool decides() const {
+    return grad == OpGrad::Decides || grad == OpGrad::FirstDecides || grad == OpGrad::FirstHalfDecides;
+  }
+  /// Whether argument k of a node with `count` arguments is a decision input
+  /// (its exact derivative is zero whatever the values).
+  [[nodiscard]] bool is_decision_arg(int k, int count) const {
+    switch (grad) {
+      case OpGrad::Smooth: case OpGrad::Flat: return false;
+      case OpGrad::Decides: return true;
+      case OpGrad::FirstDecides: return k == 0;
+      case OpGrad::FirstHalfDecides: return k < count / 2;
+    }
+    return false;
+  }
 };
 
 /// Static description of `op`.

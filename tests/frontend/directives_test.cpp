@@ -64,13 +64,17 @@ TEST(Directives, ReplaceInPlaceKeepingEverythingElse) {
   EXPECT_EQ((*back)[0].second, Domain::float64(-2, 2));
 }
 
-TEST(Directives, CompileUsesThemOnlyWhenAsked) {
+// Issue 15 point 5 changed this: core applies the directives by default, so
+// the CLI, the IDE and the Python package read a file the same way.
+TEST(Directives, CompileUsesThemUnlessTurnedOff) {
   const char* src = "# tensorcode: input a=int32:-128:127\ndef choose(a):\n    return 10 if a > 4 else 12\n";
   CompileOptions o;
+  o.use_input_directives = false;
   auto plain = compile_python(src, o);
-  ASSERT_FALSE(plain.ok());  // the CLI contract: --input is required
+  ASSERT_FALSE(plain.ok());
   EXPECT_NE(plain.error().message.find("no input domain"), std::string::npos);
   o.use_input_directives = true;
+  EXPECT_TRUE(CompileOptions{}.use_input_directives);
   auto with = compile_python(src, o);
   ASSERT_TRUE(with.ok()) << with.error().format();
   EXPECT_EQ(with->program.nodes[0].domain, Domain::int32(-128, 127));

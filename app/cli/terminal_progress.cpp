@@ -1,4 +1,4 @@
-#include "verify/terminal_progress.h"
+#include "terminal_progress.h"
 
 #include <unistd.h>
 

@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <string>
 
-#include "verify/terminal_progress.h"
+#include "terminal_progress.h"
 
 namespace tc {
 namespace {

@@ -1,0 +1,354 @@
+// Names (reads, assignments, parameters), branch narrowing of intervals,
+// and expressions.
+#include "frontend/lowerer.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "frontend/subset.h"
+#include "ir/kernels.h"
+
+namespace tc::py::lowering {
+
+std::optional<double> Lowerer::const_of(const Expr& e, const Env& env) const {
+  if (e.kind == ExprKind::Number && !e.too_large) return e.number;
+  if (e.kind == ExprKind::Bool) return e.number;
+  if (e.kind == ExprKind::Unary && e.text == "-") {
+    auto v = const_of(*e.kids[0], env);
+    if (v) return -*v;
+  }
+  if (e.kind == ExprKind::Name) {
+    auto it = env.find(e.text);
+    if (it != env.end() && !it->second.maybe_unbound && !it->second.conflict && !it->second.v.array &&
+        it->second.v.is_const)
+      return it->second.v.c;
+  }
+  return std::nullopt;
+}
+
+void Lowerer::narrow(const std::string& name, const std::string& op, double c, Env& env) {
+  auto it = env.find(name);
+  if (it == env.end() || it->second.maybe_unbound || it->second.conflict) return;
+  Val& v = it->second.v;
+  if (v.array || v.is_const || !std::isfinite(c)) return;
+  const bool ints = !(v.ty & kF);
+  double lo = v.lo, hi = v.hi;
+  if (op == "<") hi = std::min(hi, ints ? std::ceil(c) - 1 : c);
+  else if (op == "<=") hi = std::min(hi, ints ? std::floor(c) : c);
+  else if (op == ">") lo = std::max(lo, ints ? std::floor(c) + 1 : c);
+  else if (op == ">=") lo = std::max(lo, ints ? std::ceil(c) : c);
+  else if (op == "==") lo = std::max(lo, c), hi = std::min(hi, c);
+  if (lo <= hi) {
+    v.lo = lo, v.hi = hi;
+  } else {
+    make_empty(v.lo, v.hi);  // this branch cannot be taken
+  }
+}
+
+void Lowerer::refine(const Expr& cond, bool truth, Env& env) {
+  if (cond.kind == ExprKind::Unary && cond.text == "not") return refine(*cond.kids[0], !truth, env);
+  if (cond.kind == ExprKind::BoolOp) {
+    if ((cond.text == "and") == truth)
+      for (const auto& k : cond.kids) refine(*k, truth, env);
+    return;
+  }
+  if (cond.kind != ExprKind::Compare || (!truth && cond.ops.size() != 1)) return;
+  static const std::map<std::string, std::string> negated = {{"<", ">="}, {"<=", ">"}, {">", "<="},
+                                                             {">=", "<"}, {"==", "!="}, {"!=", "=="}};
+  static const std::map<std::string, std::string> flipped = {{"<", ">"}, {"<=", ">="}, {">", "<"},
+                                                             {">=", "<="}, {"==", "=="}, {"!=", "!="}};
+  for (std::size_t i = 0; i < cond.ops.size(); ++i) {
+    auto neg = negated.find(cond.ops[i]);
+    if (neg == negated.end()) return;
+    std::string op = truth ? cond.ops[i] : neg->second;
+    const Expr& l = *cond.kids[i];
+    const Expr& r = *cond.kids[i + 1];
+    if (l.kind == ExprKind::Name)
+      if (auto c = const_of(r, env)) narrow(l.text, op, *c, env);
+    if (r.kind == ExprKind::Name)
+      if (auto c = const_of(l, env)) narrow(r.text, flipped.at(op), *c, env);
+  }
+}
+
+void Lowerer::collect_assigned(const std::vector<StmtPtr>& body) {
+  for (const auto& s : body) {
+    for (const auto& t : s->targets) collect_targets(*t);
+    collect_assigned(s->body);
+    collect_assigned(s->orelse);
+  }
+}
+
+void Lowerer::collect_targets(const Expr& t) {
+  if (t.kind == ExprKind::Name) assigned_.insert(t.text);
+  for (const auto& k : t.kids)
+    if (t.kind == ExprKind::Tuple || t.kind == ExprKind::List) collect_targets(*k);
+}
+
+Val Lowerer::read(const std::string& name, SourceLoc loc, const Env& env) {
+  auto it = env.find(name);
+  if (it == env.end()) {
+    if (assigned_.count(name)) fail("name '" + name + "' is used before it is assigned", loc);
+    if (is_supported_builtin(name))
+      fail("'" + name + "' is a builtin function: call it, e.g. " + name + "(x)", loc);
+    if (name == "range") fail("range() is only supported as the iterable of a for loop", loc);
+    if (functions_.count(name))
+      fail("'" + name + "' is a function: functions are not values, and calling them is not supported", loc);
+    fail("name '" + name + "' is not defined", loc);
+  }
+  const Binding& b = it->second;
+  if (b.maybe_unbound)
+    fail("name '" + name + "' might be unbound here: it is not assigned on every path that reaches this line; "
+         "assign it before the if/for",
+         loc);
+  if (b.conflict)
+    fail("'" + name + "' holds values of different shapes on different paths (a number or lists of different "
+         "lengths); give it the same shape on every path",
+         loc);
+  for (int d : b.defs) defs_[static_cast<std::size_t>(d)].read = true;
+  return b.v;
+}
+
+void Lowerer::collect_nodes(const Val& v, std::vector<NodeId>& out) {
+  if (v.array) {
+    for (const Val& x : v.items) collect_nodes(x, out);
+  } else if (v.node.valid()) {
+    out.push_back(v.node.id());
+  }
+}
+
+void Lowerer::assign(const Expr& t, const Val& v, Env& env, bool silent) {
+  if (t.kind == ExprKind::Name) {
+    DefRecord d;
+    d.name = t.text;
+    d.loc = t.loc;
+    d.silent = silent || (!t.text.empty() && t.text[0] == '_');
+    collect_nodes(v, d.nodes);
+    defs_.push_back(std::move(d));
+    Binding b;
+    b.v = v;
+    b.defs = {static_cast<int>(defs_.size() - 1)};
+    env[t.text] = std::move(b);
+    return;
+  }
+  if (t.kind == ExprKind::Tuple || t.kind == ExprKind::List) {
+    if (!v.array)
+      fail("cannot unpack a number into " + std::to_string(t.kids.size()) + " names", t.outer);
+    if (v.items.size() != t.kids.size())
+      fail("cannot unpack " + std::to_string(v.items.size()) + " values into " + std::to_string(t.kids.size()) +
+               " names",
+           t.outer);
+    for (std::size_t i = 0; i < t.kids.size(); ++i) assign(*t.kids[i], v.items[i], env, silent);
+    return;
+  }
+  fail("cannot assign to this expression", t.outer);
+}
+
+Env Lowerer::parameters() {
+  Env env;
+  std::set<std::string> names;
+  for (const Param& p : fn_.params) {
+    if (!names.insert(p.name).second) fail("duplicate parameter '" + p.name + "'", p.loc);
+    if (is_supported_builtin(p.name) || p.name == "range")
+      fail("parameter '" + p.name + "' hides the builtin of the same name: rename it", p.loc);
+  }
+  for (const auto& [name, domain] : opts_.inputs)
+    if (!names.count(name)) {
+      std::string list;
+      for (const Param& p : fn_.params) list += (list.empty() ? "" : ", ") + p.name;
+      fail("--input '" + name + "' names no parameter of '" + fn_.name + "' (its parameters: " +
+               (list.empty() ? "none" : list) + ")",
+           fn_.name_loc);
+    }
+  for (const Param& p : fn_.params) {
+    const Domain* dom = nullptr;
+    for (const auto& [name, domain] : opts_.inputs)
+      if (name == p.name) dom = &domain;
+    if (!dom)
+      fail("parameter '" + p.name + "' has no input domain: give it with --input " + p.name +
+               "=DOMAIN (e.g. int32:-128:127, bool, float64:-1:1)",
+           p.loc);
+    Val v;
+    v.ty = dom->type == DomainType::Boolean ? kB : dom->type == DomainType::Int32 ? kI : kF;
+    v.lo = dom->lo();
+    v.hi = dom->hi();
+    v.loc = p.loc;
+    if (dom->is_integral() && !(v.lo > -limit() && v.hi < limit()))
+      fail("input '" + p.name + "' ranges over [" + num_text(v.lo) + ", " + num_text(v.hi) + "], beyond " +
+               limit_text() + ": narrow its domain",
+           p.loc);
+    b_.set_location(p.loc);
+    v.node = b_.input(p.name, *dom);
+    check_nodes(p.loc);
+    Binding b;
+    b.v = v;
+    env[p.name] = std::move(b);
+  }
+  return env;
+}
+
+Val Lowerer::expr(const Expr& e, const Env& env) {
+  switch (e.kind) {
+    case ExprKind::Name:
+      return read(e.text, e.loc, env);
+    case ExprKind::Number: {
+      if (e.too_large)
+        fail("integer literal " + e.text + " is beyond 2^53, where float64 stops representing integers exactly",
+             e.loc);
+      if (!e.is_float && std::fabs(e.number) >= limit())
+        fail("integer literal " + e.text + " is beyond " + limit_text(), e.loc);
+      return cnum(e.number, e.is_float ? kF : kI, e.loc);
+    }
+    case ExprKind::Bool:
+      return cbool(e.number != 0.0, e.loc);
+    case ExprKind::Tuple:
+    case ExprKind::List: {
+      Val r;
+      r.array = true;
+      r.tuple = e.kind == ExprKind::Tuple;
+      r.loc = e.loc;
+      for (const auto& k : e.kids) r.items.push_back(expr(*k, env));
+      check_list(scalars(r), e.loc);
+      return r;
+    }
+    case ExprKind::Binary: {
+      Val a = expr(*e.kids[0], env);
+      Val b = expr(*e.kids[1], env);
+      if (e.text == "**") return power(a, b, e.outer);
+      return arith(e.text, a, b, e.outer);
+    }
+    case ExprKind::Unary: {
+      Val a = expr(*e.kids[0], env);
+      if (e.text == "-") return neg(a, e.loc);
+      if (e.text == "not") return not_(truth(a, e.loc), e.loc);
+      scalar(a, e.loc, "unary plus");
+      if (a.ty == kB) a.ty = kI;  // +True is 1
+      return a;
+    }
+    case ExprKind::BoolOp:
+      return bool_op(e, env);
+    case ExprKind::Compare:
+      return comparison(e, env);
+    case ExprKind::IfExp: {
+      Val c = truth(expr(*e.kids[0], env), e.kids[0]->outer);
+      if (c.is_const) return expr(*e.kids[c.c != 0.0 ? 1 : 2], env);
+      Env yes_env = env, no_env = env;
+      refine(*e.kids[0], true, yes_env);
+      refine(*e.kids[0], false, no_env);
+      Val yes = expr(*e.kids[1], yes_env);
+      Val no = expr(*e.kids[2], no_env);
+      if (!same_shape(yes, no))
+        fail("the two branches of this conditional expression have different shapes (" + shape_text(yes) +
+                 " and " + shape_text(no) + ")",
+             e.outer);
+      return sel(c, yes, no, e.outer);
+    }
+    case ExprKind::Call:
+      return call(e, env);
+    case ExprKind::Subscript: {
+      Val arr = expr(*e.kids[0], env);
+      Val i = expr(*e.kids[1], env);
+      return index(arr, i, e.outer);
+    }
+    case ExprKind::NoneLit:
+    case ExprKind::String:
+    case ExprKind::Attribute:
+    case ExprKind::Unsupported:
+      break;
+  }
+  fail("this expression is not supported", e.outer);
+}
+
+Val Lowerer::bool_op(const Expr& e, const Env& env) {
+  const bool is_and = e.text == "and";
+  std::vector<Val> vals, truths;
+  for (const auto& k : e.kids) {
+    Val v = expr(*k, env);
+    if (&k != &e.kids.back()) {
+      Val t = truth(v, k->outer);
+      if (t.is_const && (is_and ? t.c == 0.0 : t.c != 0.0)) {  // decided at compile time
+        vals.push_back(v);
+        truths.push_back(cbool(true, k->outer));
+        break;
+      }
+      if (t.is_const) continue;  // an operand that never decides drops out
+      vals.push_back(v);
+      truths.push_back(t);
+    } else {
+      vals.push_back(v);
+      truths.push_back(cbool(true, k->outer));
+    }
+  }
+  Val r = vals.back();
+  for (std::size_t i = vals.size() - 1; i-- > 0;) {
+    if (!same_shape(vals[i], r)) fail("operands of '" + e.text + "' must all be numbers", e.outer);
+    r = is_and ? sel(truths[i], r, vals[i], e.outer) : sel(truths[i], vals[i], r, e.outer);
+  }
+  return r;
+}
+
+Val Lowerer::comparison(const Expr& e, const Env& env) {
+  Val left = expr(*e.kids[0], env);
+  std::vector<Val> cmps;
+  for (std::size_t i = 0; i < e.ops.size(); ++i) {
+    Val right = expr(*e.kids[i + 1], env);
+    Val c = compare(e.ops[i], left, right, e.kids[i]->outer);
+    if (is_false(c)) {
+      cmps.push_back(c);
+      break;
+    }
+    if (!is_true(c) || i + 1 == e.ops.size()) cmps.push_back(c);
+    left = right;
+  }
+  Val r = cmps.back();
+  for (std::size_t i = cmps.size() - 1; i-- > 0;) r = and_(cmps[i], r, e.outer);
+  return r;
+}
+
+Val Lowerer::call(const Expr& e, const Env& env) {
+  const std::string& f = e.kids[0]->text;
+  std::vector<Val> args;
+  for (std::size_t i = 1; i < e.kids.size(); ++i) args.push_back(expr(*e.kids[i], env));
+  SourceLoc loc = e.outer;
+  if (f == "relu" || f == "sigmoid" || f == "abs") {
+    if (args.size() != 1) fail(f + "() takes exactly one argument", loc);
+    const Val& x = scalar(args[0], loc, (f + "()").c_str());
+    if (f == "relu") {
+      if (x.is_const) return cnum(kernels::relu(x.c), x.ty, loc);
+      return emit(Op::Relu, {x}, loc, x.ty, std::max(x.lo, 0.0), std::max(x.hi, 0.0));
+    }
+    if (f == "sigmoid") {
+      if (x.is_const) return cnum(rnd(kernels::sigmoid(rnd(x.c))), kF, loc);
+      return emit(Op::Sigmoid, {x}, loc, kF, 0, 1);
+    }
+    unsigned ty = (int_like(x.ty) ? kI : 0u) | (x.ty & kF);
+    if (x.is_const) return cnum(std::fabs(x.c), ty, loc);
+    Val negx = neg(x, loc);
+    Val r = sel(compare("<", x, cnum(0, kI, loc), loc), negx, x, loc);
+    r.ty = ty;
+    r.lo = (x.lo <= 0 && x.hi >= 0) ? 0.0 : std::min(std::fabs(x.lo), std::fabs(x.hi));
+    r.hi = std::max(std::fabs(x.lo), std::fabs(x.hi));
+    if (empty(x)) make_empty(r.lo, r.hi);
+    return r;
+  }
+  if (f == "min" || f == "max") {
+    std::vector<Val> items = args;
+    if (items.size() == 1) {
+      if (!items[0].array) fail(f + "() of a single number: pass two or more values, or a list", loc);
+      // Copy out first: assigning a vector from one of its own elements is
+      // not safe with every standard library (libc++ clears it first).
+      std::vector<Val> inner = items[0].items;
+      items = std::move(inner);
+    }
+    if (items.empty()) fail(f + "() of an empty list", loc);
+    Val m = scalar(items[0], loc, (f + "()").c_str());
+    for (std::size_t i = 1; i < items.size(); ++i) {
+      // CPython keeps the first extreme: it replaces only on a strict < (min) or > (max).
+      const Val& x = scalar(items[i], loc, (f + "()").c_str());
+      m = sel(compare(f == "min" ? "<" : ">", x, m, loc), x, m, loc);
+    }
+    return m;
+  }
+  fail("calling '" + f + "' is not supported", loc);
+}
+
+}  // namespace tc::py::lowering

@@ -1,0 +1,328 @@
+// Node creation, the budgets, and the value-level operations: each computes
+// the static types and interval of its result, folds constants, and emits a
+// node with the typed Op only when the value is not known at compile time.
+#include "frontend/lowerer.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "ir/kernels.h"
+
+namespace tc::py::lowering {
+
+std::string Lowerer::limit_text() const {
+  return f32_ ? "2^24 (beyond it float32, the --dtype, does not represent every integer exactly)"
+              : "2^53 (beyond it float64 does not represent every integer exactly)";
+}
+
+void Lowerer::check_nodes(SourceLoc loc) {
+  if (b_.node_count() > opts_.max_nodes)
+    fail("the circuit needs more than " + std::to_string(opts_.max_nodes) +
+             " nodes (the node budget): raise it with --max-nodes N or use smaller loops",
+         loc);
+}
+
+void Lowerer::check_exact(double lo, double hi, SourceLoc loc, const std::string& what) {
+  double l = limit();
+  if (lo > -l && hi < l) return;
+  double worst = std::fabs(lo) > std::fabs(hi) ? lo : hi;
+  std::string reach = std::isfinite(worst) ? "may reach " + num_text(worst) : "is unbounded";
+  fail("integer " + what + " " + reach + " given the input domains, beyond " + limit_text() +
+           ": narrow the input domains, e.g. --input x=int32:-1000:1000",
+       loc);
+}
+
+Value Lowerer::mat(const Val& v, SourceLoc fallback) {
+  TC_ASSERT(!v.array);
+  if (v.node.valid()) return v.node;
+  if (!v.loc.valid()) {
+    Val located = v;
+    located.loc = fallback;
+    return mat(located, fallback);
+  }
+  std::uint64_t bits;
+  std::memcpy(&bits, &v.c, sizeof bits);
+  auto key = std::make_tuple(bits, v.loc.line, v.loc.column);
+  auto it = consts_.find(key);
+  if (it != consts_.end()) {
+    // Shared by several iterations: it belongs to the loops they have in common.
+    const std::vector<LoopStep>& had = b_.peek().nodes[static_cast<std::size_t>(it->second.id())].iteration;
+    std::size_t common = 0;
+    while (common < had.size() && common < loop_path_.size() && had[common] == loop_path_[common]) ++common;
+    if (common < had.size())
+      b_.set_iteration_of(it->second, std::vector<LoopStep>(had.begin(), had.begin() + static_cast<std::ptrdiff_t>(common)));
+    return it->second;
+  }
+  b_.set_location(v.loc);
+  Value n = b_.constant(v.c);
+  check_nodes(v.loc);
+  consts_.emplace(key, n);
+  return n;
+}
+
+void Lowerer::check_arguments(std::size_t more, SourceLoc loc) {
+  arguments_ += more;
+  if (arguments_ > max_arguments())
+    fail("the circuit needs more than " + std::to_string(max_arguments()) + " node arguments (" +
+             std::to_string(kArgumentsPerNode) + " per node of the node budget; indexing a list with a run-time "
+             "index takes one per element): raise the budget with --max-nodes N or index shorter lists",
+         loc);
+}
+
+void Lowerer::check_list(std::size_t scalars, SourceLoc loc) {
+  if (scalars > opts_.max_nodes)
+    fail("this list would hold " + std::to_string(scalars) + " values, more than the node budget of " +
+             std::to_string(opts_.max_nodes) + ": raise it with --max-nodes N or use a shorter list",
+         loc);
+}
+
+Val Lowerer::emit(Op op, const std::vector<Val>& args, SourceLoc loc, unsigned ty, double lo, double hi) {
+  check_arguments(args.size(), loc);
+  std::vector<Arg> as;
+  as.reserve(args.size());
+  for (const Val& a : args) as.emplace_back(mat(a, loc));
+  b_.set_location(loc);
+  Val r;
+  r.node = b_.op(op, std::move(as));
+  check_nodes(loc);
+  r.ty = ty;
+  fix_nan(lo, hi);
+  r.lo = lo;
+  r.hi = hi;
+  r.loc = loc;
+  return r;
+}
+
+Val Lowerer::not_(const Val& c, SourceLoc loc) {
+  if (c.is_const) return cbool(c.c == 0.0, loc);
+  return emit(Op::Eq, {c, cnum(0, kI, loc)}, loc, kB, 0, 1);
+}
+
+Val Lowerer::sel(const Val& c, const Val& a, const Val& b, SourceLoc loc) {
+  if (c.is_const) return c.c != 0.0 ? a : b;
+  TC_ASSERT(same_shape(a, b));
+  if (a.array) {
+    Val r = a;
+    for (std::size_t i = 0; i < a.items.size(); ++i) r.items[i] = sel(c, a.items[i], b.items[i], loc);
+    return r;
+  }
+  if (same(a, b)) {
+    // The same wire, but each side may carry a branch-narrowed interval.
+    Val r = a;
+    r.ty |= b.ty;
+    r.lo = std::min(a.lo, b.lo);
+    r.hi = std::max(a.hi, b.hi);
+    return r;
+  }
+  if (c.ty == kB && a.is_const && b.is_const && a.ty == kB && b.ty == kB) {
+    if (a.c != 0.0 && b.c == 0.0) return c;
+    if (a.c == 0.0 && b.c != 0.0) return not_(c, loc);
+  }
+  return emit(Op::Select, {c, a, b}, loc, a.ty | b.ty, std::min(a.lo, b.lo), std::max(a.hi, b.hi));
+}
+
+const Val& Lowerer::scalar(const Val& v, SourceLoc loc, const char* what) {
+  if (v.array)
+    fail(std::string(what) + " needs a number, but this is " + shape_text(v) + ": use one element, e.g. x[0]", loc);
+  return v;
+}
+
+Val Lowerer::truth(const Val& v, SourceLoc loc) {
+  if (v.array) fail("a list cannot be used as a condition: test one of its elements", loc);
+  if (v.is_const) return cbool(v.c != 0.0, loc);
+  if (v.ty == kB) return v;
+  return emit(Op::Ne, {v, cnum(0, kI, loc)}, loc, kB, 0, 1);
+}
+
+Val Lowerer::compare(const std::string& op, const Val& a, const Val& b, SourceLoc loc) {
+  if (a.array || b.array) fail("comparing lists is not supported: compare their elements", loc);
+  if (a.is_const && b.is_const) {
+    double x = rnd(a.c), y = rnd(b.c);
+    bool r = op == "<" ? x < y : op == "<=" ? x <= y : op == ">" ? x > y : op == ">=" ? x >= y : op == "==" ? x == y : x != y;
+    return cbool(r, loc);
+  }
+  const Op name = op == "<" ? Op::Lt : op == "<=" ? Op::Le : op == ">" ? Op::Gt : op == ">=" ? Op::Ge : op == "==" ? Op::Eq : Op::Ne;
+  return emit(name, {a, b}, loc, kB, 0, 1);
+}
+
+Val Lowerer::arith(const std::string& op, const Val& a, const Val& b, SourceLoc loc, const char* what) {
+  if (a.array || b.array) return array_arith(op, a, b, loc);
+  const bool ints = int_like(a.ty) && int_like(b.ty);
+  const bool floats = (a.ty & kF) || (b.ty & kF);
+  unsigned ty = op == "/" ? kF : (ints ? kI : 0u) | (floats ? kF : 0u);
+  if ((op == "/" || op == "//" || op == "%") && b.is_const && b.c == 0.0)
+    fail("division by zero: the divisor of '" + op + "' is always 0", loc);
+  double lo, hi;
+  std::string desc = what ? what : "";
+  if (op == "+") {
+    lo = a.lo + b.lo, hi = a.hi + b.hi;
+    if (!what) desc = "addition";
+  } else if (op == "-") {
+    lo = a.lo - b.hi, hi = a.hi - b.lo;
+    if (!what) desc = "subtraction";
+  } else if (op == "*") {
+    if (same(a, b)) {
+      double p = safe_mul(a.lo, a.lo), q = safe_mul(a.hi, a.hi);
+      lo = (a.lo <= 0 && a.hi >= 0) ? 0.0 : std::min(p, q);
+      hi = std::max(p, q);
+    } else {
+      double c1 = safe_mul(a.lo, b.lo), c2 = safe_mul(a.lo, b.hi), c3 = safe_mul(a.hi, b.lo), c4 = safe_mul(a.hi, b.hi);
+      lo = std::min({c1, c2, c3, c4}), hi = std::max({c1, c2, c3, c4});
+    }
+    if (!what) desc = "multiplication";
+  } else if (op == "/" || op == "//") {
+    if (b.lo <= 0 && b.hi >= 0) {
+      double m = std::max(std::fabs(a.lo), std::fabs(a.hi));
+      if (op == "//" && !(b.ty & kF)) {
+        lo = -m, hi = m;
+      } else {
+        lo = -kInf, hi = kInf;
+      }
+    } else {
+      double c1 = a.lo / b.lo, c2 = a.lo / b.hi, c3 = a.hi / b.lo, c4 = a.hi / b.hi;
+      lo = std::min({c1, c2, c3, c4}), hi = std::max({c1, c2, c3, c4});
+      if (op == "//") lo = std::floor(lo), hi = std::floor(hi);
+    }
+    desc = "floor division";
+  } else {  // %
+    lo = std::min(b.lo, 0.0), hi = std::max(b.hi, 0.0);
+    if (a.lo >= 0 && b.lo > 0) hi = std::min(hi, a.hi);
+    desc = "modulo";
+  }
+  fix_nan(lo, hi);
+  if (empty(a) || empty(b)) make_empty(lo, hi);
+  else if (ty & kI) check_exact(lo, hi, loc, desc);
+  if (a.is_const && b.is_const) {
+    double x = rnd(a.c), y = rnd(b.c), r;
+    if (op == "+") r = x + y;
+    else if (op == "-") r = x - y;
+    else if (op == "*") r = x * y;
+    else if (op == "/") r = x / y;
+    else if (op == "//") r = kernels::py_floordiv(x, y);
+    else r = kernels::py_mod(x, y);
+    r = rnd(r);
+    if (!std::isfinite(r)) fail("this constant expression overflows to infinity", loc);
+    return cnum(r, ty, loc);
+  }
+  const Op name = op == "+" ? Op::Add : op == "-" ? Op::Sub : op == "*" ? Op::Mul : op == "/" ? Op::Div : op == "//" ? Op::FloorDiv : Op::Mod;
+  return emit(name, {a, b}, loc, ty, lo, hi);
+}
+
+Val Lowerer::array_arith(const std::string& op, const Val& a, const Val& b, SourceLoc loc) {
+  if (op == "+" && a.array && b.array) {
+    if (a.tuple != b.tuple)
+      fail("cannot concatenate a list and a tuple: write both as lists or both as tuples", loc);
+    check_list(scalars(a) + scalars(b), loc);
+    Val r = a;
+    for (const Val& v : b.items) r.items.push_back(v);
+    return r;
+  }
+  if (op == "*" && (a.array != b.array)) {
+    const Val& arr = a.array ? a : b;
+    const Val& n = a.array ? b : a;
+    if (!n.is_const || (n.ty & kF))
+      fail("a list can only be repeated by an integer known at compile time", loc);
+    Val r = arr;
+    r.items.clear();
+    const double times = std::max(n.c, 0.0);
+    const std::size_t each = scalars(arr);
+    if (each > 0 && times * static_cast<double>(each) > static_cast<double>(opts_.max_nodes))
+      fail("this list is larger than the node budget: raise it with --max-nodes N", loc);
+    if (times * static_cast<double>(arr.items.size()) > static_cast<double>(opts_.max_nodes))
+      fail("this list is larger than the node budget: raise it with --max-nodes N", loc);
+    r.items.reserve(static_cast<std::size_t>(times) * arr.items.size());
+    for (long long k = 0; !arr.items.empty() && k < static_cast<long long>(times); ++k)
+      r.items.insert(r.items.end(), arr.items.begin(), arr.items.end());
+    return r;
+  }
+  fail("the operator '" + op + "' cannot be applied to a list: use it on the elements", loc);
+}
+
+Val Lowerer::neg(const Val& a, SourceLoc loc) {
+  scalar(a, loc, "unary minus");
+  unsigned ty = (int_like(a.ty) ? kI : 0u) | (a.ty & kF);
+  if ((ty & kI) && !empty(a)) check_exact(-a.hi, -a.lo, loc, "negation");
+  if (a.is_const) return cnum(rnd(-rnd(a.c)), ty, loc);
+  return emit(Op::Neg, {a}, loc, ty, -a.hi, -a.lo);
+}
+
+Val Lowerer::power(const Val& a, const Val& e, SourceLoc loc) {
+  scalar(a, loc, "'**'");
+  if (e.array || !e.is_const || (e.ty & kF) || e.c < 0 || e.c > 64)
+    fail("'**' is supported only with a small non-negative integer literal exponent (0 to 64), e.g. x ** 2", loc);
+  int n = static_cast<int>(e.c);
+  unsigned ty = (int_like(a.ty) ? kI : 0u) | (a.ty & kF);
+  if (n == 0) return cnum(1, ty, loc);
+  if (a.is_const && !(a.ty & kF)) {
+    double r = 1;
+    for (int k = 0; k < n; ++k) {
+      r *= a.c;
+      check_exact(r, r, loc, "power");
+    }
+    return cnum(r, kI, loc);
+  }
+  if (a.is_const) {
+    double r = rnd(std::pow(rnd(a.c), static_cast<double>(n)));  // CPython's float.__pow__ calls pow()
+    if (!std::isfinite(r)) fail("this constant expression overflows to infinity", loc);
+    return cnum(r, kF, loc);
+  }
+  Val r = a;
+  r.ty = ty;
+  for (int k = 1; k < n; ++k) r = arith("*", r, a, loc, "power");
+  return r;
+}
+
+Val Lowerer::index(const Val& arr, const Val& i, SourceLoc loc) {
+  if (!arr.array) fail("only lists and tuples can be indexed, and this is a number", loc);
+  if (i.array) fail("a list index must be an integer, not a list", loc);
+  if (i.ty & kF) fail("list indices must be integers, not floats", loc);
+  const double n = static_cast<double>(arr.items.size());
+  if (arr.items.empty()) fail("indexing an empty list always fails", loc);
+  if (i.is_const) {
+    double k = i.c < 0 ? i.c + n : i.c;
+    if (k < 0 || k >= n)
+      fail("index " + num_text(i.c) + " is out of range for a list of " + num_text(n) + " elements", loc);
+    return arr.items[static_cast<std::size_t>(k)];
+  }
+  if (!empty(i) && (i.hi < -n || i.lo >= n))
+    fail("this index is always out of range for a list of " + num_text(n) + " elements (it lies in [" +
+             num_text(i.lo) + ", " + num_text(i.hi) + "])",
+         loc);
+  Val idx = i;
+  if (i.lo < 0) {
+    // Python's negative indices count from the end; the gather itself
+    // rejects anything still outside [0, n) at run time.
+    Val plus = arith("+", i, cnum(n, kI, loc), loc);
+    idx = i.hi < 0 ? plus : sel(compare("<", i, cnum(0, kI, loc), loc), plus, i, loc);
+  }
+  return gather(arr.items, idx, loc);
+}
+
+Val Lowerer::gather(const std::vector<Val>& items, const Val& idx, SourceLoc loc) {
+  if (items[0].array) {
+    for (const Val& v : items)
+      if (!same_shape(v, items[0]))
+        fail("indexing with a run-time index needs rows of the same shape", loc);
+    Val r = items[0];
+    for (std::size_t p = 0; p < r.items.size(); ++p) {
+      std::vector<Val> col;
+      for (const Val& v : items) col.push_back(v.items[p]);
+      r.items[p] = gather(col, idx, loc);
+    }
+    return r;
+  }
+  std::vector<Val> args{idx};
+  unsigned ty = 0;
+  double lo = kInf, hi = -kInf;
+  for (const Val& v : items) {
+    if (v.array) fail("indexing with a run-time index needs rows of the same shape", loc);
+    args.push_back(v);
+    ty |= v.ty;
+    lo = std::min(lo, v.lo);
+    hi = std::max(hi, v.hi);
+  }
+  return emit(Op::Gather, args, loc, ty, lo, hi);
+}
+
+}  // namespace tc::py::lowering

@@ -1,0 +1,118 @@
+#pragma once
+// The Lowerer: one function's walk from the checked syntax tree to circuit
+// nodes. Its jobs live in separate files: lower_ops.cpp (node creation,
+// budgets, value-level operations with their types and intervals),
+// lower_exprs.cpp (names, branch narrowing, expressions), lower_stmts.cpp
+// (statements, predicated control flow, loop expansion) and lower.cpp (the
+// entry point and the final pruning and warnings).
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "frontend/ast.h"
+#include "frontend/compile.h"
+#include "frontend/lower_value.h"
+#include "ir/builder.h"
+
+namespace tc::py::lowering {
+
+class Lowerer {
+ public:
+  Lowerer(const FunctionDef& fn, const CompileOptions& o, std::set<std::string> fns)
+      : fn_(fn), opts_(o), functions_(std::move(fns)), b_(o.semantics, o.surrogate, o.temperature, o.dtype),
+        f32_(o.dtype == Dtype::Float32) {}
+  CompileOutput run();
+ private:
+  // ---- helpers: rounding, budgets, node creation -----------------------------
+  double rnd(double v) const { return f32_ ? round_f32(v) : v; }
+  double limit() const { return f32_ ? 16777216.0 : 9007199254740992.0; }
+  std::string limit_text() const;
+  void check_nodes(SourceLoc loc);
+  void check_exact(double lo, double hi, SourceLoc loc, const std::string& what);
+  // The node holding `v`; a constant becomes a node at its own location, or
+  // at `fallback` (the expression that needs it) for synthesized ones.
+  Value mat(const Val& v, SourceLoc fallback);
+  // Wide gathers cost memory per argument, not per node, so arguments have
+  // their own budget (a multiple of the node budget, raised with it).
+  void check_arguments(std::size_t more, SourceLoc loc);
+  std::size_t max_arguments() const { return opts_.max_nodes * kArgumentsPerNode; }
+  // A list is expanded to one value per element at compile time: the node
+  // budget bounds its length too, checked before it is built.
+  void check_list(std::size_t scalars, SourceLoc loc);
+  Val emit(Op op, const std::vector<Val>& args, SourceLoc loc, unsigned ty, double lo, double hi);
+  // ---- value-level operations ----------------------------------------------------
+  Val not_(const Val& c, SourceLoc loc);
+  // select(c, a, b) with c a bool wire; arrays are selected element by element.
+  Val sel(const Val& c, const Val& a, const Val& b, SourceLoc loc);
+  Val and_(const Val& x, const Val& y, SourceLoc loc) { return sel(x, y, cbool(false, loc), loc); }
+  Val or_(const Val& x, const Val& y, SourceLoc loc) { return sel(x, cbool(true, loc), y, loc); }
+  const Val& scalar(const Val& v, SourceLoc loc, const char* what);
+  Val truth(const Val& v, SourceLoc loc);
+  Val compare(const std::string& op, const Val& a, const Val& b, SourceLoc loc);
+  Val arith(const std::string& op, const Val& a, const Val& b, SourceLoc loc, const char* what = nullptr);
+  // Lists and tuples: concatenation and repetition by a constant, as Python does.
+  Val array_arith(const std::string& op, const Val& a, const Val& b, SourceLoc loc);
+  Val neg(const Val& a, SourceLoc loc);
+  Val power(const Val& a, const Val& e, SourceLoc loc);
+  Val index(const Val& arr, const Val& i, SourceLoc loc);
+  Val gather(const std::vector<Val>& items, const Val& idx, SourceLoc loc);
+  // ---- branch narrowing ----------------------------------------------------------
+  // Inside `if x < 10:` the variable x is below 10, and on the other branch
+  // at least 10. Narrowing those intervals (the wire is unchanged) keeps the
+  // exactness check from refusing guarded growth such as
+  // `if x < 1000: x = x * 2` in a loop. Sound because a branch's values are
+  // only evaluated when the branch is taken (select is lazy).
+  std::optional<double> const_of(const Expr& e, const Env& env) const;
+  void narrow(const std::string& name, const std::string& op, double c, Env& env);
+  void refine(const Expr& cond, bool truth, Env& env);
+  // ---- names -----------------------------------------------------------------------
+  void collect_assigned(const std::vector<StmtPtr>& body);
+  void collect_targets(const Expr& t);
+  Val read(const std::string& name, SourceLoc loc, const Env& env);
+  void collect_nodes(const Val& v, std::vector<NodeId>& out);
+  void assign(const Expr& t, const Val& v, Env& env, bool silent);
+  Env parameters();
+  // ---- expressions -------------------------------------------------------------------
+  Val expr(const Expr& e, const Env& env);
+  // `a and b and c` returns the first falsy operand, else the last one.
+  Val bool_op(const Expr& e, const Env& env);
+  // `a < b < c` is `a < b and b < c` with b evaluated once.
+  Val comparison(const Expr& e, const Env& env);
+  Val call(const Expr& e, const Env& env);
+  // ---- statements --------------------------------------------------------------------
+  Flow block(const std::vector<StmtPtr>& stmts, Env env, bool function_body = false);
+  Flow statement(const Stmt& s, const Env& env);
+  Env merge_env(const Val& c, const Env& a, const Env& b, SourceLoc loc);
+  std::optional<Val> pick_rv(const Val& c, const Flow& a, const Flow& b, SourceLoc loc);
+  Env pick_env(const Val& c, const Val& fa, const Env& ea, const Val& fb, const Env& eb, SourceLoc loc);
+  // Both branches were lowered from the same variables; c picks one.
+  Flow if_merge(const Val& c, Flow a, Flow b, SourceLoc loc);
+  // f then g, where g was lowered from f's fall-through variables.
+  Flow seq(Flow f, Flow g, SourceLoc loc);
+  Flow for_loop(const Stmt& s, const Env& env);
+  // ---- finishing: unused values --------------------------------------------------------
+  // Drops nodes no output needs (inputs stay: they are the function's
+  // signature) and warns about assignments whose value nothing needs.
+  Program prune(const Program& p, Diagnostics& warnings);
+  // ---- state of the walk ---------------------------------------------------------------
+  const FunctionDef& fn_;
+  const CompileOptions& opts_;
+  std::set<std::string> functions_;
+  Builder b_;
+  bool f32_;
+  std::set<std::string> assigned_;
+  std::map<std::tuple<std::uint64_t, int, int>, Value> consts_;
+  std::vector<DefRecord> defs_;
+  std::vector<std::pair<SourceLoc, NodeId>> conditions_;  // dynamic if-statement conditions
+  std::optional<Val> ret_shape_;
+  std::size_t iterations_ = 0;
+  std::size_t arguments_ = 0;        // node arguments emitted so far (the fan-in budget)
+  std::vector<LoopStep> loop_path_;  // enclosing range() iterations, outermost first
+};
+
+}  // namespace tc::py::lowering

@@ -1,0 +1,109 @@
+// Walks the op table and checks the columns other components derive their
+// behaviour from against what the evaluator actually does, so a new row with
+// a wrong column fails here rather than in an emitter or the gradient tape:
+//   kind:     only arithmetic and linear ops turn finite arguments into a
+//             non-finite result (the emitters check exactly those kinds);
+//   kCanFail: exactly the ops some arguments make raise another run-time error;
+//   grad, kSignature, cost: consistent with the kinds.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "eval/evaluator.h"
+#include "ir/builder.h"
+
+namespace tc {
+namespace {
+
+const std::vector<double> kValues = {0, 1, 2, -2, 0.5, 1e308, -1e308, 1e-308};
+
+// A node of `op` over fresh inputs a0..a(n-1), with the smallest argument
+// count the op accepts (two values for the variadic ones).
+Result<Program> single_op(Op op, int& nargs) {
+  const OpInfo& info = op_info(op);
+  Builder b(Semantics::Exact);
+  nargs = op == Op::Gather ? 3 : op == Op::GatherOneHot ? 4 : std::max(info.min_args, op == Op::Affine ? 2 : 1);
+  if (op == Op::SparseAffine) nargs = 2;
+  std::vector<Arg> xs;
+  for (int k = 0; k < nargs; ++k) xs.push_back(b.input("a" + std::to_string(k), Domain::float64()));
+  Value r;
+  switch (op) {
+    case Op::Gather: r = b.gather({xs[1], xs[2]}, xs[0]); break;
+    case Op::GatherOneHot: r = b.gather_one_hot({xs[0], xs[1]}, {xs[2], xs[3]}); break;
+    case Op::Affine: r = b.affine(xs, {1, 1}); break;
+    case Op::SparseAffine: r = b.sparse_affine(xs, {0, 1}, {1, 1}); break;
+    default: r = b.op(op, xs);
+  }
+  return b.build(r);
+}
+
+struct Seen {
+  bool overflow = false;  // a non-finite result from finite arguments
+  bool failure = false;   // any other run-time error
+};
+
+Seen explore(Op op) {
+  int n = 0;
+  auto p = single_op(op, n);
+  EXPECT_TRUE(p.ok()) << op_name(op) << ": " << (p.ok() ? "" : p.error().message);
+  Seen seen;
+  if (!p) return seen;
+  auto ev = Evaluator::create(*p);
+  EXPECT_TRUE(ev.ok());
+  if (!ev) return seen;
+  std::vector<std::size_t> idx(static_cast<std::size_t>(n), 0);
+  while (true) {
+    Env env;
+    for (int k = 0; k < n; ++k) env.inputs["a" + std::to_string(k)] = kValues[idx[static_cast<std::size_t>(k)]];
+    auto r = ev->run(env);
+    if (!r) {
+      const std::string& m = r.error().message;
+      if (m.find("infinite") != std::string::npos || m.find("nan") != std::string::npos) seen.overflow = true;
+      else seen.failure = true;
+    } else if (!std::isfinite(r->outputs[0])) {
+      seen.overflow = true;
+    }
+    std::size_t k = 0;
+    while (k < idx.size() && ++idx[k] == kValues.size()) idx[k++] = 0;
+    if (k == idx.size()) break;
+  }
+  return seen;
+}
+
+TEST(OpColumns, OverflowAndFailureFlagsMatchTheEvaluator) {
+  for (int i = 0; i < kOpCount; ++i) {
+    const Op op = static_cast<Op>(i);
+    const OpInfo& info = op_info(op);
+    if (info.kind == OpKind::Leaf || info.kind == OpKind::Host) continue;  // no arguments / a host binding
+    SCOPED_TRACE(std::string(op_name(op)));
+    Seen seen = explore(op);
+    if (seen.overflow) EXPECT_TRUE(info.kind == OpKind::Arith || info.kind == OpKind::Linear);
+    EXPECT_EQ(seen.failure, info.has(kCanFail));
+  }
+}
+
+TEST(OpColumns, DecisionArgumentsAreExactlyTheTestedOnes) {
+  for (int i = 0; i < kOpCount; ++i) {
+    const Op op = static_cast<Op>(i);
+    const OpInfo& info = op_info(op);
+    SCOPED_TRACE(std::string(op_name(op)));
+    const bool decides = info.kind == OpKind::Compare || op == Op::Select || op == Op::Gather || op == Op::GatherOneHot;
+    EXPECT_EQ(info.decides(), decides);
+    if (op == Op::Select || op == Op::Gather) {
+      EXPECT_TRUE(info.is_decision_arg(0, 3));
+      EXPECT_FALSE(info.is_decision_arg(1, 3));
+    }
+    if (op == Op::GatherOneHot) {
+      EXPECT_TRUE(info.is_decision_arg(1, 4));
+      EXPECT_FALSE(info.is_decision_arg(2, 4));
+    }
+    // Signature ops are exactly the named leaves a caller supplies or keeps.
+    EXPECT_EQ(info.has(kSignature), op == Op::Input || op == Op::Parameter || op == Op::State);
+    EXPECT_EQ(info.cost == OpCost::Free, info.kind == OpKind::Leaf);
+  }
+}
+
+}  // namespace
+}  // namespace tc
