@@ -128,8 +128,11 @@ void CoreProgram::raise_case_error(const tc::Diagnostic& d, std::size_t case_ind
   }
 }
 
-py::object CoreProgram::run_batch(py::handle cases, py::handle params, const std::string& errors) {
+py::object CoreProgram::run_batch(py::handle cases, py::handle params, const std::string& errors, unsigned threads) {
   clear_stashed_error();
+  // Bindings call back into Python, which only the thread holding the GIL may do.
+  if (program_.has_calls() && threads != 1)
+    throw py::value_error("a program with call nodes runs its batch on one thread (its bindings need the GIL)");
   if (errors != "raise" && errors != "nan") throw py::value_error("errors must be 'raise' or 'nan'");
   tc::Evaluator& ev = evaluator();
   tc::Env fixed;
@@ -204,7 +207,7 @@ py::object CoreProgram::run_batch(py::handle cases, py::handle params, const std
   if (!program_.has_calls()) {
     // No binding can call back into Python: let other threads run meanwhile.
     py::gil_scoped_release release;
-    status = ev.run_batch(columns, count, fixed, out);
+    status = ev.run_batch(columns, count, fixed, out, threads);
   } else {
     status = ev.run_batch(columns, count, fixed, out);
   }
@@ -338,9 +341,10 @@ void bind_program(py::module_& m) {
       .def("run", [](py::handle self, py::handle inputs, py::handle params) {
              return core_program(self).run(inputs, params);
            }, py::arg("inputs"), py::arg("params") = py::none())
-      .def("run_batch", [](py::handle self, py::handle cases, py::handle params, const std::string& errors) {
-             return core_program(self).run_batch(cases, params, errors);
-           }, py::arg("cases"), py::arg("params") = py::none(), py::arg("errors") = "raise")
+      .def("run_batch", [](py::handle self, py::handle cases, py::handle params, const std::string& errors,
+                           unsigned threads) {
+             return core_program(self).run_batch(cases, params, errors, threads);
+           }, py::arg("cases"), py::arg("params") = py::none(), py::arg("errors") = "raise", py::arg("threads") = 1)
       .def("gradients", [](py::handle self, py::handle inputs, const std::string& output, py::handle params) {
              return core_program(self).gradients(inputs, output, params);
            }, py::arg("inputs"), py::arg("output") = "result", py::arg("params") = py::none())

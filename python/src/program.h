@@ -24,8 +24,9 @@ class CoreProgram {
   /// One checked case: {output: value}.
   py::dict run(py::handle inputs, py::handle params);
   /// Cases as a list of dicts (-> list of dicts) or a dict of columns
-  /// (-> dict of float64 numpy arrays). errors: "raise" or "nan".
-  py::object run_batch(py::handle cases, py::handle params, const std::string& errors);
+  /// (-> dict of float64 numpy arrays). errors: "raise" or "nan". `threads`
+  /// share the blocks of cases (0: every core); programs with call nodes use one.
+  py::object run_batch(py::handle cases, py::handle params, const std::string& errors, unsigned threads = 1);
   /// {leaf: d output / d leaf} for differentiable inputs and parameters.
   py::dict gradients(py::handle inputs, const std::string& output, py::handle params);
   /// For the torch bridge: outputs (list, Program::outputs order) and, when

@@ -131,6 +131,9 @@ py::object verify_program(py::handle self, py::handle reference, py::handle case
   o.samples = samples;
   o.tolerance = {atol, rtol};
   o.eval.bindings = p.binding_map();
+  // The circuit may use every core, unless a binding calls back into Python:
+  // only this thread holds the GIL.
+  o.threads = p.program().has_calls() ? 1 : 0;
   InterruptProgress progress;
   o.progress = &progress;
   if (!cases_jsonl.is_none()) {

@@ -135,3 +135,12 @@ def test_changing_the_bindings_dict_takes_effect():
     assert p.run({"x": 0, "y": 1}, bindings=bindings) == {"result": 0.5}
     bindings["softplus_mul"] = (lambda x, y: 4.0, None)
     assert p.run({"x": 0, "y": 1}, bindings=bindings) == {"result": 2.0}
+
+
+def test_verify_with_a_python_binding_over_many_cases():
+    # Many blocks of cases: the circuit must stay on the thread holding the GIL.
+    b = Builder()
+    a = b.input("a", int32(min=0, max=20000))
+    p = b.build(b.call("half", a)).bind({"half": (lambda v: v / 2, None)})
+    report = p.verify(lambda a: a / 2)
+    assert report["passed"] and report["cases"] == 20001

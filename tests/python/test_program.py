@@ -222,3 +222,18 @@ def test_run_batch_from_several_threads():
     for t in threads:
         t.join()
     assert len(results) == 4 and all((r == expected).all() for r in results)
+
+
+def test_run_batch_on_several_cores_gives_the_same_bits():
+    import numpy as np
+    p = div_program()
+    a = np.linspace(-10, 10, 100001)
+    b = np.full(100001, 3.0)
+    one = p.run_batch({"a": a, "b": b})["result"]
+    for threads in (0, 2, 3):
+        assert (p.run_batch({"a": a, "b": b}, threads=threads)["result"] == one).all()
+    bb = Builder()
+    x = bb.input("x")
+    q = bb.build(bb.call("f", x)).bind({"f": (lambda v: v, None)})
+    with pytest.raises(ValueError, match="one thread"):
+        q.run_batch({"x": [1.0]}, threads=2)

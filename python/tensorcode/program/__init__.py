@@ -97,13 +97,14 @@ class Program:
             return _run(self._c, inputs, params)
         return _run(self._with(bindings), inputs, params)
 
-    def run_batch(self, cases, *, params=None, bindings=None, errors="raise"):
+    def run_batch(self, cases, *, params=None, bindings=None, errors="raise", threads=1):
         """Runs many cases with the batched evaluator. `cases` is a list of
         input dicts (returns a list of output dicts) or a dict of columns such
         as numpy arrays (returns a dict of float64 numpy arrays). A failing
         case raises EvaluationError (with .case), or gives NaN outputs with
-        errors="nan"."""
-        return self._with(bindings).run_batch(cases, params, errors)
+        errors="nan". `threads` cores share the cases (0: every core; a
+        program with call nodes runs on one)."""
+        return self._with(bindings).run_batch(cases, params, errors, int(threads))
 
     def gradients(self, inputs, output="result", *, params=None, bindings=None):
         """{name: d output / d name} for the differentiable inputs and
