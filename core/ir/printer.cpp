@@ -6,15 +6,11 @@
 #include <map>
 #include <sstream>
 
+#include "base/number_text.h"
+
 namespace tc {
 
-std::string round_trip_number(double v) {
-  if (std::isnan(v)) return "nan";
-  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  char buf[64];
-  auto res = std::to_chars(buf, buf + sizeof buf, v);
-  return std::string(buf, res.ptr);
-}
+std::string round_trip_number(double v) { return shortest_number(v); }
 
 std::string node_text(const Program& program, NodeId id) {
   const Node& n = program.nodes[static_cast<std::size_t>(id)];
