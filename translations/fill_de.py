@@ -331,6 +331,9 @@ DE = {
     'cannot verify: %1': 'Verifizieren nicht möglich: %1',
     'atol and rtol must be numbers': 'atol und rtol müssen Zahlen sein',
     'loop iteration: %1': 'Schleifendurchlauf: %1',
+    'snapshot saved: %1': 'Snapshot gespeichert: %1',
+    '%1 nodes in %2 boxes, grouped by statement and loop iteration (click a group to open it)':
+        '%1 Knoten in %2 Kästen, gruppiert nach Anweisung und Schleifendurchlauf (Gruppe zum Öffnen anklicken)',
     'iteration %1': 'Durchlauf %1',
     '<b>%1</b><br>%2 nodes, layers %3 to %4<br>click to open': '<b>%1</b><br>%2 Knoten, Ebenen %3 bis %4<br>zum Öffnen klicken',
     "<b style='color:#1a7f37'>passed</b>: %1 cases%2 against %3": "<b style='color:#1a7f37'>bestanden</b>: %1 Fälle%2 gegen %3",

@@ -70,6 +70,10 @@
             <source>iteration %1</source>
             <translation>Durchlauf %1</translation>
         </message>
+        <message>
+            <source>%1 nodes in %2 boxes, grouped by statement and loop iteration (click a group to open it)</source>
+            <translation>%1 Knoten in %2 Kästen, gruppiert nach Anweisung und Schleifendurchlauf (Gruppe zum Öffnen anklicken)</translation>
+        </message>
     </context>
     <context>
         <name>tc::views::InputsPanel</name>
@@ -935,6 +939,14 @@
         <message>
             <source>snapshot %1 restored at step %2</source>
             <translation>Snapshot %1 in Schritt %2 wiederhergestellt</translation>
+        </message>
+        <message>
+            <source>snapshot saved: %1</source>
+            <translation>Snapshot gespeichert: %1</translation>
+        </message>
+        <message>
+            <source>Save snapshot</source>
+            <translation>Snapshot speichern</translation>
         </message>
     </context>
     <context>

@@ -73,7 +73,6 @@ struct GroupPlan {
   std::vector<int> top;  ///< node -> level-1 group (-1: not grouped, e.g. constants)
   std::vector<int> sub;  ///< node -> level-2 group (-1: none)
 };
-inline constexpr std::size_t kGroupThreshold = 2000;
 inline constexpr std::size_t kGroupSplit = 400;
 GroupPlan plan_groups(const Program& program, const std::vector<int>& layers);
 /// The layered layout with every group not in `expanded` (indexed by group)
@@ -82,8 +81,11 @@ GroupPlan plan_groups(const Program& program, const std::vector<int>& layers);
 std::shared_ptr<GraphLayout> grouped_layout(const Program& program, const std::vector<int>& layers,
                                             std::shared_ptr<const GroupPlan> plan, const std::vector<char>& expanded);
 
-/// Below this many nodes the main view uses Graphviz.
-inline constexpr std::size_t kGraphvizLimit = 1000;
+/// Up to this many nodes the main view uses Graphviz (dot on a deep chain
+/// of 750 nodes took minutes on a loaded machine: keep it to small circuits).
+inline constexpr std::size_t kGraphvizLimit = 300;
+/// Above this many the circuit is drawn grouped; in between, the layered layout of every node.
+inline constexpr std::size_t kGroupThreshold = 1000;
 
 /// The layered layout of every node.
 std::shared_ptr<GraphLayout> layered_layout(const Program& program, const std::vector<int>& layers);

@@ -476,6 +476,9 @@ void GraphView::paintEvent(QPaintEvent*) {
   QString cap = mode_ == Mode::Neighbourhood
                     ? tr("neighbourhood of #%1: %2 nodes (Graphviz)").arg(centre_).arg(g.ids.size())
                     : (g.graphviz ? tr("%1 nodes, Graphviz dot by schedule layer").arg(g.ids.size())
+                       : plan_    ? tr("%1 nodes in %2 boxes, grouped by statement and loop iteration (click a group to open it)")
+                                     .arg(program.nodes.size())
+                                     .arg(g.ids.size())
                                   : tr("%1 nodes, layered layout by schedule layer").arg(g.ids.size()));
   cap += tr("   zoom %1%").arg(scale_ * 100.0, 0, 'f', scale_ < 0.01 ? 3 : 0);
   p.drawText(rect().adjusted(8, 4, -8, -4), Qt::AlignLeft | Qt::AlignBottom, cap);
