@@ -10,6 +10,7 @@
 
 #include "base/atomic_file.h"
 #include "common.h"
+#include "scale_out.h"
 #include "verify/python_reference.h"
 #include "verify/terminal_progress.h"
 #include "verify/verify.h"
@@ -113,7 +114,8 @@ int run_verify(const VerifyArgs& args) {
   }
   TerminalProgress progress("verify");
   vo.progress = &progress;
-  auto result = verify(loaded->program, **reference, vo);
+  // Under mpirun the ranks split the cases and rank 0 gets the whole report.
+  auto result = scale::verify(loaded->program, **reference, vo);
   progress.finish();
   if (!result) {
     report(result.error(), ro.filename);

@@ -115,7 +115,7 @@ std::unique_ptr<Reference> make_function_reference(ReferenceFunction function, s
   return std::make_unique<FunctionReference>(std::move(function), std::move(description));
 }
 
-Result<VerifyReport> verify(const Program& program, Reference& reference, const VerifyOptions& options) {
+Result<CaseSet> plan_verify_cases(const Program& program, const VerifyOptions& options) {
   std::vector<CaseInput> inputs = program_inputs(program);
   if (options.require_exhaustive && !enumerable_count(inputs, options.max_cases)) {
     return make_error("the inputs " + input_list(inputs) + " cannot be enumerated exhaustively within " +
@@ -128,26 +128,36 @@ Result<VerifyReport> verify(const Program& program, Reference& reference, const 
   plan.samples = options.samples;
   plan.seed = options.seed;
   plan.supplied = options.cases ? &*options.cases : nullptr;
-  auto cases = plan_cases(inputs, plan);
-  if (!cases) return cases.error();
+  return plan_cases(inputs, plan);
+}
 
+Result<VerifyReport> verify(const Program& program, Reference& reference, const VerifyOptions& options) {
+  auto cases = plan_verify_cases(program, options);
+  if (!cases) return cases.error();
+  return verify_range(program, reference, *cases, 0, cases->size(), options);
+}
+
+Result<VerifyReport> verify_range(const Program& program, Reference& reference, const CaseSet& cases,
+                                  std::size_t first, std::size_t last, const VerifyOptions& options) {
+  TC_ASSERT(first <= last && last <= cases.size());
+  const std::vector<CaseInput>& inputs = cases.inputs();
   auto evaluator = Evaluator::create(program, options.eval);
   if (!evaluator) return evaluator.error();
   if (Status s = reference.bind(inputs); !s) return s.error();
 
   VerifyReport report;
-  report.cases = cases->size();
-  report.exhaustive = cases->exhaustive();
+  report.cases = last - first;
+  report.exhaustive = cases.exhaustive();
   const std::size_t block = std::max<std::size_t>(options.block, 1);
   std::vector<std::vector<double>> columns;
   BatchResult batch;
   std::vector<Outcome> circuit, expected;
   Progress* progress = options.progress;
   if (progress) progress->update(0, report.cases, "cases");
-  for (std::size_t begin = 0; begin < report.cases; begin += block) {
+  for (std::size_t begin = first; begin < last; begin += block) {
     if (progress && progress->cancelled()) return make_error("cancelled");
-    std::size_t n = std::min(block, report.cases - begin);
-    cases->fill(begin, n, columns);
+    std::size_t n = std::min(block, last - begin);
+    cases.fill(begin, n, columns);
     if (Status s = run_circuit(*evaluator, columns, n, options.fixed, batch, circuit); !s) return s.error();
     expected.clear();
     if (Status s = reference.evaluate(columns, n, expected, progress); !s) return s.error();
@@ -165,10 +175,21 @@ Result<VerifyReport> verify(const Program& program, Reference& reference, const 
       m.reference = std::move(ref);
       report.mismatches.push_back(std::move(m));
     }
-    if (progress) progress->update(begin + n, report.cases, "cases");
+    if (progress) progress->update(begin - first + n, report.cases, "cases");
   }
   report.passed = report.mismatch_count == 0;
   return report;
+}
+
+void merge_report(VerifyReport& into, VerifyReport next, std::size_t max_reported) {
+  into.cases += next.cases;
+  into.exhaustive = into.exhaustive || next.exhaustive;
+  into.mismatch_count += next.mismatch_count;
+  for (Mismatch& m : next.mismatches) {
+    if (into.mismatches.size() >= max_reported) break;
+    into.mismatches.push_back(std::move(m));
+  }
+  into.passed = into.mismatch_count == 0;
 }
 
 nlohmann::ordered_json outcome_to_json(const Outcome& outcome) {

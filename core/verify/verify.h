@@ -95,6 +95,25 @@ Result<VerifyReport> verify(const Program& program, Reference& reference, const 
 /// "passed", "mismatches": [{"inputs": {...}, "circuit": {...}, "reference":
 /// {...}}]} where a side that raised is {"error": "MESSAGE"}.
 nlohmann::ordered_json report_to_json(const VerifyReport& report);
+
+// Pieces of verify() for splitting one verification between processes
+// (the CLI's MPI layer): every process plans the same cases, runs a
+// contiguous range of them, and the partial reports are merged in range
+// order. verify() is exactly plan_verify_cases + verify_range over all cases.
+
+/// The cases verify() would run (enumerated, supplied or sampled), with the
+/// same checks and errors.
+Result<CaseSet> plan_verify_cases(const Program& program, const VerifyOptions& options);
+
+/// Verifies cases [begin, end) of `cases` (a plan_verify_cases result). The
+/// report counts only those cases and keeps their first max_reported
+/// mismatches; progress counts cases done within the range.
+Result<VerifyReport> verify_range(const Program& program, Reference& reference, const CaseSet& cases,
+                                  std::size_t begin, std::size_t end, const VerifyOptions& options);
+
+/// Appends the report of the range that follows `into`'s: counts add up and
+/// mismatches stay the first max_reported in case order.
+void merge_report(VerifyReport& into, VerifyReport next, std::size_t max_reported);
 /// One side of a mismatch as JSON: outputs by name, or {"error": ...}.
 nlohmann::ordered_json outcome_to_json(const Outcome& outcome);
 
