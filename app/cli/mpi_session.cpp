@@ -26,7 +26,13 @@ bool g_agreed = false;    // a failure was agreed: every rank is on its way out
 int g_real_stderr = -1;   // ranks > 0: the stderr mpirun gave us
 int g_captured = -1;      // ranks > 0: memory file now behind fd 2
 
+/// Set in a rank's environment once it joined the job: processes a rank
+/// starts (reference workers, say) inherit the launcher's variables but must
+/// run as plain processes, not try to join the job again.
+constexpr const char* kJoinedVariable = "TENSORCODE_MPI_RANK_STARTED";
+
 bool launched_by_mpirun() {
+  if (std::getenv(kJoinedVariable)) return false;
   // OpenMPI's mpirun sets OMPI_COMM_WORLD_SIZE; PMIx and Hydra launchers
   // (srun, MPICH's mpiexec) set PMIX_RANK or PMI_RANK.
   return std::getenv("OMPI_COMM_WORLD_SIZE") || std::getenv("PMIX_RANK") || std::getenv("PMI_RANK");
@@ -101,6 +107,7 @@ bool start(int& argc, char**& argv) {
   // Only the main thread calls MPI (worker threads never do).
   MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
   g_running = true;
+  setenv(kJoinedVariable, "1", 1);
   MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
   MPI_Comm_size(MPI_COMM_WORLD, &g_size);
   if (g_rank == 0)
