@@ -217,6 +217,11 @@ Result<VerifyReport> verify(const Program& program, Reference& reference, const 
       else
         merge_report(report, std::move(next), options.max_reported);
     }
+    // The whole plan ran, over all ranks: the report says so whatever a
+    // partial report says about its own range.
+    report.cases = cases->size();
+    report.exhaustive = cases->exhaustive();
+    report.passed = report.mismatch_count == 0;
     summary[0] = report.cases;
     summary[1] = report.mismatch_count;
     summary[2] = report.exhaustive ? 1 : 0;
