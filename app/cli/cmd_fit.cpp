@@ -183,7 +183,7 @@ int fit_command(const FitArgs& args) {
   // Under mpirun each rank reads and trains on its own shard of the data.
   auto input = scale::open_lines(args.data, "data file");
   if (!input) {
-    report(input.error());
+    if (!scale::is_remote_failure(input.error())) report(input.error());  // else rank 0 printed it
     return kRejected;
   }
   std::optional<scale::Failure> bad_line;

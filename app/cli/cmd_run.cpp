@@ -212,7 +212,7 @@ int run_cases(const RunArgs& args, const LoadedProgram& loaded, const Evaluator&
   // Under mpirun each rank reads its own shard of the file (scale_out.h).
   auto input = scale::open_lines(args.cases, "cases file");
   if (!input) {
-    report(input.error());
+    if (!scale::is_remote_failure(input.error())) report(input.error());  // else rank 0 printed it
     return kRejected;
   }
   std::optional<scale::Failure> bad_line;

@@ -118,7 +118,7 @@ int run_verify(const VerifyArgs& args) {
   auto result = scale::verify(loaded->program, **reference, vo);
   progress.finish();
   if (!result) {
-    report(result.error(), ro.filename);
+    if (!scale::is_remote_failure(result.error())) report(result.error(), ro.filename);  // else rank 0 printed it
     return kRejected;
   }
   print_json(report_to_json(*result));

@@ -142,6 +142,17 @@ class Reduction final : public FitReduction {
   std::vector<double> buffer_;
 };
 
+/// The error a step returns after a failed agreement. A rank that stopped
+/// on its own before the step (it could not read the program, say) took
+/// part through its exit agreement, with key UINT64_MAX and its whole error
+/// line: rank 0 prints that line here, and the step returns the
+/// remote-failure error, which the commands do not print again.
+Diagnostic failure_error(const Failure& f) {
+  if (f.key != UINT64_MAX) return make_error(f.message);
+  if (rank() == 0 && !f.message.empty()) std::fprintf(stderr, "%s\n", f.message.c_str());
+  return make_error(kRemoteFailure);
+}
+
 }  // namespace
 
 Result<LineInput> open_lines(const std::string& path, const std::string& what) {
@@ -153,7 +164,7 @@ Result<LineInput> open_lines(const std::string& path, const std::string& what) {
     shard = read_line_shard(path, rank(), size());
     if (!shard) mine = Failure{0, kRejected, shard.error().message};
   }
-  if (auto f = mpi::first_failure(std::move(mine))) return make_error(f->message);
+  if (auto f = mpi::first_failure(std::move(mine))) return failure_error(*f);
   // Line numbers continue across shards: rank r starts after the lines of
   // ranks 0 .. r-1.
   std::vector<std::uint64_t> newlines(static_cast<std::size_t>(size()));
@@ -168,6 +179,9 @@ Result<LineInput> open_lines(const std::string& path, const std::string& what) {
 Result<VerifyReport> verify(const Program& program, Reference& reference, const VerifyOptions& options) {
   // Every rank plans the same cases (enumeration, the supplied file, or the
   // same seeded samples), so a plan error is the same everywhere too.
+  // Every rank is here, or stopped before and meets this agreement with its
+  // exit agreement; past it, each rank sends rank 0 its progress to the end.
+  if (auto f = mpi::first_failure(std::nullopt)) return failure_error(*f);
   auto cases = plan_verify_cases(program, options);
   if (!cases) return cases.error();
   const IndexRange range = rank_range(cases->size(), rank(), size());
@@ -185,6 +199,7 @@ Result<VerifyReport> verify(const Program& program, Reference& reference, const 
     mine = Failure{static_cast<std::uint64_t>(rank()), kRejected, w.take()};
   }
   if (auto f = mpi::first_failure(std::move(mine))) {
+    if (f->key == UINT64_MAX) return failure_error(*f);
     WireReader r(f->message);
     return read_diagnostic(r);
   }

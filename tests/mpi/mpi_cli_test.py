@@ -76,6 +76,26 @@ def same_as_single(name, args, cwd, ranks=2, expect_rc=None, outputs=()):
     return single
 
 
+def rank_local_failure(name, good, bad, cwd):
+    """One rank runs `bad` (say, its machine lacks a file), the other
+    `good` (mpirun's MPMD form), in both orders: the job must end, not hang,
+    with exit 3 and exactly the error line a single process prints for
+    `bad`, and print nothing on stdout."""
+    if ONLY and name not in ONLY:
+        return
+    rc, out, err = tc(bad, cwd)
+    check(name + ": single process fails", rc == 3 and err.count("\n") == 1, err)
+    env = dict(os.environ, OMPI_MCA_rmaps_base_oversubscribe="1")
+    for first, second in ((good, bad), (bad, good)):
+        cmd = mpi_prefix(1) + [TC] + first + [":", "-np", "1", TC] + second
+        p = subprocess.run(cmd, cwd=cwd, capture_output=True, timeout=TIMEOUT, env=env)
+        which = "rank 0" if first is bad else "rank 1"
+        check(f"{name} ({which} fails): status", p.returncode == 3, p.returncode)
+        check(f"{name} ({which} fails): stderr", p.stderr.decode() == err, f"{p.stderr.decode()!r} vs {err!r}")
+        check(f"{name} ({which} fails): stdout", p.stdout.decode() == "", p.stdout.decode()[:300])
+    print(f"ok {name}" if not any(f.startswith(name) for f in failures) else f"-- {name}", flush=True)
+
+
 def write(path, text):
     with open(path, "w") as f:
         f.write(text)
@@ -135,6 +155,8 @@ def verify_checks(work):
                                               "--reference-timeout", "0.2"], work, expect_rc=3)
     write(os.path.join(work, "hang2.py"),
           "def f(a, b):\n    while (a, b) in ((-60, 1), (50, 7)):\n        pass\n    return a * b\n")
+    rank_local_failure("verify_rank_local_failure", ["verify", "ref.py", *grid],
+                       ["verify", "missing.py", *grid], work)
     same_as_single("verify_reference_error_first", ["verify", "ref.py", *grid, "--reference", "hang2.py",
                                                     "--reference-timeout", "0.2"], work, expect_rc=3)
 
@@ -166,6 +188,8 @@ def run_checks(work):
     bad[700] = '{"x": 1, "y": 2, "z": 3}'  # also one in rank 0's: the first is reported
     write(os.path.join(work, "bad2.jsonl"), "\n".join(bad) + "\n")
     same_as_single("run_cases_first_bad_line", ["run", "g.json", "--cases", "bad2.jsonl"], work, expect_rc=3)
+    rank_local_failure("run_rank_local_failure", ["run", "g.json", "--cases", "cases.jsonl"],
+                       ["run", "missing.json", "--cases", "cases.jsonl"], work)
     same_as_single("run_cases_missing_file", ["run", "g.json", "--cases", "nothing.jsonl"], work, expect_rc=3)
 
 
@@ -218,6 +242,8 @@ def fit_checks(work):
     write(os.path.join(work, "one.jsonl"), data[0] + "\n")  # rank 1 has no cases at all
     same_as_single("fit_one_case", fit + ["--data", "one.jsonl"], work, ranks=1, expect_rc=0, outputs=["trained.json"])
     same_as_single("fit_one_case_two_ranks", fit + ["--data", "one.jsonl"], work, expect_rc=0)
+    rank_local_failure("fit_rank_local_failure", fit + ["--data", "data.jsonl"],
+                       ["fit", "missing.json"] + fit[2:] + ["--data", "data.jsonl"], work)
     write(os.path.join(work, "empty.jsonl"), "\n\n")
     same_as_single("fit_no_cases", fit + ["--data", "empty.jsonl"], work, expect_rc=3, outputs=["trained.json"])
 
