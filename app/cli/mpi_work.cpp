@@ -18,7 +18,7 @@ namespace tc::cli::scale::mpi {
 
 namespace {
 
-constexpr int kTagProgress = 101, kTagProgressEnd = 102, kTagText = 103;
+constexpr int kTagProgress = 101, kTagProgressEnd = 102, kTagText = 103, kTagFailed = 104;
 constexpr std::size_t kChunk = std::size_t{1} << 30;  // MPI counts are int
 const char* const kRemoteFailure = "stopped because another process failed";
 
@@ -59,7 +59,17 @@ class CombinedProgress final : public Progress {
     MPI_Isend(&sent_, 1, MPI_UINT64_T, 0, kTagProgress, MPI_COMM_WORLD, &pending_);
   }
 
-  [[nodiscard]] bool cancelled() const override { return inner_ && inner_->cancelled(); }
+  /// Also true once a lower rank has failed: its error comes first in case
+  /// order, so what this rank would still find cannot be reported.
+  [[nodiscard]] bool cancelled() const override {
+    if (inner_ && inner_->cancelled()) return true;
+    if (overtaken_ || std::this_thread::get_id() != thread_) return overtaken_;
+    int flag = 0;
+    MPI_Iprobe(MPI_ANY_SOURCE, kTagFailed, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+    overtaken_ = flag != 0;  // the message itself is received after the range (verify)
+    return overtaken_;
+  }
+  [[nodiscard]] bool overtaken() const { return overtaken_; }
 
   /// Collective-free end of the progress stream; rank 0 keeps drawing while
   /// it waits for the others to finish their ranges.
@@ -94,6 +104,7 @@ class CombinedProgress final : public Progress {
   }
 
   Progress* inner_;
+  mutable bool overtaken_ = false;
   std::uint64_t total_, mine_ = 0, sent_ = 0;
   std::vector<std::uint64_t> others_;
   std::string what_;
@@ -190,7 +201,22 @@ Result<VerifyReport> verify(const Program& program, Reference& reference, const 
   local.progress = &progress;
   auto part = verify_range(program, reference, *cases, static_cast<std::size_t>(range.begin),
                            static_cast<std::size_t>(range.end), local);
+  // A rank that failed tells the ranks after it, which stop early (their
+  // cases come later, so no error of theirs would be reported).
+  const int sent = !part && !progress.overtaken() ? 1 : 0;
+  if (sent) {
+    const int one = 1;
+    for (int r = rank() + 1; r < size(); ++r) MPI_Send(&one, 1, MPI_INT, r, kTagFailed, MPI_COMM_WORLD);
+  }
   progress.close();
+  // Receive exactly the notices that were sent, so none is left pending.
+  std::vector<int> senders(static_cast<std::size_t>(size()));
+  MPI_Allgather(&sent, 1, MPI_INT, senders.data(), 1, MPI_INT, MPI_COMM_WORLD);
+  for (int q = 0; q < rank(); ++q)
+    if (senders[static_cast<std::size_t>(q)]) {
+      int one = 0;
+      MPI_Recv(&one, 1, MPI_INT, q, kTagFailed, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    }
   // An error in an earlier range is the one a single process meets first.
   std::optional<Failure> mine;
   if (!part) {
