@@ -157,6 +157,11 @@ def verify_checks(work):
                                               "--reference-timeout", "0.2"], work, expect_rc=3)
     write(os.path.join(work, "hang2.py"),
           "def f(a, b):\n    while (a, b) in ((-60, 1), (50, 7)):\n        pass\n    return a * b\n")
+    # The hang in rank 0's range: ranks 1 and 2 are told and stop early.
+    write(os.path.join(work, "hang0.py"),
+          "def f(a, b):\n    while a == -90 and b == 7:\n        pass\n    return a * b\n")
+    same_as_single("verify_reference_error_three_ranks", ["verify", "ref.py", *grid, "--reference", "hang0.py",
+                                                          "--reference-timeout", "0.2"], work, ranks=3, expect_rc=3)
     rank_local_failure("verify_rank_local_failure", ["verify", "ref.py", *grid],
                        ["verify", "missing.py", *grid], work)
     same_as_single("verify_reference_error_first", ["verify", "ref.py", *grid, "--reference", "hang2.py",
