@@ -114,11 +114,13 @@ inline Outcome read_outcome(WireReader& r) {
 inline std::string write_report(const VerifyReport& report) {
   WireWriter w;
   w.u64(report.cases);
+  w.u64(report.planned_cases);
   w.u64(report.exhaustive ? 1 : 0);
   w.u64(report.passed ? 1 : 0);
   w.u64(report.mismatch_count);
   w.u64(report.mismatches.size());
   for (const Mismatch& m : report.mismatches) {
+    w.u64(m.index);
     w.u64(m.inputs.size());
     for (const auto& [name, value] : m.inputs) {
       w.str(name);
@@ -134,12 +136,14 @@ inline VerifyReport read_report(const std::string& bytes, bool& ok) {
   WireReader r(bytes);
   VerifyReport report;
   report.cases = r.u64();
+  report.planned_cases = r.u64();
   report.exhaustive = r.u64() != 0;
   report.passed = r.u64() != 0;
   report.mismatch_count = r.u64();
   const std::uint64_t n = r.u64();
   for (std::uint64_t k = 0; k < n && r.ok(); ++k) {
     Mismatch m;
+    m.index = r.u64();
     const std::uint64_t inputs = r.u64();
     for (std::uint64_t i = 0; i < inputs && r.ok(); ++i) {
       std::string name = r.str();

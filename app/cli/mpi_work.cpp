@@ -199,8 +199,11 @@ Result<VerifyReport> verify(const Program& program, Reference& reference, const 
   CombinedProgress progress(options.progress, cases->size());
   VerifyOptions local = options;
   local.progress = &progress;
-  auto part = verify_range(program, reference, *cases, static_cast<std::size_t>(range.begin),
-                           static_cast<std::size_t>(range.end), local);
+  local.first_case = static_cast<std::size_t>(range.begin);
+  local.end_case = static_cast<std::size_t>(range.end);
+  // An empty range (more ranks than cases) runs nothing; verify() would
+  // still load and bind the reference, which is harmless.
+  auto part = tc::verify(program, reference, local);
   // A rank that failed tells the ranks after it, which stop early (their
   // cases come later, so no error of theirs would be reported).
   const int sent = !part && !progress.overtaken() ? 1 : 0;
@@ -261,6 +264,7 @@ Result<VerifyReport> verify(const Program& program, Reference& reference, const 
     // The whole plan ran, over all ranks: the report says so whatever a
     // partial report says about its own range.
     report.cases = cases->size();
+    report.planned_cases = cases->size();
     report.exhaustive = cases->exhaustive();
     report.passed = report.mismatch_count == 0;
     summary[0] = report.cases;
@@ -271,6 +275,7 @@ Result<VerifyReport> verify(const Program& program, Reference& reference, const 
   if (rank() != 0) {
     report.cases = static_cast<std::size_t>(summary[0]);
     report.mismatch_count = static_cast<std::size_t>(summary[1]);
+    report.planned_cases = report.cases;
     report.exhaustive = summary[2] != 0;
     report.passed = report.mismatch_count == 0;
   }

@@ -2,7 +2,12 @@
 // MPI side (mpi_*.cpp, built with TC_ENABLE_MPI) when mpirun started us.
 #include "scale_out.h"
 
+#include <sched.h>
+
+#include <algorithm>
 #include <cstdio>
+#include <cstdlib>
+#include <thread>
 #include <fstream>
 
 #include "common.h"
@@ -52,6 +57,21 @@ int size() {
   if (g_active) return mpi::size();
 #endif
   return 1;
+}
+
+unsigned threads(unsigned requested) {
+  if (requested != 0 || !g_active) return requested;
+  // mpirun usually binds each rank to its own cores: then the rank's CPU set
+  // is its share. Unbound ranks see the whole machine and divide it by the
+  // ranks running on it (OpenMPI says how many; other launchers: one each).
+  const unsigned machine = std::max(1u, std::thread::hardware_concurrency());
+  unsigned mine = machine;
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) == 0) mine = std::max(1, CPU_COUNT(&set));
+  if (mine < machine) return mine;
+  const char* local = std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+  const long ranks = local ? std::strtol(local, nullptr, 10) : static_cast<long>(machine);
+  return std::max(1u, machine / static_cast<unsigned>(std::max(1L, ranks)));
 }
 
 void abort_after_internal_error() {

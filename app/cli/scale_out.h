@@ -42,6 +42,12 @@ int rank();
 int size();
 inline bool leader() { return rank() == 0; }
 
+/// The thread count a command passes on for its --threads value: the value
+/// itself when given (not 0); under MPI, otherwise, the cores of this
+/// machine divided between the ranks running on it, so that ranks sharing a
+/// machine do not each start a thread per core; 0 (every core) otherwise.
+unsigned threads(unsigned requested);
+
 /// Called by main after an unexpected exception: under MPI the other ranks
 /// may be inside a collective, so the job is aborted (MPI_Abort) rather
 /// than left waiting.

@@ -1,6 +1,7 @@
-// verify_range + merge_report, the pieces the MPI layer splits verify into:
-// any split of the planned cases into consecutive ranges, verified range by
-// range and merged in order, gives exactly verify()'s report.
+// Case ranges (VerifyOptions::first_case/end_case) + merge_report, the
+// pieces the MPI layer splits verify into: any split of the planned cases
+// into consecutive ranges, verified range by range and merged in order,
+// gives exactly verify()'s report.
 #include <gtest/gtest.h>
 
 #include "ir/builder.h"
@@ -54,7 +55,10 @@ TEST(VerifyRange, MergedRangesEqualTheWholeRun) {
     VerifyReport merged;
     for (std::size_t k = 0; k < parts; ++k) {
       const std::size_t begin = cases->size() * k / parts, end = cases->size() * (k + 1) / parts;
-      auto part = verify_range(s.program, *s.reference, *cases, begin, end, o);
+      VerifyOptions range = o;
+      range.first_case = begin;
+      range.end_case = end;
+      auto part = verify(s.program, *s.reference, range);
       ASSERT_TRUE(part.ok());
       EXPECT_EQ(part->cases, end - begin);
       if (k == 0)
@@ -62,7 +66,11 @@ TEST(VerifyRange, MergedRangesEqualTheWholeRun) {
       else
         merge_report(merged, std::move(*part), o.max_reported);
     }
+    merged.exhaustive = cases->exhaustive();  // the caller knows the ranges covered the plan
     EXPECT_EQ(json_of(merged), json_of(*whole)) << parts << " parts";
+    EXPECT_EQ(merged.planned_cases, whole->planned_cases);
+    for (std::size_t k = 0; k < merged.mismatches.size(); ++k)
+      EXPECT_EQ(merged.mismatches[k].index, whole->mismatches[k].index);
   }
 }
 
