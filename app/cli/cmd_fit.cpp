@@ -13,6 +13,7 @@
 
 #include "common.h"
 #include "options.h"
+#include "scale_out.h"
 #include "grad/fit.h"
 #include "ir/artifact.h"
 
@@ -61,13 +62,14 @@ struct Target {
   std::string output, field;
 };
 
-/// Reads the JSON Lines cases; errors carry the 1-based line in loc.line.
-Status read_data(const std::string& path, const Program& p, const std::vector<Target>& targets,
-                 std::vector<FitCase>& cases, std::vector<std::size_t>& lines) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return make_error("cannot open data file '" + path + "'");
+/// Reads the JSON Lines cases (the file, or this rank's shard of it under
+/// mpirun, starting at the file's line `first_line`); errors carry the
+/// 1-based line of the file in loc.line. An empty file is checked by the
+/// caller (over all shards).
+Status read_data(std::istream& in, std::uint64_t first_line, const std::string& path, const Program& p,
+                 const std::vector<Target>& targets, std::vector<FitCase>& cases, std::vector<std::size_t>& lines) {
   std::string line;
-  std::size_t lineno = 0;
+  std::size_t lineno = static_cast<std::size_t>(first_line) - 1;
   auto fail = [&](const std::string& msg) { return make_error(msg, SourceLoc{static_cast<int>(lineno), 0}); };
   while (std::getline(in, line)) {
     ++lineno;
@@ -109,12 +111,21 @@ Status read_data(const std::string& path, const Program& p, const std::vector<Ta
     lines.push_back(lineno);
   }
   if (in.bad()) return make_error("cannot read data file '" + path + "'");
-  if (cases.empty()) return make_error("data file '" + path + "' has no cases");
   return ok_status();
 }
 
-void report_line(const std::string& file, std::size_t line, const std::string& message) {
-  std::fprintf(stderr, "%s:%zu: error: %s\n", file.c_str(), line, message.c_str());
+std::string line_message(const std::string& file, std::size_t line, const std::string& message) {
+  return file + ":" + std::to_string(line) + ": error: " + message;
+}
+
+/// A failed fit: every rank failed at the same step (or before any), so all
+/// agree on the error to report, the first in data order; a single process
+/// reports its own. Rank 0 prints it (scale_out.h).
+int fail_together(std::optional<scale::Failure> mine) {
+  auto f = scale::first_failure(std::move(mine));
+  if (!f) f = scale::Failure{0, kRejected, "error: fit failed"};  // cannot happen: some rank failed
+  std::fprintf(stderr, "%s\n", f->message.c_str());
+  return f->rc;
 }
 
 int fit_command(const FitArgs& args) {
@@ -171,11 +182,26 @@ int fit_command(const FitArgs& args) {
   }
   std::vector<FitCase> cases;
   std::vector<std::size_t> lines;
-  if (Status s = read_data(args.data, program, targets, cases, lines); !s) {
-    if (s.error().loc)
-      report_line(args.data, static_cast<std::size_t>(s.error().loc->line), s.error().message);
-    else
-      report(s.error());
+  // Under mpirun each rank reads and trains on its own shard of the data.
+  auto input = scale::open_lines(args.data, "data file");
+  if (!input) {
+    if (!scale::is_remote_failure(input.error())) report(input.error());  // else rank 0 printed it
+    return kRejected;
+  }
+  std::optional<scale::Failure> bad_line;
+  if (Status s = read_data(*input->stream, input->first_line, args.data, program, targets, cases, lines); !s) {
+    const Diagnostic& d = s.error();
+    bad_line = d.loc ? scale::Failure{static_cast<std::uint64_t>(d.loc->line), kRejected,
+                                      line_message(args.data, static_cast<std::size_t>(d.loc->line), d.message)}
+                     : scale::Failure{0, kRejected, Diagnostic(d).format()};
+  }
+  if (auto f = scale::first_failure(std::move(bad_line))) {  // the first bad line over all ranks
+    std::fprintf(stderr, "%s\n", f->message.c_str());
+    return f->rc;
+  }
+  const std::uint64_t total_cases = scale::total(cases.size());
+  if (total_cases == 0) {
+    report(make_error("data file '" + args.data + "' has no cases"));
     return kRejected;
   }
   FitOptions options;
@@ -184,22 +210,26 @@ int fit_command(const FitArgs& args) {
   options.optimizer = args.optimizer == "adam" ? Optimizer::Adam : Optimizer::Sgd;
   options.learning_rate = args.lr;
   options.steps = args.steps;
-  options.threads = args.threads;
+  options.threads = scale::threads(args.threads);  // under mpirun: this machine's share
   TerminalProgress progress;
   options.progress = &progress;
+  options.reduction = scale::fit_reduction();  // data-parallel under mpirun
+  options.total_cases = static_cast<std::size_t>(total_cases);
   std::size_t failed = cases.size();
   auto r = fit(program, cases, options, &failed);
-  if (!r) {
-    if (failed < cases.size()) {
-      report_line(args.data, lines[failed], r.error().message);
-    } else {
-      Diagnostic d = r.error();
-      if (!loaded->source) d.loc.reset();
-      report(d, args.program.path);
-    }
-    return kRejected;
+  std::optional<scale::Failure> mine;
+  if (!r && failed < cases.size()) {
+    mine = scale::Failure{lines[failed], kRejected, line_message(args.data, lines[failed], r.error().message)};
+  } else if (!r && !scale::is_remote_failure(r.error())) {
+    Diagnostic d = r.error();
+    if (!loaded->source) d.loc.reset();
+    if (d.file.empty()) d.file = args.program.path;
+    if (!d.loc || !d.loc->valid()) d.file.clear();  // as report() prints it
+    mine = scale::Failure{UINT64_MAX - 1, kRejected, d.format()};
   }
-  if (!args.out.empty()) {
+  if (!r) return fail_together(std::move(mine));
+  // Every rank holds the same trained program; rank 0 writes it.
+  if (!args.out.empty() && scale::leader()) {
     if (int rc = write_output(args.out, save_artifact(r->program)); rc != kOk) return rc;
   }
   nlohmann::ordered_json j;

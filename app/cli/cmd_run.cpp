@@ -13,6 +13,7 @@
 
 #include "common.h"
 #include "options.h"
+#include "scale_out.h"
 #include "ir/artifact.h"
 #ifdef TC_HAVE_VULKAN
 #include "vulkan/runner.h"  // backends engineer: the vulkan seam below
@@ -26,6 +27,7 @@ struct RunArgs {
   AssignmentArgs assignments;
   std::string cases;
   std::string backend = "cpu";
+  std::string out;
   unsigned threads = 0;  ///< 0: every core
 };
 
@@ -157,20 +159,20 @@ int run_single(const RunArgs& args, const LoadedProgram& loaded, const Evaluator
   return kOk;
 }
 
-/// Reads the cases file into columns (input_ids order). Any malformed line
-/// is an error naming its 1-based line (Diagnostic::loc.line, column 0);
-/// blank lines are skipped.
-Status read_cases(const std::string& path, const Program& p, const std::vector<NodeId>& ids,
-                  std::vector<std::vector<double>>& columns, std::size_t& count, ProgressLine& progress) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return make_error("cannot open cases file '" + path + "'");
+/// Reads the cases (the file, or this rank's shard of it under mpirun, whose
+/// first line is the file's line `first_line`) into columns (input_ids
+/// order). Any malformed line is an error naming its 1-based line in the
+/// file (Diagnostic::loc.line, column 0); blank lines are skipped.
+Status read_cases(std::istream& in, std::uint64_t first_line, const std::string& path, const Program& p,
+                  const std::vector<NodeId>& ids, std::vector<std::vector<double>>& columns, std::size_t& count,
+                  ProgressLine& progress) {
   in.exceptions(std::ios::goodbit);
   std::map<std::string, std::size_t, std::less<>> index;
   for (std::size_t k = 0; k < ids.size(); ++k) index.emplace(p.nodes[static_cast<std::size_t>(ids[k])].name, k);
   columns.assign(ids.size(), {});
   count = 0;
   std::string line;
-  std::size_t lineno = 0;
+  std::size_t lineno = static_cast<std::size_t>(first_line) - 1;
   std::vector<std::uint8_t> seen(ids.size());
   auto fail = [&](const std::string& msg) { return make_error(msg, SourceLoc{static_cast<int>(lineno), 0}); };
   while (std::getline(in, line)) {
@@ -209,17 +211,28 @@ int run_cases(const RunArgs& args, const LoadedProgram& loaded, const Evaluator&
   std::vector<std::vector<double>> columns;
   std::size_t count = 0;
   ProgressLine progress;
-  if (Status s = read_cases(args.cases, p, ev.input_ids(), columns, count, progress); !s) {
-    progress.clear();
-    const Diagnostic& d = s.error();
-    // "FILE:LINE: error: MESSAGE", as replay reports event lines.
-    if (d.loc)
-      std::fprintf(stderr, "%s:%d: error: %s\n", args.cases.c_str(), d.loc->line, d.message.c_str());
-    else
-      report(d);
+  // Under mpirun each rank reads its own shard of the file (scale_out.h).
+  auto input = scale::open_lines(args.cases, "cases file");
+  if (!input) {
+    if (!scale::is_remote_failure(input.error())) report(input.error());  // else rank 0 printed it
     return kRejected;
   }
-  if (count == 0) return kOk;
+  std::optional<scale::Failure> bad_line;
+  if (Status s = read_cases(*input->stream, input->first_line, args.cases, p, ev.input_ids(), columns, count,
+                            progress);
+      !s) {
+    const Diagnostic& d = s.error();
+    // "FILE:LINE: error: MESSAGE", as replay reports event lines.
+    bad_line = scale::Failure{d.loc ? static_cast<std::uint64_t>(d.loc->line) : 0, kRejected,
+                              d.loc ? args.cases + ":" + std::to_string(d.loc->line) + ": error: " + d.message
+                                    : Diagnostic(d).format()};
+  }
+  if (auto f = scale::first_failure(std::move(bad_line))) {  // the first bad line over all ranks
+    progress.clear();
+    std::fprintf(stderr, "%s\n", f->message.c_str());
+    return f->rc;
+  }
+  scale::OrderedOutput output(args.out);
   // CPU chunks bound the memory of the results and let progress show (the
   // evaluator blocks cases further inside each chunk). Another backend gets
   // the whole batch at once, as it prepares its device program per call.
@@ -230,12 +243,13 @@ int run_cases(const RunArgs& args, const LoadedProgram& loaded, const Evaluator&
   for (std::size_t start = 0; start < count; start += chunk) {
     const std::size_t m = std::min(chunk, count - start);
     for (std::size_t k = 0; k < columns.size(); ++k) spans[k] = std::span<const double>(columns[k].data() + start, m);
-    Status s = args.backend == "cpu" ? ev.run_batch(spans, m, fixed, br, args.threads)
+    Status s = args.backend == "cpu" ? ev.run_batch(spans, m, fixed, br, scale::threads(args.threads))
                                      : run_batch_on_backend(args.backend, p, spans, m, fixed, br);
     if (!s) {
       progress.clear();
-      report(s.error());
-      return kRejected;
+      Diagnostic d = s.error();
+      if (!d.loc || !d.loc->valid()) d.file.clear();  // as report() prints it
+      return output.finish(scale::Failure{input->first_line, kRejected, d.format()});
     }
     text.clear();
     std::size_t next_error = 0;
@@ -253,12 +267,11 @@ int run_cases(const RunArgs& args, const LoadedProgram& loaded, const Evaluator&
       }
       text += '\n';
     }
-    std::fwrite(text.data(), 1, text.size(), stdout);
+    output.append(text);
     progress.update("evaluated", start + m, count);
   }
   progress.clear();
-  std::fflush(stdout);
-  return kOk;
+  return output.finish();
 }
 
 int run_command(const RunArgs& args) {
@@ -300,6 +313,9 @@ CommandRegistration reg{
       auto* cases = sub.add_option("--cases", args->cases,
                                    "JSON Lines file, one object of input values per line; prints one line per case");
       cases->excludes(set);
+      sub.add_option("-o,--out", args->out,
+                     "with --cases: write the result lines to this file (atomically) instead of stdout")
+          ->needs(cases);
       add_threads_option(sub, args->threads);
       sub.add_option("--backend", args->backend, "where to evaluate: cpu (default) or vulkan")
           ->check(CLI::IsMember({"cpu", "vulkan"}));

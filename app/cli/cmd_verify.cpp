@@ -11,6 +11,7 @@
 #include "base/atomic_file.h"
 #include "common.h"
 #include "options.h"
+#include "scale_out.h"
 #include "verify/python_reference.h"
 #include "terminal_progress.h"
 #include "verify/verify.h"
@@ -91,7 +92,7 @@ int run_verify(const VerifyArgs& args) {
   vo.max_cases = args.max_cases;
   vo.samples = args.samples;
   vo.seed = args.seed;
-  vo.threads = args.threads;
+  vo.threads = scale::threads(args.threads);  // under mpirun: this machine's share
   vo.tolerance = {args.atol, args.rtol};
   if (!args.cases.empty()) {
     auto text = read_file(args.cases);
@@ -108,10 +109,11 @@ int run_verify(const VerifyArgs& args) {
   }
   TerminalProgress progress("verify");
   vo.progress = &progress;
-  auto result = verify(loaded->program, **reference, vo);
+  // Under mpirun the ranks split the cases and rank 0 gets the whole report.
+  auto result = scale::verify(loaded->program, **reference, vo);
   progress.finish();
   if (!result) {
-    report(result.error(), ro.filename);
+    if (!scale::is_remote_failure(result.error())) report(result.error(), ro.filename);  // else rank 0 printed it
     return kRejected;
   }
   print_json(report_to_json(*result));

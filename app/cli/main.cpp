@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "command.h"
+#include "scale_out.h"
 
 namespace tc::cli {
 std::vector<CommandSpec>& command_registry() {
@@ -14,7 +15,9 @@ std::vector<CommandSpec>& command_registry() {
 }
 }  // namespace tc::cli
 
-int main(int argc, char** argv) {
+namespace {
+
+int run_cli(int argc, char** argv) {
   using namespace tc::cli;
   CLI::App app{"tensorcode: compile, run, differentiate, verify and export small numerical programs.\n"
                "PROGRAM is an artifact (.json) or Python source (.py, compiled with the compile flags).",
@@ -49,12 +52,23 @@ int main(int argc, char** argv) {
       if (sub->parsed()) return run();
   } catch (const std::bad_alloc&) {
     std::fprintf(stderr, "error: out of memory\n");
+    scale::abort_after_internal_error();
     return kRejected;
   } catch (const std::exception& e) {
     // Core reports errors as values; reaching here is a bug, but the user
     // still gets one line and a failing status rather than a crash.
     std::fprintf(stderr, "error: internal error: %s\n", e.what());
+    scale::abort_after_internal_error();
     return kRejected;
   }
   return kUsage;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // Under mpirun every rank runs the same command; the session splits the
+  // work and makes the ranks agree on the exit status (scale_out.h).
+  tc::cli::scale::Session session(argc, argv);
+  return session.finish(run_cli(argc, argv));
 }

@@ -18,13 +18,8 @@ Result<FitReport> fit(const Program& program, const std::vector<FitCase>& cases,
   if (!std::isfinite(options.learning_rate) || options.learning_rate <= 0)
     return make_error("the learning rate must be finite and greater than 0");
   if (options.targets.empty()) return make_error("fit needs at least one target output");
-  if (cases.empty()) return make_error("fit needs at least one case");
-  for (std::size_t c = 0; c < cases.size(); ++c)
-    if (cases[c].targets.size() != options.targets.size()) {
-      if (failed_case) *failed_case = c;
-      return make_error("case has " + std::to_string(cases[c].targets.size()) + " targets, expected " +
-                        std::to_string(options.targets.size()));
-    }
+  const std::size_t total = options.reduction ? options.total_cases : cases.size();
+  if (total == 0) return make_error("fit needs at least one case");
   GradOptions go = options.grad;
   go.wrt = GradWrt::Parameters;  // inputs are data: paths from them never count
   auto tape = GradientTape::create(program, options.targets, go);
@@ -33,9 +28,20 @@ Result<FitReport> fit(const Program& program, const std::vector<FitCase>& cases,
   const auto& leaves = tape->leaves();
   if (leaves.empty()) return make_error("the program has no differentiable parameters to train");
   const std::size_t np = leaves.size(), nt = options.targets.size();
-  std::vector<double> params(np), grad(np), m(np, 0.0), v(np, 0.0);
+  std::vector<double> params(np), grad(np), m(np, 0.0), v(np, 0.0), sums(np + 1);
   for (std::size_t k = 0; k < np; ++k) params[k] = program.nodes[static_cast<std::size_t>(leaves[k].node)].value;
-  const double scale = 1.0 / static_cast<double>(cases.size());
+  const double scale = 1.0 / static_cast<double>(total);
+  // Checked before the first pass so that with a reduction every shard
+  // still takes part in it (a process that returned early would leave the
+  // others waiting).
+  std::optional<Diagnostic> bad_case;
+  for (std::size_t c = 0; c < cases.size() && !bad_case; ++c)
+    if (cases[c].targets.size() != nt) {
+      if (failed_case) *failed_case = c;
+      bad_case = make_error("case has " + std::to_string(cases[c].targets.size()) + " targets, expected " +
+                            std::to_string(nt));
+    }
+  if (bad_case && !options.reduction) return *bad_case;
 
   // One pass over the data: loss, and d loss / d params when `with_grad`.
   // Cases run in chunks: each case's outputs and gradient are computed (in
@@ -61,7 +67,8 @@ Result<FitReport> fit(const Program& program, const std::vector<FitCase>& cases,
     chunk_err[slot] = s ? std::nullopt : std::optional<Diagnostic>(s.error());
   };
   tbb::task_arena arena(static_cast<int>(std::max<std::size_t>(nthreads, 1)));
-  auto pass = [&](bool with_grad) -> Result<double> {
+  auto local_pass = [&](bool with_grad) -> Result<double> {
+    if (bad_case) return *bad_case;
     double loss = 0.0;
     std::fill(grad.begin(), grad.end(), 0.0);
     for (std::size_t begin = 0; begin < cases.size(); begin += chunk) {
@@ -95,6 +102,20 @@ Result<FitReport> fit(const Program& program, const std::vector<FitCase>& cases,
       }
     }
     return loss;
+  };
+  // The pass over every shard: the local sums, then (data-parallel) their
+  // sums over all shards. A single process sums in case order; shards add
+  // their partial sums, which changes only the summation order.
+  auto pass = [&](bool with_grad) -> Result<double> {
+    auto loss = local_pass(with_grad);
+    if (!options.reduction) return loss;
+    std::copy(grad.begin(), grad.end(), sums.begin());
+    sums[np] = loss ? *loss : 0.0;
+    Status all = options.reduction->all_sum(sums, !loss);
+    if (!loss) return loss.error();
+    if (!all) return all.error();
+    std::copy(sums.begin(), sums.begin() + static_cast<std::ptrdiff_t>(np), grad.begin());
+    return sums[np];
   };
 
   FitReport report;

@@ -6,6 +6,7 @@
 /// Every step is one full-batch gradient of L; only differentiable parameters
 /// move; the program is otherwise returned unchanged.
 #include <cstddef>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -24,6 +25,20 @@ struct FitCase {
   std::vector<double> targets;
 };
 
+/// Data-parallel training (the CLI's MPI layer): every process calls fit()
+/// with its own shard of the cases and the same options; after each pass
+/// over its shard it hands its partial sums to all_sum, which must replace
+/// them by the sums over all shards, identical on every process, so every
+/// process applies the same update.
+class FitReduction {
+ public:
+  virtual ~FitReduction() = default;
+  /// `sums` holds d loss / d parameter (node order) and then the loss.
+  /// `failed`: this shard's pass failed (the values are then meaningless).
+  /// Returns an error, on every process, when any shard failed.
+  virtual Status all_sum(std::span<double> sums, bool failed) = 0;
+};
+
 struct FitOptions {
   std::vector<std::string> targets;  ///< output names, one target value each per case
   Optimizer optimizer = Optimizer::Sgd;
@@ -37,6 +52,10 @@ struct FitOptions {
   /// Worker threads for the per-case passes (0: every core). Losses and
   /// gradients are summed in case order, so any count gives the same bits.
   unsigned threads = 1;
+  /// Set for data-parallel training; `cases` is then this process's shard
+  /// (possibly empty) and total_cases the number over all shards.
+  FitReduction* reduction = nullptr;
+  std::size_t total_cases = 0;
 };
 
 struct FitReport {

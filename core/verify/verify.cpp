@@ -116,7 +116,7 @@ std::unique_ptr<Reference> make_function_reference(ReferenceFunction function, s
   return std::make_unique<FunctionReference>(std::move(function), std::move(description));
 }
 
-Result<VerifyReport> verify(const Program& program, Reference& reference, const VerifyOptions& options) {
+Result<CaseSet> plan_verify_cases(const Program& program, const VerifyOptions& options) {
   std::vector<CaseInput> inputs = program_inputs(program);
   if (options.require_exhaustive && !enumerable_count(inputs, options.max_cases)) {
     return make_error("the inputs " + input_list(inputs) + " cannot be enumerated exhaustively within " +
@@ -129,8 +129,13 @@ Result<VerifyReport> verify(const Program& program, Reference& reference, const 
   plan.samples = options.samples;
   plan.seed = options.seed;
   plan.supplied = options.cases ? &*options.cases : nullptr;
-  auto cases = plan_cases(inputs, plan);
+  return plan_cases(inputs, plan);
+}
+
+Result<VerifyReport> verify(const Program& program, Reference& reference, const VerifyOptions& options) {
+  auto cases = plan_verify_cases(program, options);
   if (!cases) return cases.error();
+  const std::vector<CaseInput>& inputs = cases->inputs();
 
   auto evaluator = Evaluator::create(program, options.eval);
   if (!evaluator) return evaluator.error();
@@ -191,6 +196,17 @@ Result<VerifyReport> verify(const Program& program, Reference& reference, const 
   report.exhaustive = cases->exhaustive() && ran == cases->size();
   report.passed = report.mismatch_count == 0;
   return report;
+}
+
+void merge_report(VerifyReport& into, VerifyReport next, std::size_t max_reported) {
+  into.cases += next.cases;
+  into.planned_cases = std::max(into.planned_cases, next.planned_cases);
+  into.mismatch_count += next.mismatch_count;
+  for (Mismatch& m : next.mismatches) {
+    if (into.mismatches.size() >= max_reported) break;
+    into.mismatches.push_back(std::move(m));
+  }
+  into.passed = into.mismatch_count == 0;
 }
 
 nlohmann::ordered_json outcome_to_json(const Outcome& outcome) {

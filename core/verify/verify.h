@@ -114,6 +114,20 @@ Result<VerifyReport> verify(const Program& program, Reference& reference, const 
 /// "passed", "mismatches": [{"inputs": {...}, "circuit": {...}, "reference":
 /// {...}}]} where a side that raised is {"error": "MESSAGE"}.
 nlohmann::ordered_json report_to_json(const VerifyReport& report);
+
+// Pieces for splitting one verification between processes (the CLI's MPI
+// layer): every process plans the same cases, runs a contiguous range of
+// them (VerifyOptions::first_case / end_case), and the partial reports are
+// merged in range order.
+
+/// The cases verify() plans (enumerated, supplied or sampled), with the same
+/// checks and errors.
+Result<CaseSet> plan_verify_cases(const Program& program, const VerifyOptions& options);
+
+/// Appends the report of the range that follows `into`'s: counts add up and
+/// mismatches stay the first max_reported in case order. `exhaustive` is
+/// the caller's to set: only it knows that the ranges covered the plan.
+void merge_report(VerifyReport& into, VerifyReport next, std::size_t max_reported);
 /// One side of a mismatch as JSON: outputs by name, or {"error": ...}.
 nlohmann::ordered_json outcome_to_json(const Outcome& outcome);
 
