@@ -3,8 +3,9 @@
 usage (after the standard build, from the project root):
   /usr/bin/python3 bench/python_bench.py [--build build] [--quick]
 
-Prints medians over rounds; each round times, back to back, the package,
-CPython and the C++ core (build/bin/tc_python_baseline, built with
+Prints medians over rounds (times, and the per-round differences and ratios,
+so load that changes between rounds cancels); each round times, back to
+back, the package, CPython and the C++ core (build/bin/tc_python_baseline, built with
 TC_BUILD_BENCH), so a busy machine slows all three alike:
   - program.run per call on `choose` and `long_loop` against the same
     function in CPython and against Evaluator::run in C++; the overhead is
@@ -73,20 +74,27 @@ def bench(name, program, fn, first_case, cases, iterations):
             samples["batch"].append((time.perf_counter_ns() - t0) / len(cases))
             if BASELINE.exists():
                 out = subprocess.run([str(BASELINE), str(art), str(cf), str(iterations), "1"], capture_output=True,
-                                     text=True, check=True)
+                                     text=True)
+                if out.returncode != 0:
+                    sys.exit(f"{BASELINE.name} failed (rebuild it with the package?): {out.stderr.strip()}")
                 c = json.loads(out.stdout)
                 samples["c_run"].append(c["run_ns"])
                 # The baseline's batch includes the first case once more; per case it is the same.
                 samples["c_batch"].append(c["batch_ns_per_case"])
     m = {k: statistics.median(v) for k, v in samples.items() if v}
+    # Load changes between rounds: compare within each round, then take the median.
+    m["py_over_run"] = statistics.median(p / r for p, r in zip(samples["py"], samples["run"]))
+    if samples["c_run"]:
+        m["overhead"] = statistics.median(r - c for r, c in zip(samples["run"], samples["c_run"]))
+        m["batch_ratio"] = statistics.median(b / c for b, c in zip(samples["batch"], samples["c_batch"]))
     print(f"{name}:")
     print(f"  program.run            {m['run'] / 1000:9.3f} us/call")
-    print(f"  CPython {name:<14} {m['py'] / 1000:9.3f} us/call   (program.run / CPython = {m['run'] / m['py']:.2f}x)")
+    print(f"  CPython {name:<14} {m['py'] / 1000:9.3f} us/call   (CPython / program.run = {m['py_over_run']:.2f}x)")
     if "c_run" in m:
         print(f"  C++ Evaluator::run     {m['c_run'] / 1000:9.3f} us/call   "
-              f"(overhead {(m['run'] - m['c_run']) / 1000:+.3f} us, target <= 2 us)")
+              f"(overhead {m['overhead'] / 1000:+.3f} us, target <= 2 us)")
         print(f"  run_batch (numpy)      {m['batch']:9.2f} ns/case   C++ run_batch {m['c_batch']:.2f} ns/case "
-              f"(ratio {m['batch'] / m['c_batch']:.2f}x, target <= 1.5x)")
+              f"(ratio {m['batch_ratio']:.2f}x, target <= 1.5x)")
     else:
         print(f"  run_batch (numpy)      {m['batch']:9.2f} ns/case   (no C++ baseline: configure with "
               "TC_BUILD_BENCH=ON and build tc_python_baseline)")
@@ -101,7 +109,7 @@ loop_p = compile(long_loop, {"x": float64(min=-1000, max=1000)})
 rng = np.random.default_rng(42)
 m = bench("long_loop", loop_p, long_loop, {"x": 0.5}, [{"x": float(x)} for x in rng.uniform(-1000, 1000, 20000)],
           500 if not args.quick else 100)
-print(f"  long_loop via program.run is {m['py'] / m['run']:.2f}x as fast as CPython's (target > 1)")
+print(f"  long_loop via program.run is {m['py_over_run']:.2f}x as fast as CPython's (target > 1)")
 
 samples = []
 for _ in range(ROUNDS):

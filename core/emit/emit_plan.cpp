@@ -1,6 +1,6 @@
 #include "emit/emit_plan.h"
 
-#include <bit>
+#include "base/bits.h"
 #include <cfloat>
 #include <cmath>
 #include <cstring>
@@ -10,7 +10,7 @@ namespace tc::emit {
 
 namespace {
 
-std::uint32_t bits_of(float f) { return std::bit_cast<std::uint32_t>(f); }
+std::uint32_t bits_of(float f) { return float_bits(f); }
 
 /// Smallest float >= v (v finite double), clamped to the finite float range.
 float f32_at_least(double v) {

@@ -1,6 +1,6 @@
 #include "emit/wgsl_emitter.h"
 
-#include <bit>
+#include "base/bits.h"
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -55,7 +55,7 @@ class Gen {
   void line(const std::string& s) { body_ += "    " + s + "\n"; }
 
   std::string konst(float f) {
-    auto bits = std::bit_cast<std::uint32_t>(f);
+    auto bits = float_bits(f);
     auto it = consts_.find(bits);
     if (it != consts_.end()) return it->second;
     std::string name = "K" + std::to_string(consts_.size());

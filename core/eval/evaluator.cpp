@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "eval/prepared.h"
+#include "base/number_text.h"
 
 namespace tc {
 
@@ -22,11 +23,7 @@ struct Evaluator::Impl {
 namespace eval_detail {
 
 std::string format_number(double v) {
-  if (std::isnan(v)) return "nan";
-  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  char buf[64];
-  auto res = std::to_chars(buf, buf + sizeof buf, v);
-  return std::string(buf, res.ptr);
+  return shortest_number(v);
 }
 
 Diagnostic node_error(const Prepared& p, NodeId id, const std::string& reason) {

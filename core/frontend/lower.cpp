@@ -816,7 +816,10 @@ class Lowerer {
       std::vector<Val> items = args;
       if (items.size() == 1) {
         if (!items[0].array) fail(f + "() of a single number: pass two or more values, or a list", loc);
-        items = items[0].items;
+        // Copy out first: assigning a vector from one of its own elements is
+        // not safe with every standard library (libc++ clears it first).
+        std::vector<Val> inner = items[0].items;
+        items = std::move(inner);
       }
       if (items.empty()) fail(f + "() of an empty list", loc);
       Val m = scalar(items[0], loc, (f + "()").c_str());
@@ -858,8 +861,13 @@ class Lowerer {
         }
         case StmtKind::Pass:
           break;
-        default:
-          f = seq(std::move(f), statement(s, f.env), s.loc);
+        default: {
+          // The statement reads f.env before f is moved: argument evaluation
+          // order is unspecified (clang goes left to right, gcc right to left).
+          Flow next = statement(s, f.env);
+          f = seq(std::move(f), std::move(next), s.loc);
+          break;
+        }
       }
     }
     return f;

@@ -24,14 +24,14 @@ struct Symbol {
 /// The builder of a method call; after a successful build() its program
 /// has moved out, so every further use is refused (never a dangling node).
 CoreBuilder& cb(py::handle self) {
-  CoreBuilder& c = self.cast<CoreBuilder&>();
+  CoreBuilder& c = checked<CoreBuilder>(self);
   if (c.built) raise_error(ErrorKind::Compile, "this builder has already built its program: start a new Builder");
   return c;
 }
 
 /// The node a symbol stands for, or nullptr once its builder has built.
 const tc::Node* node_of(const Symbol& s) {
-  const CoreBuilder& c = s.owner.cast<const CoreBuilder&>();
+  const CoreBuilder& c = checked<CoreBuilder>(s.owner);
   if (c.built) return nullptr;
   const auto& nodes = c.b->peek().nodes;
   auto i = static_cast<std::size_t>(s.value.id());
@@ -44,7 +44,7 @@ void check(CoreBuilder& c) {
 
 tc::Arg to_arg(py::handle owner, py::handle h) {
   if (py::isinstance<Symbol>(h)) {
-    Symbol& s = h.cast<Symbol&>();
+    Symbol& s = checked<Symbol>(h);
     if (!s.owner.is(owner)) raise_error(ErrorKind::Compile, "a value from another builder was used");
     return tc::Arg(s.value);
   }
@@ -80,7 +80,7 @@ tc::Domain domain_arg(py::handle h) {
 }
 
 py::object binary_op(py::handle self, py::handle other, const char* op, bool reflected) {
-  Symbol& s = self.cast<Symbol&>();
+  Symbol& s = checked<Symbol>(self);
   if (!py::isinstance<Symbol>(other) && !PyBool_Check(other.ptr()) && !PyLong_Check(other.ptr()) &&
       !PyFloat_Check(other.ptr()))
     return py::reinterpret_borrow<py::object>(Py_NotImplemented);
@@ -95,24 +95,36 @@ py::object binary_op(py::handle self, py::handle other, const char* op, bool ref
 
 void bind_builder(py::module_& m) {
   py::class_<Symbol>(m, "Symbol")
-      .def_property_readonly("id", [](const Symbol& s) { return s.value.id(); })
-      .def_property_readonly("op", [](const Symbol& s) -> py::object {
+      .def_property_readonly("id", [](py::handle s_) {
+        const Symbol& s = checked<Symbol>(s_);
+        (void)s; return s.value.id(); })
+      .def_property_readonly("op", [](py::handle s_) -> py::object {
+        const Symbol& s = checked<Symbol>(s_);
+        (void)s;
         const tc::Node* n = node_of(s);
         return n ? py::object(py::str(std::string(tc::op_name(n->op)))) : py::object(py::none());
       })
-      .def("__repr__", [](const Symbol& s) {
+      .def("__repr__", [](py::handle s_) {
+        const Symbol& s = checked<Symbol>(s_);
+        (void)s;
         if (!node_of(s)) return "<symbolic node " + std::to_string(s.value.id()) + " of a built program>";
-        return "<symbolic " + tc::describe_node(s.owner.cast<const CoreBuilder&>().b->peek(), s.value.id()) + ">";
+        return "<symbolic " + tc::describe_node(checked<CoreBuilder>(s.owner).b->peek(), s.value.id()) + ">";
       })
-      .def("__bool__", [](const Symbol&) -> bool {
+      .def("__bool__", [](py::handle s_) -> bool {
+        const Symbol& s = checked<Symbol>(s_);
+        (void)s;
         throw py::type_error(
             "a symbolic value has no truth value: use Builder.select(condition, yes, no) instead of if/and/or, "
             "and Builder.op('eq', x, y) for equality");
       })
-      .def("__eq__", [](const Symbol&, py::handle) -> bool {
+      .def("__eq__", [](py::handle s_, py::handle) -> bool {
+        const Symbol& s = checked<Symbol>(s_);
+        (void)s;
         throw py::type_error("symbolic values do not support ==: use Builder.op('eq', x, y) (or 'ne')");
       })
-      .def("__ne__", [](const Symbol&, py::handle) -> bool {
+      .def("__ne__", [](py::handle s_, py::handle) -> bool {
+        const Symbol& s = checked<Symbol>(s_);
+        (void)s;
         throw py::type_error("symbolic values do not support !=: use Builder.op('ne', x, y)");
       })
       .def("__hash__", [](py::handle self) { return reinterpret_cast<std::intptr_t>(self.ptr()); })
@@ -132,8 +144,12 @@ void bind_builder(py::module_& m) {
       .def("__le__", [](py::handle s, py::handle o) { return binary_op(s, o, "le", false); })
       .def("__gt__", [](py::handle s, py::handle o) { return binary_op(s, o, "gt", false); })
       .def("__ge__", [](py::handle s, py::handle o) { return binary_op(s, o, "ge", false); })
-      .def("__neg__", [](const Symbol& s) { return wrap(s.owner, cb(s.owner).b->op("neg", tc::Arg(s.value))); })
-      .def("__pos__", [](const Symbol& s) { return s; });
+      .def("__neg__", [](py::handle s_) {
+        const Symbol& s = checked<Symbol>(s_);
+        (void)s; return wrap(s.owner, cb(s.owner).b->op("neg", tc::Arg(s.value))); })
+      .def("__pos__", [](py::handle s_) {
+        const Symbol& s = checked<Symbol>(s_);
+        (void)s; return s; });
 
   py::class_<CoreBuilder>(m, "Builder")
       .def(py::init([](const std::string& semantics, const std::string& surrogate, double temperature,

@@ -57,6 +57,21 @@ void fill_named(py::handle mapping, std::map<std::string, double, std::less<>>& 
 /// JSON (as core writes it) to Python objects.
 py::object json_to_py(const nlohmann::ordered_json& j);
 
+/// `h` as a T bound by this module, checking that it was initialised: an
+/// instance made with T.__new__ and never __init__ has no value, and using
+/// it must be a TypeError, not a crash.
+template <class T>
+T& checked(py::handle h) {
+  if (!py::isinstance<T>(h))
+    throw py::type_error(std::string("expected a ") + py::detail::get_type_info(typeid(T))->type->tp_name + ", not " +
+                         Py_TYPE(h.ptr())->tp_name);
+  auto* inst = reinterpret_cast<py::detail::instance*>(h.ptr());
+  auto vh = inst->get_value_and_holder(py::detail::get_type_info(typeid(T)), false);
+  if (!vh || !vh.holder_constructed() || !vh.value_ptr())
+    throw py::type_error(std::string(Py_TYPE(h.ptr())->tp_name) + " object is not initialised (made by __new__ without __init__)");
+  return *static_cast<T*>(vh.value_ptr());
+}
+
 /// Host functions bound to `call` nodes, with the Python callables they keep alive.
 struct HostBindings {
   tc::Bindings map;

@@ -48,7 +48,7 @@ CoreProgram::CoreProgram(tc::Program program, std::shared_ptr<HostBindings> bind
   }
 }
 
-CoreProgram& core_program(py::handle o) { return o.cast<CoreProgram&>(); }
+CoreProgram& core_program(py::handle o) { return checked<CoreProgram>(o); }
 
 tc::Evaluator& CoreProgram::evaluator() {
   if (!eval_) {
@@ -200,7 +200,17 @@ py::object CoreProgram::run_batch(py::handle cases, py::handle params, const std
   }
 
   tc::BatchResult out;
-  if (tc::Status s = ev.run_batch(columns, count, fixed, out); !s) raise_diagnostic(ErrorKind::Evaluation, s.error());
+  tc::Status status = tc::ok_status();
+  if (!program_.has_calls()) {
+    // No binding can call back into Python: let other threads run meanwhile.
+    py::gil_scoped_release release;
+    status = ev.run_batch(columns, count, fixed, out);
+  } else {
+    status = ev.run_batch(columns, count, fixed, out);
+  }
+  if (!status) raise_diagnostic(ErrorKind::Evaluation, status.error());
+  // A KeyboardInterrupt in a binding is re-raised even when errors="nan".
+  if (stashed_error_is_fatal()) raise_error(ErrorKind::Evaluation, "interrupted");
   if (errors == "raise" && !out.errors.empty()) raise_case_error(out.errors[0].second, out.errors[0].first);
   const double nan = std::numeric_limits<double>::quiet_NaN();
 
@@ -321,29 +331,41 @@ void bind_program(py::module_& m) {
                     if (!p) raise_diagnostic(ErrorKind::Artifact, p.error());
                     return std::make_shared<CoreProgram>(std::move(p.value()));
                   })
-      .def("to_json", [](const CoreProgram& self) { return tc::save_artifact(self.program()); })
-      .def("info", [](const CoreProgram& self) { return program_info(self.program()); })
-      .def("run", &CoreProgram::run, py::arg("inputs"), py::arg("params") = py::none())
-      .def("run_batch", &CoreProgram::run_batch, py::arg("cases"), py::arg("params") = py::none(),
-           py::arg("errors") = "raise")
-      .def("gradients", &CoreProgram::gradients, py::arg("inputs"), py::arg("output") = "result",
-           py::arg("params") = py::none())
-      .def("forward_backward", &CoreProgram::forward_backward, py::arg("inputs"), py::arg("params"),
-           py::arg("seeds"))
-      .def("prepare", [](CoreProgram& self) { self.evaluator(); })
+      .def("to_json", [](py::handle self_) {
+             CoreProgram& self = core_program(self_); return tc::save_artifact(self.program()); })
+      .def("info", [](py::handle self_) {
+             CoreProgram& self = core_program(self_); return program_info(self.program()); })
+      .def("run", [](py::handle self, py::handle inputs, py::handle params) {
+             return core_program(self).run(inputs, params);
+           }, py::arg("inputs"), py::arg("params") = py::none())
+      .def("run_batch", [](py::handle self, py::handle cases, py::handle params, const std::string& errors) {
+             return core_program(self).run_batch(cases, params, errors);
+           }, py::arg("cases"), py::arg("params") = py::none(), py::arg("errors") = "raise")
+      .def("gradients", [](py::handle self, py::handle inputs, const std::string& output, py::handle params) {
+             return core_program(self).gradients(inputs, output, params);
+           }, py::arg("inputs"), py::arg("output") = "result", py::arg("params") = py::none())
+      .def("forward_backward", [](py::handle self, py::handle inputs, py::handle params, py::handle seeds) {
+             return core_program(self).forward_backward(inputs, params, seeds);
+           }, py::arg("inputs"), py::arg("params"), py::arg("seeds"))
+      .def("prepare", [](py::handle self_) {
+             CoreProgram& self = core_program(self_); self.evaluator(); })
       .def("bind",
-           [](const CoreProgram& self, py::handle spec) {
+           [](py::handle self_, py::handle spec) {
+             CoreProgram& self = core_program(self_);
              return std::make_shared<CoreProgram>(self.program(), make_bindings(spec));
            })
-      .def("has_bindings", [](const CoreProgram& self) { return self.bindings() != nullptr; })
+      .def("has_bindings", [](py::handle self_) {
+             CoreProgram& self = core_program(self_); return self.bindings() != nullptr; })
       .def("freeze",
-           [](const CoreProgram& self, std::vector<std::string> names) {
+           [](py::handle self_, std::vector<std::string> names) {
+             CoreProgram& self = core_program(self_);
              auto p = tc::freeze(self.program(), names);
              if (!p) raise_diagnostic(ErrorKind::Compile, p.error());
              return std::make_shared<CoreProgram>(std::move(p.value()), self.bindings());
            })
       .def("with_parameters",
-           [](const CoreProgram& self, py::handle values) {
+           [](py::handle self_, py::handle values) {
+             CoreProgram& self = core_program(self_);
              std::map<std::string, double, std::less<>> v;
              fill_named(values, v, "parameter");
              tc::Program p = self.program();
@@ -360,7 +382,8 @@ void bind_program(py::module_& m) {
              return std::make_shared<CoreProgram>(std::move(p), self.bindings());
            })
       .def("optimize",
-           [](const CoreProgram& self) {
+           [](py::handle self_) {
+             CoreProgram& self = core_program(self_);
              auto r = tc::optimize(self.program());
              if (!r) raise_diagnostic(ErrorKind::Compile, r.error());
              py::list passes;
@@ -372,13 +395,15 @@ void bind_program(py::module_& m) {
              return py::make_tuple(std::make_shared<CoreProgram>(std::move(r->program), self.bindings()), stats);
            })
       .def("schedule",
-           [](const CoreProgram& self) {
+           [](py::handle self_) {
+             CoreProgram& self = core_program(self_);
              auto s = tc::schedule(self.program());
              if (!s) raise_diagnostic(ErrorKind::Compile, s.error());
              return s->layers;
            })
       .def("analyze",
-           [](const CoreProgram& self, py::handle params, bool free_parameters) {
+           [](py::handle self_, py::handle params, bool free_parameters) {
+             CoreProgram& self = core_program(self_);
              tc::AnalyzeOptions options;
              if (!params.is_none()) fill_named(params, options.params, "parameter");
              options.free_parameters = free_parameters;
@@ -412,7 +437,7 @@ void bind_program(py::module_& m) {
              return out;
            },
            py::arg("params") = py::none(), py::arg("free_parameters") = false)
-      .def("same_circuit", [](const CoreProgram& a, const CoreProgram& b) { return a.program() == b.program(); });
+      .def("same_circuit", [](py::handle a, py::handle b) { return core_program(a).program() == core_program(b).program(); });
 }
 
 }  // namespace tcpy

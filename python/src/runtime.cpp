@@ -5,11 +5,31 @@
 #include "runtime/runtime.h"
 
 namespace tcpy {
-namespace {
 
 struct CoreRuntime {
   std::shared_ptr<HostBindings> bindings;  // outlives `runtime` (declared first)
   std::optional<tc::Runtime> runtime;
+  bool dispatching = false;  ///< an event is running: a binding must not commit another one meanwhile
+};
+
+namespace {
+
+/// Refuses a dispatch or replay started by a binding of the event being
+/// dispatched: the commit of the outer event would otherwise be mixed with
+/// the inner one.
+class DispatchGuard {
+ public:
+  explicit DispatchGuard(CoreRuntime& c) : c_(c) {
+    if (c_.dispatching)
+      raise_error(ErrorKind::Evaluation, "this runtime is already dispatching an event (a binding called back into it)");
+    c_.dispatching = true;
+  }
+  ~DispatchGuard() { c_.dispatching = false; }
+  DispatchGuard(const DispatchGuard&) = delete;
+  DispatchGuard& operator=(const DispatchGuard&) = delete;
+
+ private:
+  CoreRuntime& c_;
 };
 
 py::dict named(const tc::NamedValues& values) {
@@ -63,14 +83,17 @@ void bind_runtime(py::module_& m) {
                   },
                   py::arg("text"), py::arg("bindings") = py::none())
       .def("dispatch",
-           [](CoreRuntime& c, py::handle inputs) {
+           [](py::handle c_, py::handle inputs) {
+             CoreRuntime& c = checked<CoreRuntime>(c_);
              clear_stashed_error();
+             DispatchGuard guard(c);
              auto r = c.runtime->dispatch(values_from(inputs, "input"));
              if (!r) raise_diagnostic(ErrorKind::Evaluation, r.error());
              return named(c.runtime->named_outputs(*r));
            })
       .def("step",
-           [](const CoreRuntime& c, py::handle inputs, py::handle state) {
+           [](py::handle c_, py::handle inputs, py::handle state) {
+             CoreRuntime& c = checked<CoreRuntime>(c_);
              clear_stashed_error();
              tc::NamedValues s = state.is_none() ? c.runtime->state_map() : values_from(state, "state");
              auto r = c.runtime->step(values_from(inputs, "input"), s);
@@ -78,8 +101,10 @@ void bind_runtime(py::module_& m) {
              return py::make_tuple(named(c.runtime->named_outputs(*r)), named(c.runtime->named_state(r->state)));
            })
       .def("replay",
-           [](CoreRuntime& c, py::handle events) {
+           [](py::handle c_, py::handle events) {
+             CoreRuntime& c = checked<CoreRuntime>(c_);
              clear_stashed_error();
+             DispatchGuard guard(c);
              py::list records;
              std::size_t index = 0;
              for (py::handle e : py::reinterpret_borrow<py::iterable>(events)) {
@@ -101,11 +126,16 @@ void bind_runtime(py::module_& m) {
              }
              return records;
            })
-      .def("snapshot", [](const CoreRuntime& c) { return c.runtime->snapshot_text(); })
-      .def_property_readonly("state", [](const CoreRuntime& c) { return named(c.runtime->state_map()); })
-      .def_property_readonly("steps", [](const CoreRuntime& c) { return c.runtime->steps(); })
-      .def_property_readonly("max_steps", [](const CoreRuntime& c) { return c.runtime->max_steps(); })
-      .def("program", [](const CoreRuntime& c) {
+      .def("snapshot", [](py::handle c_) {
+             CoreRuntime& c = checked<CoreRuntime>(c_); return c.runtime->snapshot_text(); })
+      .def_property_readonly("state", [](py::handle c_) {
+             CoreRuntime& c = checked<CoreRuntime>(c_); return named(c.runtime->state_map()); })
+      .def_property_readonly("steps", [](py::handle c_) {
+             CoreRuntime& c = checked<CoreRuntime>(c_); return c.runtime->steps(); })
+      .def_property_readonly("max_steps", [](py::handle c_) {
+             CoreRuntime& c = checked<CoreRuntime>(c_); return c.runtime->max_steps(); })
+      .def("program", [](py::handle c_) {
+             CoreRuntime& c = checked<CoreRuntime>(c_);
         return std::make_shared<CoreProgram>(c.runtime->program(), c.bindings);
       });
 }

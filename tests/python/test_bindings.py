@@ -105,6 +105,9 @@ def test_keyboard_interrupt_in_a_binding_propagates():
 
     with pytest.raises(KeyboardInterrupt):
         softplus_program().run({"x": 0, "y": 1}, bindings={"softplus_mul": (interrupt, None)})
+    with pytest.raises(KeyboardInterrupt):
+        softplus_program().run_batch([{"x": 0, "y": 1}], bindings={"softplus_mul": (interrupt, None)},
+                                     errors="nan")
 
 
 def test_stateful_runtime_with_binding_failure_commits_nothing():
@@ -124,3 +127,11 @@ def test_stateful_runtime_with_binding_failure_commits_nothing():
     with pytest.raises(EvaluationError, match="nine"):
         rt.dispatch({"e": 9})
     assert rt.state == {"s": 2.0} and rt.steps == 1
+
+
+def test_changing_the_bindings_dict_takes_effect():
+    p = softplus_program()
+    bindings = {"softplus_mul": (lambda x, y: 1.0, None)}
+    assert p.run({"x": 0, "y": 1}, bindings=bindings) == {"result": 0.5}
+    bindings["softplus_mul"] = (lambda x, y: 4.0, None)
+    assert p.run({"x": 0, "y": 1}, bindings=bindings) == {"result": 2.0}

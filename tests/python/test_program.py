@@ -64,7 +64,7 @@ def test_params_override_stored_values():
 
 
 def test_run_batch_lists_and_columns():
-    np = pytest.importorskip("numpy")
+    import numpy as np
     p = div_program()
     cases = [{"a": float(i), "b": 2} for i in range(5)]
     assert p.run_batch(cases) == [p.run(c) for c in cases]
@@ -185,3 +185,40 @@ def test_repr_and_warnings():
     p = compile("def f(x):\n    unused = x * 2\n    return x\n", {"x": float64()})
     assert "Program" in repr(p)
     assert any("unused" in w for w in p.warnings)
+
+
+def test_freeze_of_no_names_freezes_nothing():
+    b = Builder()
+    x = b.input("x")
+    w = b.parameter("w", 2.0)
+    p = b.build(w * x)
+    assert p.freeze([]).parameters == {"w": 2.0}
+    assert p.freeze("w").parameters == {}
+    c = Builder()
+    y = c.input("y")
+    v = c.parameter("v", 1.0)
+    c.freeze([])
+    assert c.build(v * y).parameters == {"v": 1.0}
+    with pytest.raises(TypeError):
+        compile("def f(a):\n    return a\n", [("a", int32())])
+
+
+def test_run_batch_from_several_threads():
+    import threading
+
+    import numpy as np
+    p = div_program()
+    a = np.linspace(-10, 10, 50000)
+    b = np.full(50000, 2.0)
+    expected = p.run_batch({"a": a, "b": b})["result"]
+    results = []
+
+    def work():
+        results.append(p.run_batch({"a": a, "b": b})["result"])
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(results) == 4 and all((r == expected).all() for r in results)

@@ -173,3 +173,23 @@ def test_bindings_and_scan_bodies_that_call_back_in():
     assert holder["q"].run({"x": 5.0, "w": Sneaky()}) == {"result": 2.0}
     assert holder["q"].run({"w": Sneaky(), "x": 5.0}) == {"result": 2.0}
     assert Sneaky.calls == 2
+
+
+def test_objects_made_without_init_are_refused():
+    from tensorcode.program import _core
+    x = Builder().input("x")
+    cases = [
+        lambda: Builder.__new__(Builder).input("x"),
+        lambda: _core.Builder.__new__(_core.Builder).constant(1.0),
+        lambda: _core.Program.__new__(_core.Program).run({}, None),
+        lambda: _core.Program.__new__(_core.Program).to_json(),
+        lambda: _core.Runtime.__new__(_core.Runtime).dispatch({}),
+        lambda: _core.Runtime.__new__(_core.Runtime).state,
+        lambda: _core.Symbol.__new__(_core.Symbol) + 1,
+        lambda: x + _core.Symbol.__new__(_core.Symbol),
+        lambda: repr(_core.Symbol.__new__(_core.Symbol)),
+        lambda: Program.__new__(Program).run({}),
+    ]
+    for call in cases:
+        with pytest.raises((TypeError, AttributeError)):
+            call()

@@ -70,3 +70,21 @@ def test_bad_snapshots_are_errors():
         Runtime("program")
     with pytest.raises(TypeError):
         rt.dispatch("event")
+
+
+def test_a_binding_cannot_dispatch_into_its_own_runtime():
+    b = Builder()
+    e = b.input("e", int32(min=0, max=9))
+    s = b.state("s", 0, int32(min=0, max=1000))
+    b.update(s, b.call("f", s, e))
+    holder = {}
+
+    def f(s, e):
+        holder["rt"].dispatch({"e": 1})
+        return s + e
+
+    rt = Runtime(b.build(s), bindings={"f": (f, None)})
+    holder["rt"] = rt
+    with pytest.raises(EvaluationError, match="already dispatching"):
+        rt.dispatch({"e": 2})
+    assert rt.state == {"s": 0} and rt.steps == 0

@@ -193,7 +193,6 @@ def cli_grad(artifact, x, y):
     return json.loads(out.stdout)
 
 
-@pytest.mark.skipif(not os.path.exists(CLI), reason="the tensorcode CLI is not built")
 def test_torch_gradients_equal_the_cli_on_random_programs():
     rng = random.Random(1234)
     compared = 0
@@ -217,4 +216,5 @@ def test_torch_gradients_equal_the_cli_on_random_programs():
                "w": float(model.parameter("w").grad), "v": float(model.parameter("v").grad)}
         assert got == pytest.approx(expected["gradients"], rel=1e-12, abs=1e-300), (i, semantics)
         compared += 1
+    print(f"compared {compared} of 50")
     assert compared >= 45

@@ -87,3 +87,24 @@ def test_interrupting_the_reference_stops_verification():
         p.verify(interrupted)
     assert len(calls) == 3
     assert p.verify()["passed"], "the next verification is unaffected"
+
+
+def uses_relu(x):
+    return relu(x - 1) + sigmoid(x)  # noqa: F821 - the subset's built-ins
+
+
+def test_relu_and_sigmoid_are_defined_for_the_reference():
+    p = compile(uses_relu, {"x": float64(min=-3, max=3)})
+    report = p.verify()
+    assert report["passed"] and report["cases"] == 10000
+    assert "relu" not in globals(), "the user's module is left alone"
+
+
+def test_reference_source_that_fails_to_load():
+    p = compile(CHOOSE, {"a": int32(min=-128, max=127)})
+    with pytest.raises(VerificationError, match="does not compile"):
+        p.verify("def choose(a):\n    return (\n")
+    with pytest.raises(VerificationError, match="raised while loading: ZeroDivisionError"):
+        p.verify("x = 1 / 0\ndef choose(a):\n    return a\n")
+    with pytest.raises(VerificationError, match="2 functions"):
+        p.verify("def f(a):\n    return a\ndef g(a):\n    return a\n")

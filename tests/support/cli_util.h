@@ -14,6 +14,11 @@ struct CliResult {
 /// Runs TC_CLI with `args` (no shell involved), optional text on stdin.
 CliResult run_cli(const std::vector<std::string>& args, const std::string& stdin_text = {});
 
+/// Starts TC_CLI with `args` (streams on /dev/null), SIGKILLs it after
+/// `micros` microseconds and reaps it; true when the kill ended it (false
+/// when it had finished first).
+bool run_cli_killed_after(const std::vector<std::string>& args, unsigned micros);
+
 /// A fresh temporary directory for one test (removed by the OS's tmp cleanup).
 std::string temp_dir();
 /// Writes `text` to `dir/name` and returns the path.

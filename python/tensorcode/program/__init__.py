@@ -5,9 +5,7 @@ gradient, check and pass happens there.
 
 Importing this package never imports torch; Program.to_tensor_module() does.
 """
-import inspect as _inspect
 import json as _json
-import textwrap as _textwrap
 
 from . import _core
 from .errors import ArtifactError, CompileError, EvaluationError, VerificationError
@@ -21,6 +19,7 @@ __all__ = [
 ]
 
 Domain = _core.Domain
+_run = _core.run
 
 
 def int32(min=None, max=None):  # noqa: A002 - the description's spelling
@@ -81,11 +80,13 @@ class Program:
     def _with(self, bindings):
         if bindings is None:
             return self._c
+        # One prepared program per bindings dict, until the dict changes.
+        key = tuple(bindings.items()) if isinstance(bindings, dict) else None
         cached = self._bound
-        if cached is not None and cached[0] is bindings:
-            return cached[1]
+        if cached is not None and cached[0] is bindings and cached[1] == key:
+            return cached[2]
         core = self._c.bind(bindings)
-        self._bound = (bindings, core)
+        self._bound = (bindings, key, core)
         return core
 
     # -- evaluation -------------------------------------------------------
@@ -93,8 +94,8 @@ class Program:
         """Runs one checked case: {output name: value}. `params` overrides
         stored parameter values by name."""
         if bindings is None:
-            return self._c.run(inputs, params)
-        return self._with(bindings).run(inputs, params)
+            return _run(self._c, inputs, params)
+        return _run(self._with(bindings), inputs, params)
 
     def run_batch(self, cases, *, params=None, bindings=None, errors="raise"):
         """Runs many cases with the batched evaluator. `cases` is a list of
@@ -168,7 +169,10 @@ class Program:
         """Turns the named parameters (all when None) into constants."""
         if isinstance(names, str):
             names = [names]
-        return self._derive(self._c.freeze(list(names) if names is not None else []))
+        if names is None:
+            return self._derive(self._c.freeze([]))  # the core's empty list means every parameter
+        names = list(names)
+        return self._derive(self._c.freeze(names)) if names else self
 
     def bind(self, bindings):
         """A program whose `call` nodes use these host functions:
@@ -247,11 +251,14 @@ class Program:
 
 def _function_from_source(source, preferred=None):
     """The function defined by reference source text, run in this interpreter."""
-    namespace = {"relu": lambda x: x if x > 0 else 0, "sigmoid": _sigmoid}
+    namespace = {"relu": _relu, "sigmoid": _sigmoid}
     try:
-        exec(compile_builtin(source, "<reference>", "exec"), namespace)  # noqa: S102 - the user's own reference
+        exec(_compile_builtin(source, "<reference>", "exec"), namespace)  # noqa: S102 - the user's own reference
     except SyntaxError as e:
         raise VerificationError(f"the reference source does not compile: {e}") from e
+    except Exception as e:  # noqa: BLE001 - loading the reference failed
+        raise VerificationError(f"the reference source raised while loading: {type(e).__name__}: {e}") from e
+    import inspect as _inspect
     functions = {k: v for k, v in namespace.items()
                  if _inspect.isfunction(v) and k not in ("relu", "sigmoid") and v.__module__ != __name__}
     if preferred in functions:
@@ -259,6 +266,27 @@ def _function_from_source(source, preferred=None):
     if len(functions) == 1:
         return next(iter(functions.values()))
     raise VerificationError(f"the reference source defines {len(functions)} functions: pass a callable instead")
+
+
+def _relu(x):
+    return x if x > 0 else 0
+
+
+def _with_builtins_of_the_subset(fn):
+    """The function verify() calls: `fn` itself, or, when it uses relu or
+    sigmoid without defining them, a copy that sees the contract's definitions
+    (the CLI's CPython reference defines them the same way)."""
+    import builtins
+    wanted = {"relu": _relu, "sigmoid": _sigmoid}
+    missing = {k: v for k, v in wanted.items()
+               if k in fn.__code__.co_names and k not in fn.__globals__ and not hasattr(builtins, k)}
+    if not missing:
+        return fn
+    import types
+    copy = types.FunctionType(fn.__code__, {**fn.__globals__, **missing}, fn.__name__, fn.__defaults__,
+                              fn.__closure__)
+    copy.__qualname__ = fn.__qualname__
+    return copy
 
 
 def _sigmoid(x):
@@ -269,7 +297,7 @@ def _sigmoid(x):
     return e / (1.0 + e)
 
 
-compile_builtin = compile
+_compile_builtin = compile
 
 
 def compile(fn_or_source, inputs=None, *, dtype="float64", semantics="exact", surrogate="sigmoid",  # noqa: A001
@@ -278,6 +306,10 @@ def compile(fn_or_source, inputs=None, *, dtype="float64", semantics="exact", su
     then checks against the function itself) or source text to a Program.
     `inputs` maps every parameter to a domain; a parameter left out takes its
     domain from a `# tensorcode: input NAME=DOMAIN` comment in the source."""
+    import inspect as _inspect  # here, not at import: it is slow to import
+    import textwrap as _textwrap
+    if inputs is not None and not isinstance(inputs, dict):
+        raise TypeError(f"inputs must be a dict of parameter name to domain, not {type(inputs).__name__}")
     domains = []
     for name, dom in (inputs or {}).items():
         domains.append((name, _domain(dom, name)))
@@ -308,6 +340,7 @@ def compile(fn_or_source, inputs=None, *, dtype="float64", semantics="exact", su
         if source.lstrip().startswith("@"):
             raise CompileError(f"function {fname} is decorated: decorators are rejected")
         filename = _inspect.getsourcefile(fn) or "<function>"
+        reference = _with_builtins_of_the_subset(fn)
         # Keep the file's line numbers in errors and node locations.
         source = "\n" * (max(first, 1) - 1) + source
     elif callable(fn_or_source):
@@ -357,6 +390,15 @@ class Builder(_core.Builder):
     def scan(self, body, init, sequence):
         """carry = body(carry, item) for each item (expanded)."""
         return super().scan(body, init, list(sequence))
+
+    def freeze(self, names=None):
+        """Parameters to turn into constants at build() (all when None)."""
+        if isinstance(names, str):
+            names = [names]
+        if names is None:
+            super().freeze(None)
+        elif list(names):
+            super().freeze(list(names))
 
     def build(self, outputs):
         """Finishes the program: a value (output "result"), a list/tuple
