@@ -1,12 +1,21 @@
 // Cases per second for 1,000,000 cases of a 1,000-node float32 circuit: the
-// Vulkan runner (lavapipe when there is no GPU) against the CPU batched
-// evaluator (Evaluator::run_batch), measured in the same run in interleaved
-// rounds; the ratio is the result. Pipeline creation (WGSL -> SPIR-V,
-// shader module, compute pipeline) is reported separately.
+// Vulkan runner (lavapipe when there is no GPU, which itself uses every core)
+// against the CPU batched evaluator on every core (Evaluator::run_batch with
+// threads = 0), measured in the same run in interleaved rounds; the ratio is
+// the result. Pipeline creation (WGSL -> SPIR-V, shader module, compute
+// pipeline) is reported separately.
 //
-// usage: tc_vulkan_bench [--cases N] [--nodes N] [--rounds N]
+// Every output of every case is compared with the CPU's, by the tolerance
+// class of docs/backends.md ("Tolerances") that the output's node falls in:
+// bit-identical for outputs built from exact ops only; 4 + 2|x| ulp for a
+// sigmoid of an exact value; relative 1e-4 for arithmetic on sigmoid
+// results; not compared behind a decision on a sigmoid result; an error
+// case must fail on both sides. Any mismatch makes the run exit 1.
+//
+// usage: tc_vulkan_bench [--cases N] [--nodes N] [--rounds N] [--threads N (CPU side; 0 = every core)]
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -25,7 +34,7 @@ using namespace tc;
 
 /// A layered circuit whose values stay in [-1, 1], so no case fails: affine
 /// means, products, relu, max via compare + select, sigmoid.
-Program circuit(int nodes, int inputs) {
+Program circuit(int nodes, int inputs, bool with_sigmoid = true) {
   std::mt19937_64 rng(2024);
   auto uni = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
   Program p;
@@ -64,14 +73,71 @@ Program circuit(int nodes, int inputs) {
       g.args = {a, b};
       n.op = Op::Select;
       n.args = {add(g), a, b};
-    } else {
+    } else if (with_sigmoid) {
       n.op = Op::Sigmoid;
       n.args = {pick()};
+    } else {
+      // 0.5 - 0.5 x: like sigmoid, lifts values back into (0, 1), so
+      // products do not all decay to 0.
+      n.op = Op::Affine;
+      n.args = {pick()};
+      n.coefficients = {-0.5};
+      n.bias = 0.5;
     }
     pool.push_back(add(n));
   }
   for (int k = 0; k < 4; ++k) p.outputs.push_back({"result[" + std::to_string(k) + "]", pool[pool.size() - 1 - static_cast<std::size_t>(k)]});
   return p;
+}
+
+/// Tolerance classes of docs/backends.md, from the node's dependencies.
+enum class Tol { Exact, SigmoidUlp, Relative, Undecided };
+
+std::vector<Tol> tolerance_classes(const Program& p) {
+  std::vector<Tol> t(p.nodes.size(), Tol::Exact);
+  for (std::size_t i = 0; i < p.nodes.size(); ++i) {
+    const Node& n = p.nodes[i];
+    Tol worst = Tol::Exact;
+    bool undecided = false;
+    for (NodeId a : n.args) {
+      const Tol ta = t[static_cast<std::size_t>(a)];
+      undecided |= ta == Tol::Undecided;
+      if (ta != Tol::Exact) worst = Tol::Relative;
+    }
+    if (undecided) {
+      t[i] = Tol::Undecided;
+    } else if (n.op == Op::Sigmoid) {
+      t[i] = worst == Tol::Exact ? Tol::SigmoidUlp : Tol::Relative;
+    } else if (is_comparison(n.op)) {
+      t[i] = worst == Tol::Exact ? Tol::Exact : Tol::Undecided;  // the decision may go either way
+    } else if (n.op == Op::Select && t[static_cast<std::size_t>(n.args[0])] != Tol::Exact) {
+      t[i] = Tol::Undecided;
+    } else {
+      t[i] = worst;
+    }
+  }
+  return t;
+}
+
+/// Whether the backend's value `g` is within `tol` of the CPU's `c`.
+bool within(Tol tol, double c, double g) {
+  switch (tol) {
+    case Tol::Exact: return std::memcmp(&c, &g, sizeof c) == 0;
+    case Tol::Undecided: return true;
+    case Tol::Relative: return c == g || std::fabs(g - c) <= 1e-4 * std::fabs(c);
+    case Tol::SigmoidUlp: {
+      if (c == g) return true;
+      // x recovered from the CPU's result; results below the smallest
+      // normal float32 may flush to 0.
+      if (std::fabs(c) < 1.1754943508222875e-38 && g == 0.0) return true;
+      const double x = std::log(c / (1.0 - c));
+      const double bound = 4.0 + 2.0 * (std::isfinite(x) ? std::fabs(x) : 200.0);
+      const float cf = static_cast<float>(c);
+      const double ulp = static_cast<double>(std::nextafter(cf, INFINITY) - cf);
+      return std::fabs(g - c) <= bound * ulp;
+    }
+  }
+  return false;
 }
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
@@ -90,15 +156,19 @@ int main(int argc, char** argv) {
   (void)argc;
   (void)argv;
   (void)&circuit;
+  (void)&tolerance_classes;
+  (void)&within;
   std::printf("{\"skipped\": \"built without TC_ENABLE_VULKAN\"}\n");
   return 0;
 #else
   std::size_t cases = 1000000;
   int nodes = 1000, rounds = 3;
+  unsigned threads = 0;  // the CPU side on every core
   for (int i = 1; i + 1 < argc; i += 2) {
     if (!std::strcmp(argv[i], "--cases")) cases = std::strtoull(argv[i + 1], nullptr, 10);
     if (!std::strcmp(argv[i], "--nodes")) nodes = std::atoi(argv[i + 1]);
     if (!std::strcmp(argv[i], "--rounds")) rounds = std::max(1, std::atoi(argv[i + 1]));
+    if (!std::strcmp(argv[i], "--threads")) threads = static_cast<unsigned>(std::atoi(argv[i + 1]));
   }
   const int n_inputs = 8;
   Program p = circuit(nodes, n_inputs);
@@ -123,28 +193,64 @@ int main(int argc, char** argv) {
     return 0;
   }
   std::vector<double> cpu_s, gpu_s;
-  std::size_t mismatched = 0;
+  std::size_t mismatched = 0, compared = 0, undecided = 0;
+  const std::vector<Tol> tol = tolerance_classes(p);
   for (int r = 0; r < rounds; ++r) {
     BatchResult cpu, gpu;
     auto t0 = std::chrono::steady_clock::now();
-    if (!ev->run_batch(spans, cases, Env{}, cpu).ok()) return 3;
+    if (!ev->run_batch(spans, cases, Env{}, cpu, threads).ok()) return 3;
     cpu_s.push_back(seconds_since(t0));
     t0 = std::chrono::steady_clock::now();
     if (!runner->run_batch(spans, cases, gpu).ok()) return 3;
     gpu_s.push_back(seconds_since(t0));
     if (r == 0)
-      for (std::size_t c = 0; c < cases; ++c)
-        mismatched += cpu.failed[c] != gpu.failed[c] ||
-                      (!cpu.failed[c] && std::fabs(cpu.outputs[0][c] - gpu.outputs[0][c]) > 1e-4);
+      for (std::size_t c = 0; c < cases; ++c) {
+        bool bad = cpu.failed[c] != gpu.failed[c];
+        for (std::size_t o = 0; o < p.outputs.size() && !bad && !cpu.failed[c]; ++o) {
+          const Tol t = tol[static_cast<std::size_t>(p.outputs[o].second)];
+          (t == Tol::Undecided ? undecided : compared) += 1;
+          bad = !within(t, cpu.outputs[o][c], gpu.outputs[o][c]);
+        }
+        mismatched += bad;
+      }
+  }
+  // In the circuit above nearly every output lies behind a decision on a
+  // sigmoid result, which the tolerance rules leave uncompared; the same
+  // generator without sigmoid (0.5 - 0.5 x instead) must then match bit for bit
+  // on every output.
+  std::size_t exact_compared = 0, exact_nonzero = 0;
+  {
+    const Program q = circuit(nodes, n_inputs, false);
+    auto qev = Evaluator::create(q, eo);
+    auto qrun = vk::Runner::create(q);
+    if (!qev.ok() || !qrun.ok()) {
+      std::fprintf(stderr, "error: preparing the sigmoid-free circuit failed\n");
+      return 3;
+    }
+    const std::vector<Tol> qtol = tolerance_classes(q);
+    BatchResult cpu, gpu;
+    if (!qev->run_batch(spans, cases, Env{}, cpu, threads).ok() || !qrun->run_batch(spans, cases, gpu).ok()) return 3;
+    for (std::size_t c = 0; c < cases; ++c) {
+      bool bad = cpu.failed[c] != gpu.failed[c];
+      for (std::size_t o = 0; o < q.outputs.size() && !bad && !cpu.failed[c]; ++o) {
+        const Tol t = qtol[static_cast<std::size_t>(q.outputs[o].second)];
+        exact_compared += t == Tol::Exact;
+        exact_nonzero += t == Tol::Exact && cpu.outputs[o][c] != 0.0;
+        bad = !within(t, cpu.outputs[o][c], gpu.outputs[o][c]);
+      }
+      mismatched += bad;
+    }
   }
   const double cpu_rate = static_cast<double>(cases) / median(cpu_s);
   const double gpu_rate = static_cast<double>(cases) / median(gpu_s);
   std::printf(
       "{\"device\": \"%s\", \"nodes\": %zu, \"cases\": %zu, \"rounds\": %d,\n"
       " \"cpu_cases_per_s\": %.0f, \"vulkan_cases_per_s\": %.0f, \"vulkan_over_cpu\": %.3f,\n"
-      " \"runner_create_s\": %.3f, \"pipeline_s\": %.3f, \"pipelines\": %zu, \"mismatched_cases\": %zu}\n",
+      " \"runner_create_s\": %.3f, \"pipeline_s\": %.3f, \"pipelines\": %zu, \"cpu_threads\": %u,\n"
+      " \"outputs_compared\": %zu, \"outputs_undecided\": %zu, \"exact_outputs_compared\": %zu, \"exact_nonzero\": %zu,"
+      " \"mismatched_cases\": %zu}\n",
       runner->stats().device.c_str(), p.nodes.size(), cases, rounds, cpu_rate, gpu_rate, gpu_rate / cpu_rate, create_s,
-      runner->stats().pipeline_seconds, runner->stats().stages, mismatched);
-  return 0;
+      runner->stats().pipeline_seconds, runner->stats().stages, threads, compared, undecided, exact_compared, exact_nonzero, mismatched);
+  return mismatched == 0 ? 0 : 1;
 #endif
 }
