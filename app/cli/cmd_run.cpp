@@ -12,6 +12,8 @@
 #include <vector>
 
 #include "common.h"
+#include "base/json_append.h"
+#include "verify/cases.h"
 #include "ir/artifact.h"
 #ifdef TC_HAVE_VULKAN
 #include "vulkan/runner.h"  // backends engineer: the vulkan seam below
@@ -101,7 +103,7 @@ void report_runtime(const Diagnostic& d, const LoadedProgram& loaded, const std:
 
 nlohmann::ordered_json outputs_json(const Program& p, const std::vector<std::vector<double>>& cols, std::size_t c) {
   nlohmann::ordered_json j = nlohmann::ordered_json::object();
-  for (std::size_t o = 0; o < p.outputs.size(); ++o) j[p.outputs[o].first] = number(cols[o][c]);
+  for (std::size_t o = 0; o < p.outputs.size(); ++o) json_append(j, p.outputs[o].first, number(cols[o][c]));
   return j;
 }
 
@@ -150,7 +152,7 @@ int run_single(const RunArgs& args, const LoadedProgram& loaded, const Evaluator
     return kRejected;
   }
   nlohmann::ordered_json j = nlohmann::ordered_json::object();
-  for (std::size_t o = 0; o < p.outputs.size(); ++o) j[p.outputs[o].first] = number(r->outputs[o]);
+  for (std::size_t o = 0; o < p.outputs.size(); ++o) json_append(j, p.outputs[o].first, number(r->outputs[o]));
   print_json(j);
   return kOk;
 }
@@ -171,8 +173,10 @@ Status read_cases(const std::string& path, const Program& p, const std::vector<N
   std::size_t lineno = 0;
   std::vector<std::uint8_t> seen(ids.size());
   auto fail = [&](const std::string& msg) { return make_error(msg, SourceLoc{static_cast<int>(lineno), 0}); };
-  while (std::getline(in, line)) {
+  for (LineRead got; (got = read_line_bounded(in, line, kMaxCaseLineBytes)) != LineRead::End;) {
     ++lineno;
+    if (got == LineRead::TooLong)
+      return fail("the line is longer than " + std::to_string(kMaxCaseLineBytes) + " bytes (a case is one short object)");
     if ((lineno & 0xffff) == 0) progress.update("read", count, 0);
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
     auto j = parse_json_limited(line, 4);
@@ -182,14 +186,14 @@ Status read_cases(const std::string& path, const Program& p, const std::vector<N
     for (auto& col : columns) col.push_back(0.0);
     for (auto it = j->begin(); it != j->end(); ++it) {
       auto k = index.find(it.key());
-      if (k == index.end()) return fail("unknown input '" + it.key() + "'");
+      if (k == index.end()) return fail("unknown input '" + quote_user(it.key()) + "'");
       double v;
       if (it->is_number()) {
         v = it->get<double>();
       } else if (it->is_boolean()) {
         v = it->get<bool>() ? 1.0 : 0.0;
       } else {
-        return fail("input '" + it.key() + "' must be a number");
+        return fail("input '" + quote_user(it.key()) + "' must be a number");
       }
       columns[k->second].back() = v;
       seen[k->second] = 1;
@@ -212,7 +216,7 @@ int run_cases(const RunArgs& args, const LoadedProgram& loaded, const Evaluator&
     const Diagnostic& d = s.error();
     // "FILE:LINE: error: MESSAGE", as replay reports event lines.
     if (d.loc)
-      std::fprintf(stderr, "%s:%d: error: %s\n", args.cases.c_str(), d.loc->line, d.message.c_str());
+      report_line(args.cases, static_cast<std::size_t>(d.loc->line), d.message);
     else
       report(d);
     return kRejected;
