@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "emit/program_gen.h"
 #include "eval/evaluator.h"
 #ifdef TC_HAVE_VULKAN
 #include "vulkan/runner.h"
@@ -23,56 +24,10 @@ namespace {
 
 using namespace tc;
 
-/// A layered circuit whose values stay in [-1, 1], so no case fails: affine
-/// means, products, relu, max via compare + select, sigmoid.
-Program circuit(int nodes, int inputs) {
-  std::mt19937_64 rng(2024);
-  auto uni = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
-  Program p;
-  p.dtype = Dtype::Float32;
-  auto add = [&](Node n) {
-    n.id = static_cast<NodeId>(p.nodes.size());
-    p.nodes.push_back(std::move(n));
-    return p.nodes.back().id;
-  };
-  std::vector<NodeId> pool;
-  for (int k = 0; k < inputs; ++k) {
-    Node n;
-    n.op = Op::Input;
-    n.name = "x" + std::to_string(k);
-    n.domain = Domain::float32(-1, 1);
-    pool.push_back(add(n));
-  }
-  auto pick = [&] { return pool[pool.size() - 1 - static_cast<std::size_t>(uni(0, std::min<int>(15, static_cast<int>(pool.size()) - 1)))]; };
-  while (static_cast<int>(p.nodes.size()) < nodes) {
-    Node n;
-    const int c = uni(0, 19);
-    if (c < 6) {
-      n.op = Op::Affine;
-      n.args = {pick(), pick()};
-      n.coefficients = {0.5, c < 3 ? 0.5 : -0.5};
-    } else if (c < 9) {
-      n.op = Op::Mul;
-      n.args = {pick(), pick()};
-    } else if (c < 12) {
-      n.op = Op::Relu;
-      n.args = {pick()};
-    } else if (c < 17) {
-      Node g;
-      g.op = Op::Gt;
-      const NodeId a = pick(), b = pick();
-      g.args = {a, b};
-      n.op = Op::Select;
-      n.args = {add(g), a, b};
-    } else {
-      n.op = Op::Sigmoid;
-      n.args = {pick()};
-    }
-    pool.push_back(add(n));
-  }
-  for (int k = 0; k < 4; ++k) p.outputs.push_back({"result[" + std::to_string(k) + "]", pool[pool.size() - 1 - static_cast<std::size_t>(k)]});
-  return p;
-}
+/// The layered circuit (values stay in [-1, 1], so no case fails: affine
+/// means, products, relu, max via compare + select, sigmoid) is the tests'
+/// bounded_program with seed 2024.
+Program circuit(int nodes, int inputs) { return testgen::bounded_program(nodes, 2024, true, inputs); }
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
