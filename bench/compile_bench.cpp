@@ -1,11 +1,15 @@
 // Compile time of the Python frontend on a 100,000-node function (a long
 // unrolled loop), against two baselines measured in the same run: building
 // the same circuit directly with tc::Builder (what lowering cannot avoid),
-// and a 10x smaller compile (to show the cost grows linearly).
+// and a 10x smaller compile (to show the cost grows linearly: target ratio
+// 100k / 10k <= 12). A branchy program (nested loops around an `if`, so
+// selects and comparisons) is measured at both sizes too. Every compile
+// checks the node count it claims (the run fails otherwise).
 // Target: the 100,000-node compile takes under 0.5 s (median).
 #include <benchmark/benchmark.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <string>
 
@@ -20,6 +24,17 @@ std::string loop_source(int n) {
   return "def big(a):\n    s = 0\n    for i in range(" + std::to_string(n) + "):\n        s = s + a * i\n    return s\n";
 }
 
+// About 22 nodes per outer iteration (4 inner ones with a comparison, a
+// product, a sum, a difference and a select each, plus their constants).
+std::string branchy_source(int n) {
+  return "def branchy(a):\n    s = 0\n    for i in range(" + std::to_string(n) +
+         "):\n        for j in range(4):\n            if a > i - j:\n                s = s + a * j\n"
+         "            else:\n                s = s - i\n    return s\n";
+}
+
+/// Node counts the benchmarks must reach (checked, not assumed).
+constexpr std::size_t kLoopNodes100k = 100000, kLoopNodes10k = 10000;
+
 tc::CompileOptions options(int n) {
   tc::CompileOptions o;
   o.inputs = {{"a", tc::Domain::int32(-1000, 1000)}};
@@ -28,10 +43,8 @@ tc::CompileOptions options(int n) {
   return o;
 }
 
-void compile_loop(benchmark::State& state) {
-  const int n = static_cast<int>(state.range(0));
-  const std::string src = loop_source(n);
-  const tc::CompileOptions o = options(n);
+void compile_source(benchmark::State& state, const std::string& src, const tc::CompileOptions& o, std::size_t min_nodes,
+                    std::size_t max_nodes) {
   std::size_t nodes = 0;
   for (auto _ : state) {
     auto r = tc::compile_python(src, o);
@@ -42,7 +55,24 @@ void compile_loop(benchmark::State& state) {
     nodes = r->program.nodes.size();
     benchmark::DoNotOptimize(nodes);
   }
+  if (nodes < min_nodes || nodes > max_nodes) {
+    std::fprintf(stderr, "compile produced %zu nodes, expected %zu to %zu\n", nodes, min_nodes, max_nodes);
+    std::exit(1);
+  }
   state.counters["nodes"] = static_cast<double>(nodes);
+}
+
+void compile_loop(benchmark::State& state) {
+  const int n = static_cast<int>(state.range(0));
+  const std::size_t want = n > 10000 ? kLoopNodes100k : kLoopNodes10k;
+  compile_source(state, loop_source(n), options(n), want, want + want / 50);
+}
+
+void compile_branchy(benchmark::State& state) {
+  const int n = static_cast<int>(state.range(0));
+  tc::CompileOptions o = options(n * 5);  // the outer and the inner iterations
+  const std::size_t want = n > 1000 ? kLoopNodes100k : kLoopNodes10k;
+  compile_source(state, branchy_source(n), o, want, want + want / 10);
 }
 
 void builder_loop(benchmark::State& state) {
@@ -59,6 +89,8 @@ void builder_loop(benchmark::State& state) {
 
 BENCHMARK(compile_loop)->Name("compile_100k_nodes")->Arg(33333)->Unit(benchmark::kMillisecond)->Repetitions(7)->ReportAggregatesOnly(true);
 BENCHMARK(compile_loop)->Name("compile_10k_nodes")->Arg(3333)->Unit(benchmark::kMillisecond)->Repetitions(7)->ReportAggregatesOnly(true);
+BENCHMARK(compile_branchy)->Name("compile_branchy_100k_nodes")->Arg(4546)->Unit(benchmark::kMillisecond)->Repetitions(7)->ReportAggregatesOnly(true);
+BENCHMARK(compile_branchy)->Name("compile_branchy_10k_nodes")->Arg(455)->Unit(benchmark::kMillisecond)->Repetitions(7)->ReportAggregatesOnly(true);
 BENCHMARK(builder_loop)->Name("builder_100k_nodes")->Arg(33333)->Unit(benchmark::kMillisecond)->Repetitions(7)->ReportAggregatesOnly(true);
 
 // Keeps each benchmark's median so main can print the ratios.
@@ -91,7 +123,11 @@ int main(int argc, char** argv) {
     if (c.count("builder_100k_nodes"))
       std::printf("ratio compile / direct Builder (same circuit, cpu): %.2f\n", c["compile_100k_nodes"] / c["builder_100k_nodes"]);
     if (c.count("compile_10k_nodes"))
-      std::printf("ratio 100k / 10k compile (cpu; 10 = linear): %.2f\n", c["compile_100k_nodes"] / c["compile_10k_nodes"]);
+      std::printf("ratio 100k / 10k compile (cpu; 10 = linear, target <= 12): %.2f\n",
+                  c["compile_100k_nodes"] / c["compile_10k_nodes"]);
+    if (c.count("compile_branchy_100k_nodes") && c.count("compile_branchy_10k_nodes"))
+      std::printf("branchy: 100k-node compile %.1f ms cpu, ratio 100k / 10k (cpu, target <= 12): %.2f\n",
+                  c["compile_branchy_100k_nodes"], c["compile_branchy_100k_nodes"] / c["compile_branchy_10k_nodes"]);
   }
   benchmark::Shutdown();
   return 0;

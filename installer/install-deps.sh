@@ -20,8 +20,8 @@ PACKAGES=(
   clang libclang-rt-14-dev
   # scale-out over MPI
   libopenmpi-dev openmpi-bin
-  # the TypeScript SDK: the core compiled to WebAssembly
-  emscripten node-acorn
+  # the TypeScript SDK: the core compiled to WebAssembly; its example page in headless Chromium
+  emscripten node-acorn chromium
 )
 # Node.js (with npm) backs the WGSL and WebAssembly cross-checks; the machine
 # image ships it, and Debian's separate npm package conflicts with that build.

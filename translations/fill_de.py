@@ -221,6 +221,121 @@ DE = {
         'Keine Schaltung: Der Quelltext lässt sich nicht kompilieren (siehe Probleme).',
     'Snapshot': 'Snapshot',
     'Save or restore the state as a snapshot': 'Den Zustand als Snapshot speichern oder wiederherstellen',
+    # Issue 12: replay states, verify panel, cases, navigation, exports.
+    '|value| by rank (− blue, + orange)': '|Wert| nach Rang (− blau, + orange)',
+    'Out of date: the source does not compile (see Problems). This is the last circuit that compiled.':
+        'Veraltet: Der Quelltext lässt sich nicht kompilieren (siehe Probleme). Dies ist die letzte kompilierte Schaltung.',
+    'Case:': 'Fall:',
+    'Named input cases, saved beside the file (FILE.cases.json)':
+        'Benannte Eingabefälle, neben der Datei gespeichert (DATEI.cases.json)',
+    'Add': 'Hinzufügen',
+    'Keep the current values as a new named case': 'Die aktuellen Werte als neuen benannten Fall behalten',
+    'Rename': 'Umbenennen',
+    'Add case': 'Fall hinzufügen',
+    'Name of the new case:': 'Name des neuen Falls:',
+    'case %1': 'Fall %1',
+    "a case named '%1' exists already": "ein Fall namens '%1' existiert bereits",
+    'Rename case': 'Fall umbenennen',
+    'New name:': 'Neuer Name:',
+    'True when checked': 'True, wenn angekreuzt',
+    "a parameter: its stored value is the default; edits apply to this session's runs and cases":
+        'ein Parameter: sein gespeicherter Wert ist die Vorgabe; Änderungen gelten für die Läufe und Fälle dieser Sitzung',
+    'parameter': 'Parameter',
+    "Showing step %1 of the event log (its event's inputs and outputs); go to step 0 to edit the case.":
+        'Schritt %1 des Ereignisprotokolls (Eingaben und Ausgaben seines Ereignisses); zum Bearbeiten des Falls zu Schritt 0 gehen.',
+    'fails': 'scheitert',
+    'value at step %1: <b>%2</b>': 'Wert in Schritt %1: <b>%2</b>',
+    '(the state the step saw; it committed <b>%1</b>)': '(der Zustand, den der Schritt sah; er schrieb <b>%1</b>)',
+    " (set in the Inspector; the program's default is %1)": ' (im Inspektor gewählt; die Vorgabe des Programms ist %1)',
+    'Find in source (Ctrl+F, F3 next, Shift+F3 previous)': 'Im Quelltext suchen (Strg+F, F3 weiter, Umschalt+F3 zurück)',
+    'Replace with (Ctrl+H; Enter replaces and finds the next)': 'Ersetzen durch (Strg+H; Eingabe ersetzt und sucht weiter)',
+    'WGSL…': 'WGSL…',
+    'SPIR-V…': 'SPIR-V…',
+    'WebAssembly…': 'WebAssembly…',
+    'Find &Previous': '&Vorheriges suchen',
+    '&Replace…': '&Ersetzen…',
+    'Ctrl+H': 'Ctrl+H',
+    '&Go to Line…': '&Gehe zu Zeile…',
+    'Ctrl+L': 'Ctrl+L',
+    'Number &Precision': 'Zahlen&genauigkeit',
+    '4 significant digits': '4 signifikante Stellen',
+    '6 significant digits': '6 signifikante Stellen',
+    '10 significant digits': '10 signifikante Stellen',
+    'Full (shortest round trip)': 'Voll (kürzeste exakte Darstellung)',
+    'step %1: %2': 'Schritt %1: %2',
+    'Open': 'Öffnen',
+    'not exported: %1': 'nicht exportiert: %1',
+    'The program computes in float64; %1 computes in float32, so results can differ in the last digits or overflow earlier.':
+        'Das Programm rechnet in float64; %1 rechnet in float32, Ergebnisse können sich daher in den letzten Stellen unterscheiden oder früher überlaufen.',
+    'Export (float32)': 'Exportieren (float32)',
+    'exported %1 (float32)': '%1 exportiert (float32)',
+    'no event log: open one with Run > Open Event Log (Ctrl+Shift+O) to step through it':
+        'kein Ereignisprotokoll: Öffnen Sie eines mit Ausführen > Ereignisprotokoll öffnen (Strg+Umschalt+O), um es schrittweise zu durchlaufen',
+    'Go to Line': 'Gehe zu Zeile',
+    'Line (1 to %1):': 'Zeile (1 bis %1):',
+    'cannot load %1: %2': '%1 kann nicht geladen werden: %2',
+    'nothing is compiled yet': 'noch nichts kompiliert',
+    'the source does not compile (%1); the circuit shown is the last one that compiled':
+        'der Quelltext lässt sich nicht kompilieren (%1); die gezeigte Schaltung ist die zuletzt kompilierte',
+    'the source does not compile; the circuit shown is the last one that compiled':
+        'der Quelltext lässt sich nicht kompilieren; die gezeigte Schaltung ist die zuletzt kompilierte',
+    'the source changed since the last compile; compile it first (Ctrl+B)':
+        'der Quelltext hat sich seit dem letzten Kompilieren geändert; zuerst kompilieren (Strg+B)',
+    'ignored %1: %2': '%1 ignoriert: %2',
+    'undefined': 'undefiniert',
+    '%%1 = %2%3': '%%1 = %2%3',
+    ' (taken)': ' (genommen)',
+    ' (not taken)': ' (nicht genommen)',
+    "(yes - no) * surrogate'(%%1): yes %2, no %3": "(ja - nein) * Surrogat'(%%1): ja %2, nein %3",
+    'snapshot %1 restored at step %2 of the event log; the steps after it replay from its state':
+        'Snapshot %1 in Schritt %2 des Ereignisprotokolls wiederhergestellt; die Schritte danach laufen ab seinem Zustand neu',
+    'snapshot %1 (step %2) is not on the open event log (steps %3 to %4): the log was closed':
+        'Snapshot %1 (Schritt %2) liegt nicht im geöffneten Ereignisprotokoll (Schritte %3 bis %4): das Protokoll wurde geschlossen',
+    'snapshot %1 restored at step %2': 'Snapshot %1 in Schritt %2 wiederhergestellt',
+    'state %1 (before)': 'Zustand %1 (vorher)',
+    "the state this step's event saw; its outputs and node values are computed from it":
+        'der Zustand, den das Ereignis dieses Schritts sah; seine Ausgaben und Knotenwerte sind daraus berechnet',
+    'state %1 (after)': 'Zustand %1 (nachher)',
+    'the state this step committed': 'der Zustand, den dieser Schritt schrieb',
+    '…': '…',
+    'the source itself, run by CPython': 'der Quelltext selbst, von CPython ausgeführt',
+    "A Python file whose function is the reference (empty: the program's own source)":
+        'Eine Python-Datei, deren Funktion die Referenz ist (leer: der eigene Quelltext des Programms)',
+    'its only function': 'ihre einzige Funktion',
+    "The reference file's function (empty: its only one, or the one named like the program's)":
+        'Die Funktion der Referenzdatei (leer: ihre einzige oder die gleichnamige)',
+    'Absolute tolerance (0 and 0: values must be equal)': 'Absolute Toleranz (0 und 0: Werte müssen gleich sein)',
+    'Relative tolerance': 'Relative Toleranz',
+    "The circuit's arithmetic for the check": 'Die Arithmetik der Schaltung für die Prüfung',
+    "enumerate or sample the inputs' domains": 'Wertebereiche der Eingaben aufzählen oder stichprobenartig prüfen',
+    'A JSON Lines file of cases ({"a": 5} per line)': 'Eine JSON-Lines-Datei mit Fällen ({"a": 5} pro Zeile)',
+    'Reference:': 'Referenz:',
+    'Reference Python file': 'Python-Referenzdatei',
+    'Cases:': 'Fälle:',
+    'Case file': 'Falldatei',
+    'JSON Lines (*.jsonl *.json)': 'JSON Lines (*.jsonl *.json)',
+    'atol': 'atol',
+    'rtol': 'rtol',
+    'dtype': 'dtype',
+    "Check the circuit against the reference over the inputs' domains (F6)":
+        'Die Schaltung über die Wertebereiche der Eingaben gegen die Referenz prüfen (F6)',
+    'Difference': 'Differenz',
+    'Click a mismatch to load its inputs as the current case': 'Eine Abweichung anklicken, um ihre Eingaben als aktuellen Fall zu laden',
+    "<b style='color:#8a5a00'>stale</b> (the code or the settings changed since; F6 runs it again): %1":
+        "<b style='color:#8a5a00'>veraltet</b> (Code oder Einstellungen haben sich seitdem geändert; F6 prüft erneut): %1",
+    'an artifact has no source to verify against: choose a reference file':
+        'ein Artefakt hat keinen Quelltext zum Verifizieren: wählen Sie eine Referenzdatei',
+    'verifying an artifact against a reference file is available on the command line (tensorcode verify --reference)':
+        'ein Artefakt gegen eine Referenzdatei zu verifizieren geht auf der Kommandozeile (tensorcode verify --reference)',
+    'there is no source to verify': 'es gibt keinen Quelltext zu verifizieren',
+    'cannot verify: %1': 'Verifizieren nicht möglich: %1',
+    'atol and rtol must be numbers': 'atol und rtol müssen Zahlen sein',
+    'loop iteration: %1': 'Schleifendurchlauf: %1',
+    'iteration %1': 'Durchlauf %1',
+    '<b>%1</b><br>%2 nodes, layers %3 to %4<br>click to open': '<b>%1</b><br>%2 Knoten, Ebenen %3 bis %4<br>zum Öffnen klicken',
+    "<b style='color:#1a7f37'>passed</b>: %1 cases%2 against %3": "<b style='color:#1a7f37'>bestanden</b>: %1 Fälle%2 gegen %3",
+    "<b style='color:#c02020'>%1 mismatch(es)</b> in %2 cases against %3":
+        "<b style='color:#c02020'>%1 Abweichung(en)</b> in %2 Fällen gegen %3",
 }
 
 def main() -> int:

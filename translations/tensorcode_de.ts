@@ -47,6 +47,29 @@
             <source>No circuit: the source does not compile (see Problems).</source>
             <translation>Keine Schaltung: Der Quelltext lässt sich nicht kompilieren (siehe Probleme).</translation>
         </message>
+        <message>
+            <source>|value| by rank (− blue, + orange)</source>
+            <translation>|Wert| nach Rang (− blau, + orange)</translation>
+        </message>
+        <message>
+            <source>Out of date: the source does not compile (see Problems). This is the last circuit that compiled.</source>
+            <translation>Veraltet: Der Quelltext lässt sich nicht kompilieren (siehe Probleme). Dies ist die letzte kompilierte Schaltung.</translation>
+        </message>
+        <message numerus="yes">
+            <source>%n node(s)</source>
+            <translation>
+                <numerusform>%n Knoten</numerusform>
+                <numerusform>%n Knoten</numerusform>
+            </translation>
+        </message>
+        <message>
+            <source>&lt;b&gt;%1&lt;/b&gt;&lt;br&gt;%2 nodes, layers %3 to %4&lt;br&gt;click to open</source>
+            <translation>&lt;b&gt;%1&lt;/b&gt;&lt;br&gt;%2 Knoten, Ebenen %3 bis %4&lt;br&gt;zum Öffnen klicken</translation>
+        </message>
+        <message>
+            <source>iteration %1</source>
+            <translation>Durchlauf %1</translation>
+        </message>
     </context>
     <context>
         <name>tc::views::InputsPanel</name>
@@ -94,6 +117,66 @@
             <source>error: %1</source>
             <translation>Fehler: %1</translation>
         </message>
+        <message>
+            <source>Case:</source>
+            <translation>Fall:</translation>
+        </message>
+        <message>
+            <source>Named input cases, saved beside the file (FILE.cases.json)</source>
+            <translation>Benannte Eingabefälle, neben der Datei gespeichert (DATEI.cases.json)</translation>
+        </message>
+        <message>
+            <source>Add</source>
+            <translation>Hinzufügen</translation>
+        </message>
+        <message>
+            <source>Keep the current values as a new named case</source>
+            <translation>Die aktuellen Werte als neuen benannten Fall behalten</translation>
+        </message>
+        <message>
+            <source>Rename</source>
+            <translation>Umbenennen</translation>
+        </message>
+        <message>
+            <source>Add case</source>
+            <translation>Fall hinzufügen</translation>
+        </message>
+        <message>
+            <source>Name of the new case:</source>
+            <translation>Name des neuen Falls:</translation>
+        </message>
+        <message>
+            <source>case %1</source>
+            <translation>Fall %1</translation>
+        </message>
+        <message>
+            <source>a case named '%1' exists already</source>
+            <translation>ein Fall namens '%1' existiert bereits</translation>
+        </message>
+        <message>
+            <source>Rename case</source>
+            <translation>Fall umbenennen</translation>
+        </message>
+        <message>
+            <source>New name:</source>
+            <translation>Neuer Name:</translation>
+        </message>
+        <message>
+            <source>True when checked</source>
+            <translation>True, wenn angekreuzt</translation>
+        </message>
+        <message>
+            <source>a parameter: its stored value is the default; edits apply to this session's runs and cases</source>
+            <translation>ein Parameter: sein gespeicherter Wert ist die Vorgabe; Änderungen gelten für die Läufe und Fälle dieser Sitzung</translation>
+        </message>
+        <message>
+            <source>parameter</source>
+            <translation>Parameter</translation>
+        </message>
+        <message>
+            <source>Showing step %1 of the event log (its event's inputs and outputs); go to step 0 to edit the case.</source>
+            <translation>Schritt %1 des Ereignisprotokolls (Eingaben und Ausgaben seines Ereignisses); zum Bearbeiten des Falls zu Schritt 0 gehen.</translation>
+        </message>
     </context>
     <context>
         <name>tc::views::InspectorModel</name>
@@ -132,6 +215,10 @@
         <message>
             <source>no</source>
             <translation>nein</translation>
+        </message>
+        <message>
+            <source>fails</source>
+            <translation>scheitert</translation>
         </message>
     </context>
     <context>
@@ -208,6 +295,25 @@
             <source>interval: [%1, %2]</source>
             <translation>Intervall: [%1, %2]</translation>
         </message>
+        <message>
+            <source>value at step %1: &lt;b&gt;%2&lt;/b&gt;</source>
+            <translation>Wert in Schritt %1: &lt;b&gt;%2&lt;/b&gt;</translation>
+        </message>
+        <message>
+            <source>(the state the step saw; it committed &lt;b&gt;%1&lt;/b&gt;)</source>
+            <translation>(der Zustand, den der Schritt sah; er schrieb &lt;b&gt;%1&lt;/b&gt;)</translation>
+        </message>
+        <message>
+            <source>loop iteration: %1</source>
+            <translation>Schleifendurchlauf: %1</translation>
+        </message>
+    </context>
+    <context>
+        <name>tc::views::IrTextView</name>
+        <message>
+            <source> (set in the Inspector; the program's default is %1)</source>
+            <translation> (im Inspektor gewählt; die Vorgabe des Programms ist %1)</translation>
+        </message>
     </context>
     <context>
         <name>tc::views::MainWindow</name>
@@ -238,10 +344,6 @@
         <message>
             <source>Restore snapshot</source>
             <translation>Snapshot wiederherstellen</translation>
-        </message>
-        <message>
-            <source>Find in source (Ctrl+F, F3 next)</source>
-            <translation>Im Quelltext suchen (Strg+F, F3 weiter)</translation>
         </message>
         <message>
             <source>Source</source>
@@ -606,6 +708,102 @@
             <source>'%1' not found</source>
             <translation>'%1' nicht gefunden</translation>
         </message>
+        <message>
+            <source>Find in source (Ctrl+F, F3 next, Shift+F3 previous)</source>
+            <translation>Im Quelltext suchen (Strg+F, F3 weiter, Umschalt+F3 zurück)</translation>
+        </message>
+        <message>
+            <source>Replace with (Ctrl+H; Enter replaces and finds the next)</source>
+            <translation>Ersetzen durch (Strg+H; Eingabe ersetzt und sucht weiter)</translation>
+        </message>
+        <message>
+            <source>WGSL…</source>
+            <translation>WGSL…</translation>
+        </message>
+        <message>
+            <source>SPIR-V…</source>
+            <translation>SPIR-V…</translation>
+        </message>
+        <message>
+            <source>WebAssembly…</source>
+            <translation>WebAssembly…</translation>
+        </message>
+        <message>
+            <source>Find &amp;Previous</source>
+            <translation>&amp;Vorheriges suchen</translation>
+        </message>
+        <message>
+            <source>&amp;Replace…</source>
+            <translation>&amp;Ersetzen…</translation>
+        </message>
+        <message>
+            <source>Ctrl+H</source>
+            <translation>Ctrl+H</translation>
+        </message>
+        <message>
+            <source>&amp;Go to Line…</source>
+            <translation>&amp;Gehe zu Zeile…</translation>
+        </message>
+        <message>
+            <source>Ctrl+L</source>
+            <translation>Ctrl+L</translation>
+        </message>
+        <message>
+            <source>Number &amp;Precision</source>
+            <translation>Zahlen&amp;genauigkeit</translation>
+        </message>
+        <message>
+            <source>4 significant digits</source>
+            <translation>4 signifikante Stellen</translation>
+        </message>
+        <message>
+            <source>6 significant digits</source>
+            <translation>6 signifikante Stellen</translation>
+        </message>
+        <message>
+            <source>10 significant digits</source>
+            <translation>10 signifikante Stellen</translation>
+        </message>
+        <message>
+            <source>Full (shortest round trip)</source>
+            <translation>Voll (kürzeste exakte Darstellung)</translation>
+        </message>
+        <message>
+            <source>step %1: %2</source>
+            <translation>Schritt %1: %2</translation>
+        </message>
+        <message>
+            <source>Open</source>
+            <translation>Öffnen</translation>
+        </message>
+        <message>
+            <source>not exported: %1</source>
+            <translation>nicht exportiert: %1</translation>
+        </message>
+        <message>
+            <source>The program computes in float64; %1 computes in float32, so results can differ in the last digits or overflow earlier.</source>
+            <translation>Das Programm rechnet in float64; %1 rechnet in float32, Ergebnisse können sich daher in den letzten Stellen unterscheiden oder früher überlaufen.</translation>
+        </message>
+        <message>
+            <source>Export (float32)</source>
+            <translation>Exportieren (float32)</translation>
+        </message>
+        <message>
+            <source>exported %1 (float32)</source>
+            <translation>%1 exportiert (float32)</translation>
+        </message>
+        <message>
+            <source>no event log: open one with Run &gt; Open Event Log (Ctrl+Shift+O) to step through it</source>
+            <translation>kein Ereignisprotokoll: Öffnen Sie eines mit Ausführen &gt; Ereignisprotokoll öffnen (Strg+Umschalt+O), um es schrittweise zu durchlaufen</translation>
+        </message>
+        <message>
+            <source>Go to Line</source>
+            <translation>Gehe zu Zeile</translation>
+        </message>
+        <message>
+            <source>Line (1 to %1):</source>
+            <translation>Zeile (1 bis %1):</translation>
+        </message>
     </context>
     <context>
         <name>tc::views::ProblemsView</name>
@@ -667,16 +865,76 @@
             <translation>kein Programm für einen Snapshot</translation>
         </message>
         <message>
-            <source>the snapshot belongs to a different circuit (%1 nodes, this one has %2)</source>
-            <translation>der Snapshot gehört zu einer anderen Schaltung (%1 Knoten, diese hat %2)</translation>
-        </message>
-        <message>
-            <source>snapshot restored at step %1</source>
-            <translation>Snapshot bei Schritt %1 wiederhergestellt</translation>
-        </message>
-        <message>
             <source>loaded in %1 ms, %2 nodes</source>
             <translation>in %1 ms geladen, %2 Knoten</translation>
+        </message>
+        <message>
+            <source>Open</source>
+            <translation>Öffnen</translation>
+        </message>
+        <message>
+            <source>cannot load %1: %2</source>
+            <translation>%1 kann nicht geladen werden: %2</translation>
+        </message>
+        <message>
+            <source>nothing is compiled yet</source>
+            <translation>noch nichts kompiliert</translation>
+        </message>
+        <message>
+            <source>the source does not compile (%1); the circuit shown is the last one that compiled</source>
+            <translation>der Quelltext lässt sich nicht kompilieren (%1); die gezeigte Schaltung ist die zuletzt kompilierte</translation>
+        </message>
+        <message>
+            <source>the source does not compile; the circuit shown is the last one that compiled</source>
+            <translation>der Quelltext lässt sich nicht kompilieren; die gezeigte Schaltung ist die zuletzt kompilierte</translation>
+        </message>
+        <message>
+            <source>the source changed since the last compile; compile it first (Ctrl+B)</source>
+            <translation>der Quelltext hat sich seit dem letzten Kompilieren geändert; zuerst kompilieren (Strg+B)</translation>
+        </message>
+        <message>
+            <source>ignored %1: %2</source>
+            <translation>%1 ignoriert: %2</translation>
+        </message>
+        <message>
+            <source>undefined</source>
+            <translation>undefiniert</translation>
+        </message>
+        <message>
+            <source>not computed</source>
+            <translation>nicht berechnet</translation>
+        </message>
+        <message>
+            <source>%%1 = %2%3</source>
+            <translation>%%1 = %2%3</translation>
+        </message>
+        <message>
+            <source> (taken)</source>
+            <translation> (genommen)</translation>
+        </message>
+        <message>
+            <source> (not taken)</source>
+            <translation> (nicht genommen)</translation>
+        </message>
+        <message>
+            <source>(yes - no) * surrogate'(%%1): yes %2, no %3</source>
+            <translation>(ja - nein) * Surrogat'(%%1): ja %2, nein %3</translation>
+        </message>
+        <message>
+            <source>Restore snapshot</source>
+            <translation>Snapshot wiederherstellen</translation>
+        </message>
+        <message>
+            <source>snapshot %1 restored at step %2 of the event log; the steps after it replay from its state</source>
+            <translation>Snapshot %1 in Schritt %2 des Ereignisprotokolls wiederhergestellt; die Schritte danach laufen ab seinem Zustand neu</translation>
+        </message>
+        <message>
+            <source>snapshot %1 (step %2) is not on the open event log (steps %3 to %4): the log was closed</source>
+            <translation>Snapshot %1 (Schritt %2) liegt nicht im geöffneten Ereignisprotokoll (Schritte %3 bis %4): das Protokoll wurde geschlossen</translation>
+        </message>
+        <message>
+            <source>snapshot %1 restored at step %2</source>
+            <translation>Snapshot %1 in Schritt %2 wiederhergestellt</translation>
         </message>
     </context>
     <context>
@@ -800,16 +1058,28 @@
             <source>Save or restore the state as a snapshot</source>
             <translation>Den Zustand als Snapshot speichern oder wiederherstellen</translation>
         </message>
+        <message>
+            <source>state %1 (before)</source>
+            <translation>Zustand %1 (vorher)</translation>
+        </message>
+        <message>
+            <source>the state this step's event saw; its outputs and node values are computed from it</source>
+            <translation>der Zustand, den das Ereignis dieses Schritts sah; seine Ausgaben und Knotenwerte sind daraus berechnet</translation>
+        </message>
+        <message>
+            <source>state %1 (after)</source>
+            <translation>Zustand %1 (nachher)</translation>
+        </message>
+        <message>
+            <source>the state this step committed</source>
+            <translation>der Zustand, den dieser Schritt schrieb</translation>
+        </message>
     </context>
     <context>
         <name>tc::views::VerifyPanel</name>
         <message>
             <source>Verify</source>
             <translation>Verifizieren</translation>
-        </message>
-        <message>
-            <source>Check the circuit against the source run by CPython over the inputs' domains (F6)</source>
-            <translation>Die Schaltung gegen den von CPython ausgeführten Quelltext über die Wertebereiche der Eingaben prüfen (F6)</translation>
         </message>
         <message>
             <source>Cancel</source>
@@ -832,10 +1102,6 @@
             <translation>Referenz</translation>
         </message>
         <message>
-            <source>an artifact has no source to verify against</source>
-            <translation>ein Artefakt hat keinen Quelltext, gegen den verifiziert werden kann</translation>
-        </message>
-        <message>
             <source>verifying…</source>
             <translation>wird verifiziert…</translation>
         </message>
@@ -844,20 +1110,136 @@
             <translation>fehlgeschlagen</translation>
         </message>
         <message>
-            <source>&lt;b style='color:#1a7f37'&gt;passed&lt;/b&gt;: %1 cases%2</source>
-            <translation>&lt;b style='color:#1a7f37'&gt;bestanden&lt;/b&gt;: %1 Fälle%2</translation>
-        </message>
-        <message>
             <source> (exhaustive)</source>
             <translation> (vollständig)</translation>
         </message>
         <message>
-            <source>&lt;b style='color:#c02020'&gt;%1 mismatch(es)&lt;/b&gt; in %2 cases</source>
-            <translation>&lt;b style='color:#c02020'&gt;%1 Abweichung(en)&lt;/b&gt; in %2 Fällen</translation>
-        </message>
-        <message>
             <source>cancelled</source>
             <translation>abgebrochen</translation>
+        </message>
+        <message>
+            <source>…</source>
+            <translation>…</translation>
+        </message>
+        <message>
+            <source>the source itself, run by CPython</source>
+            <translation>der Quelltext selbst, von CPython ausgeführt</translation>
+        </message>
+        <message>
+            <source>A Python file whose function is the reference (empty: the program's own source)</source>
+            <translation>Eine Python-Datei, deren Funktion die Referenz ist (leer: der eigene Quelltext des Programms)</translation>
+        </message>
+        <message>
+            <source>its only function</source>
+            <translation>ihre einzige Funktion</translation>
+        </message>
+        <message>
+            <source>The reference file's function (empty: its only one, or the one named like the program's)</source>
+            <translation>Die Funktion der Referenzdatei (leer: ihre einzige oder die gleichnamige)</translation>
+        </message>
+        <message>
+            <source>Absolute tolerance (0 and 0: values must be equal)</source>
+            <translation>Absolute Toleranz (0 und 0: Werte müssen gleich sein)</translation>
+        </message>
+        <message>
+            <source>Relative tolerance</source>
+            <translation>Relative Toleranz</translation>
+        </message>
+        <message>
+            <source>The circuit's arithmetic for the check</source>
+            <translation>Die Arithmetik der Schaltung für die Prüfung</translation>
+        </message>
+        <message>
+            <source>enumerate or sample the inputs' domains</source>
+            <translation>Wertebereiche der Eingaben aufzählen oder stichprobenartig prüfen</translation>
+        </message>
+        <message>
+            <source>A JSON Lines file of cases ({"a": 5} per line)</source>
+            <translation>Eine JSON-Lines-Datei mit Fällen ({"a": 5} pro Zeile)</translation>
+        </message>
+        <message>
+            <source>Reference:</source>
+            <translation>Referenz:</translation>
+        </message>
+        <message>
+            <source>Reference Python file</source>
+            <translation>Python-Referenzdatei</translation>
+        </message>
+        <message>
+            <source>Python (*.py)</source>
+            <translation>Python (*.py)</translation>
+        </message>
+        <message>
+            <source>Function:</source>
+            <translation>Funktion:</translation>
+        </message>
+        <message>
+            <source>Cases:</source>
+            <translation>Fälle:</translation>
+        </message>
+        <message>
+            <source>Case file</source>
+            <translation>Falldatei</translation>
+        </message>
+        <message>
+            <source>JSON Lines (*.jsonl *.json)</source>
+            <translation>JSON Lines (*.jsonl *.json)</translation>
+        </message>
+        <message>
+            <source>atol</source>
+            <translation>atol</translation>
+        </message>
+        <message>
+            <source>rtol</source>
+            <translation>rtol</translation>
+        </message>
+        <message>
+            <source>dtype</source>
+            <translation>dtype</translation>
+        </message>
+        <message>
+            <source>Check the circuit against the reference over the inputs' domains (F6)</source>
+            <translation>Die Schaltung über die Wertebereiche der Eingaben gegen die Referenz prüfen (F6)</translation>
+        </message>
+        <message>
+            <source>Difference</source>
+            <translation>Differenz</translation>
+        </message>
+        <message>
+            <source>Click a mismatch to load its inputs as the current case</source>
+            <translation>Eine Abweichung anklicken, um ihre Eingaben als aktuellen Fall zu laden</translation>
+        </message>
+        <message>
+            <source>&lt;b style='color:#8a5a00'&gt;stale&lt;/b&gt; (the code or the settings changed since; F6 runs it again): %1</source>
+            <translation>&lt;b style='color:#8a5a00'&gt;veraltet&lt;/b&gt; (Code oder Einstellungen haben sich seitdem geändert; F6 prüft erneut): %1</translation>
+        </message>
+        <message>
+            <source>an artifact has no source to verify against: choose a reference file</source>
+            <translation>ein Artefakt hat keinen Quelltext zum Verifizieren: wählen Sie eine Referenzdatei</translation>
+        </message>
+        <message>
+            <source>verifying an artifact against a reference file is available on the command line (tensorcode verify --reference)</source>
+            <translation>ein Artefakt gegen eine Referenzdatei zu verifizieren geht auf der Kommandozeile (tensorcode verify --reference)</translation>
+        </message>
+        <message>
+            <source>there is no source to verify</source>
+            <translation>es gibt keinen Quelltext zu verifizieren</translation>
+        </message>
+        <message>
+            <source>cannot verify: %1</source>
+            <translation>Verifizieren nicht möglich: %1</translation>
+        </message>
+        <message>
+            <source>atol and rtol must be numbers</source>
+            <translation>atol und rtol müssen Zahlen sein</translation>
+        </message>
+        <message>
+            <source>&lt;b style='color:#1a7f37'&gt;passed&lt;/b&gt;: %1 cases%2 against %3</source>
+            <translation>&lt;b style='color:#1a7f37'&gt;bestanden&lt;/b&gt;: %1 Fälle%2 gegen %3</translation>
+        </message>
+        <message>
+            <source>&lt;b style='color:#c02020'&gt;%1 mismatch(es)&lt;/b&gt; in %2 cases against %3</source>
+            <translation>&lt;b style='color:#c02020'&gt;%1 Abweichung(en)&lt;/b&gt; in %2 Fällen gegen %3</translation>
         </message>
     </context>
 </TS>

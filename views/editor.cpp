@@ -194,17 +194,24 @@ ProblemsView::ProblemsView(Session* session, QWidget* parent) : QTreeWidget(pare
   header()->setSectionResizeMode(2, QHeaderView::Stretch);
   header()->setStretchLastSection(true);
   connect(session_, &Session::compiled, this, &ProblemsView::refresh);
+  connect(session_, &Session::evaluated, this, &ProblemsView::refresh);
   connect(this, &QTreeWidget::itemActivated, this, [this](QTreeWidgetItem* item) {
     emit jump(item->data(1, Qt::UserRole).toInt(), item->data(1, Qt::UserRole + 1).toInt());
   });
   connect(this, &QTreeWidget::itemClicked, this, [this](QTreeWidgetItem* item) {
     emit jump(item->data(1, Qt::UserRole).toInt(), item->data(1, Qt::UserRole + 1).toInt());
   });
+  // A problem of the case (a failed gradient) also selects its node.
+  connect(this, &QTreeWidget::currentItemChanged, this, [this](QTreeWidgetItem* item) {
+    if (!item) return;
+    const QVariant node = item->data(2, Qt::UserRole);
+    if (node.isValid() && node.toInt() >= 0) session_->select(node.toInt());
+  });
 }
 
 void ProblemsView::refresh() {
   clear();
-  for (const auto& d : session_->diagnostics()) {
+  auto add = [this](const Diagnostic& d, NodeId node) {
     auto* item = new QTreeWidgetItem(this);
     const bool err = d.severity == Severity::Error;
     item->setText(0, err ? tr("error") : d.severity == Severity::Warning ? tr("warning") : tr("note"));
@@ -215,6 +222,14 @@ void ProblemsView::refresh() {
       item->setData(1, Qt::UserRole + 1, d.loc->column);
     }
     item->setText(2, QString::fromStdString(d.message));
+    item->setToolTip(2, QString::fromStdString(d.message));
+    if (node >= 0) item->setData(2, Qt::UserRole, node);
+  };
+  for (const auto& d : session_->diagnostics()) add(d, -1);
+  // The current case's problems, unless the source is broken (then they belong to an old circuit).
+  if (!session_->compileFailed()) {
+    const auto& g = session_->chosenGrad();
+    for (const auto& d : session_->caseProblems()) add(d, g.failed_select >= 0 ? g.failed_select : d.node.value_or(-1));
   }
   resizeColumnToContents(0);
   resizeColumnToContents(1);

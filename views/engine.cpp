@@ -1,12 +1,12 @@
 #include "views/engine.h"
 
 #include <algorithm>
+#include <atomic>
 #include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <cmath>
 #include <limits>
-#include <regex>
 #include <sstream>
 
 #include "base/atomic_file.h"
@@ -17,7 +17,9 @@
 #include "emit/wasm_emitter.h"
 #include "emit/wgsl_emitter.h"
 #include "grad/gradients.h"
+#include "grad/node_adjoints.h"
 #include "ir/artifact.h"
+#include "ir/printer.h"
 #include "passes/analyze.h"
 #include "passes/optimize.h"
 #include "passes/schedule.h"
@@ -68,7 +70,8 @@ std::string write_directives(const std::string& source, const std::vector<InputS
   return set_input_directives(source, saved);
 }
 
-CompileResult compile_source(const std::string& source, const std::string& filename, const std::string& function) {
+CompileResult compile_source(const std::string& source, const std::string& filename, const std::string& function,
+                             Dtype dtype) {
   const auto t0 = std::chrono::steady_clock::now();
   CompileResult r;
   auto fns = list_functions(source, filename);
@@ -98,6 +101,7 @@ CompileResult compile_source(const std::string& source, const std::string& filen
   CompileOptions opts;
   opts.filename = filename;
   opts.function = sig->name;
+  opts.dtype = dtype;
   for (const auto& p : sig->parameters) {
     InputSpec spec{p, Domain::float64(), false};
     for (const auto& [n, dom] : dir.domains) {
@@ -162,7 +166,7 @@ Program with_policy(const Program& program, Semantics semantics, double temperat
 }  // namespace
 
 RunResult run_case(const Program& program, const Case& inputs, Semantics semantics, double temperature,
-                   const std::map<std::string, double, std::less<>>& state) {
+                   const std::map<std::string, double, std::less<>>& state, const Case& params) {
   RunResult r;
   const bool same = semantics == program.semantics && temperature == program.temperature;
   std::optional<Program> copy;
@@ -176,6 +180,7 @@ RunResult run_case(const Program& program, const Case& inputs, Semantics semanti
   Env env;
   for (const auto& [k, v] : inputs) env.inputs[k] = v;
   for (const auto& [k, v] : state) env.state[k] = v;
+  for (const auto& [k, v] : params) env.params[k] = v;
   auto res = ev->run(env, &r.trace);
   if (!res.ok()) {
     r.error = res.error();
@@ -186,112 +191,88 @@ RunResult run_case(const Program& program, const Case& inputs, Semantics semanti
   return r;
 }
 
-namespace {
-
-// Per-node adjoints through the public gradient API: every node k becomes
-// add(k', p_k) with a fresh differentiable parameter p_k = 0, so
-// d(output)/d(p_k) is exactly the adjoint of node k. Values are unchanged
-// (x + 0 == x; only the sign of a zero can differ, which nothing observes).
-struct AdjointProgram {
-  Program program;
-  std::vector<std::string> names;  // parameter name per original node
-};
-
-AdjointProgram adjoint_program(const Program& original) {
-  AdjointProgram a;
-  Program& p = a.program;
-  p.semantics = original.semantics;
-  p.dtype = original.dtype;
-  p.surrogate = original.surrogate;
-  p.temperature = original.temperature;
-  const std::size_t n = original.nodes.size();
-  p.nodes.reserve(3 * n);
-  a.names.reserve(n);
-  auto wrapped = [](NodeId k) { return static_cast<NodeId>(3 * k + 2); };
-  for (const auto& node : original.nodes) {
-    const NodeId base = static_cast<NodeId>(p.nodes.size());
-    Node param;
-    param.id = base;
-    param.op = Op::Parameter;
-    param.name = "__adjoint_" + std::to_string(node.id);
-    param.value = 0.0;
-    param.differentiable = true;
-    a.names.push_back(param.name);
-    p.nodes.push_back(std::move(param));
-    Node copy = node;
-    copy.id = base + 1;
-    for (auto& arg : copy.args) arg = wrapped(arg);
-    // Only the probes are reported: the original leaves stop being differentiable.
-    if (copy.op == Op::Input || copy.op == Op::Parameter) copy.differentiable = false;
-    p.nodes.push_back(std::move(copy));
-    Node add;
-    add.id = base + 2;
-    add.op = Op::Add;
-    add.args = {base + 1, base};
-    add.location = node.location;
-    p.nodes.push_back(std::move(add));
-  }
-  for (const auto& [name, id] : original.outputs) p.outputs.emplace_back(name, wrapped(id));
-  for (const auto& [sid, next] : original.updates) p.updates.emplace_back(3 * sid + 1, wrapped(next));
-  return a;
-}
-
-// Messages name nodes of the probe program; translate "node 3k+r (op)" back to "node k (op)".
-std::string translate_node_ids(std::string msg) {
-  static const std::regex re(R"(node (\d+) )");
-  std::string out;
-  std::sregex_iterator it(msg.begin(), msg.end(), re), end;
-  std::size_t last = 0;
-  for (; it != end; ++it) {
-    out += msg.substr(last, static_cast<std::size_t>(it->position()) - last);
-    out += "node " + std::to_string(std::stoll((*it)[1].str()) / 3) + " ";
-    last = static_cast<std::size_t>(it->position() + it->length());
-  }
-  return out + msg.substr(last);
-}
-
-}  // namespace
-
 NodeGradients node_gradients(const Program& program, const Case& inputs, std::size_t output, Semantics semantics,
-                             double temperature) {
+                             double temperature, const Case& params) {
   NodeGradients g;
   if (output >= program.outputs.size()) {
     g.error = make_error("the program has no output to differentiate");
     return g;
   }
-  // Triple-size probe programs get expensive: beyond this, show no per-node gradients.
-  if (program.nodes.size() > 60000) {
-    g.error = make_error("per-node gradients are shown for circuits up to 60,000 nodes");
-    return g;
-  }
   g.available = true;
-  const AdjointProgram probe = adjoint_program(program);
   GradOptions opts;
   opts.output = program.outputs[output].first;
   opts.semantics = semantics;
   if (temperature > 0 && std::isfinite(temperature)) opts.temperature = temperature;
   Env env;
   for (const auto& [k, v] : inputs) env.inputs[k] = v;
-  auto r = tc::gradients(probe.program, env, opts);
+  for (const auto& [k, v] : params) env.params[k] = v;
+  // Every node's adjoint from core's one reverse pass (grad/node_adjoints.h).
+  auto r = tc::node_adjoints(program, env, opts);
   if (!r.ok()) {
-    Diagnostic d = r.error();
-    d.message = translate_node_ids(d.message);
-    if (d.node) d.node = *d.node / 3;
-    g.error = d;
+    g.error = r.error();
+    // "the hybrid derivative of <select> needs the value it did not choose, ...":
+    // find that select so the views can mark it beside the failing node.
+    if (g.error->message.find("needs the value it did not choose") != std::string::npos) {
+      g.failed_node = g.error->node.value_or(-1);
+      for (const auto& n : program.nodes) {
+        if (n.op != Op::Select) continue;
+        if (g.error->message.rfind("the hybrid derivative of " + describe_node(program, n.id) + " needs", 0) == 0) {
+          g.failed_select = n.id;
+          break;
+        }
+      }
+    }
     return g;
   }
   g.ok = true;
-  g.adjoint.assign(program.nodes.size(), std::numeric_limits<double>::quiet_NaN());
-  std::map<std::string_view, std::size_t> index;
-  for (std::size_t k = 0; k < probe.names.size(); ++k) index.emplace(probe.names[k], k);
-  for (const auto& [name, d] : r->gradients) {
-    if (auto it = index.find(name); it != index.end()) g.adjoint[it->second] = d;
-  }
-  for (const auto& node : program.nodes) {
-    if ((node.op == Op::Input || node.op == Op::Parameter) && node.differentiable)
-      g.inputs[node.name] = g.adjoint[static_cast<std::size_t>(node.id)];
-  }
+  g.adjoint = std::move(r->adjoint);
+  for (const auto& [name, d] : r->gradients) g.inputs[name] = d;
   return g;
+}
+
+Result<CaseBook> parse_case_book(const std::string& text) {
+  auto j = nlohmann::json::parse(text, nullptr, false);
+  if (j.is_discarded() || !j.is_object() || !j.contains("cases") || !j["cases"].is_array())
+    return make_error("not a case file: expected {\"cases\": [...]}");
+  CaseBook book;
+  std::string current;
+  if (j.contains("current") && j["current"].is_string()) current = j["current"].get<std::string>();
+  for (const auto& c : j["cases"]) {
+    if (!c.is_object() || !c.contains("name") || !c["name"].is_string()) return make_error("a case without a name");
+    NamedCase nc;
+    nc.name = c["name"].get<std::string>();
+    for (const char* key : {"inputs", "parameters"}) {
+      if (!c.contains(key)) continue;
+      if (!c[key].is_object()) return make_error("case '" + nc.name + "': " + key + " must be an object");
+      for (const auto& [k, v] : c[key].items()) {
+        if (!v.is_number()) return make_error("case '" + nc.name + "': " + k + " is not a number");
+        (std::string(key) == "inputs" ? nc.inputs : nc.params)[k] = v.get<double>();
+      }
+    }
+    if (nc.name == current) book.current = book.cases.size();
+    book.cases.push_back(std::move(nc));
+  }
+  if (book.cases.empty()) return make_error("the case file lists no case");
+  return book;
+}
+
+std::string case_book_json(const CaseBook& book) {
+  nlohmann::ordered_json j;
+  j["format"] = "tensorcode.ide-cases";
+  if (book.current < book.cases.size()) j["current"] = book.cases[book.current].name;
+  j["cases"] = nlohmann::ordered_json::array();
+  for (const auto& c : book.cases) {
+    nlohmann::ordered_json o;
+    o["name"] = c.name;
+    o["inputs"] = nlohmann::ordered_json::object();
+    for (const auto& [k, v] : c.inputs) o["inputs"][k] = v;
+    if (!c.params.empty()) {
+      o["parameters"] = nlohmann::ordered_json::object();
+      for (const auto& [k, v] : c.params) o["parameters"][k] = v;
+    }
+    j["cases"].push_back(o);
+  }
+  return j.dump(2) + "\n";
 }
 
 Analysis analyze_program(const Program& program) {
@@ -304,6 +285,12 @@ Analysis analyze_program(const Program& program) {
   return a;
 }
 
+std::string iteration_text(const Node& node) {
+  std::string s;
+  for (const auto& step : node.iteration) s += (s.empty() ? "" : ", ") + step.variable + "=" + std::to_string(step.value);
+  return s;
+}
+
 std::string format_number(double v) {
   if (std::isnan(v)) return "—";
   if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
@@ -312,134 +299,47 @@ std::string format_number(double v) {
   return std::string(buf, res.ptr);
 }
 
-std::string format_short(double v) {
-  if (!std::isfinite(v)) return format_number(v);
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.6g", v);
-  return buf;
-}
-
-std::string node_text(const Program& program, NodeId id) {
-  const Node& n = program.nodes[static_cast<std::size_t>(id)];
-  std::ostringstream os;
-  os << op_name(n.op);
-  switch (n.op) {
-    case Op::Input:
-      os << ' ' << n.name;
-      if (n.domain) os << " : " << n.domain->to_string();
-      break;
-    case Op::Parameter:
-      os << ' ' << n.name << " = " << format_number(n.value);
-      break;
-    case Op::Constant:
-      os << ' ' << format_number(n.value);
-      break;
-    case Op::State:
-      os << ' ' << n.name << " = " << format_number(n.value);
-      if (n.domain) os << " : " << n.domain->to_string();
-      break;
-    case Op::Call:
-      os << ' ' << n.name;
-      break;
-    case Op::Affine:
-    case Op::SparseAffine: {
-      os << " [";
-      for (std::size_t i = 0; i < n.coefficients.size(); ++i) os << (i ? ", " : "") << format_number(n.coefficients[i]);
-      os << "]";
-      if (n.bias) os << " + " << format_number(*n.bias);
-      if (n.op == Op::SparseAffine) {
-        os << " at [";
-        for (std::size_t i = 0; i < n.indices.size(); ++i) os << (i ? ", " : "") << n.indices[i];
-        os << "]";
-      }
-      break;
-    }
-    case Op::Add: case Op::Sub: case Op::Mul: case Op::Div: case Op::Neg: case Op::FloorDiv: case Op::Mod:
-    case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge: case Op::Eq: case Op::Ne: case Op::Select:
-    case Op::Relu: case Op::Sigmoid: case Op::Gather: case Op::GatherOneHot:
-      break;
-  }
-  for (std::size_t i = 0; i < n.args.size(); ++i) os << (i ? ", %" : " %") << n.args[i];
-  return os.str();
-}
-
-Disassembly disassemble(const Program& program, const std::vector<int>& layers) {
-  Disassembly d;
-  std::ostringstream os;
-  os << "; semantics " << to_string(program.semantics) << ", dtype " << to_string(program.dtype) << ", "
-     << program.nodes.size() << " nodes\n";
-  d.first_node_line = 1;
-  for (const auto& n : program.nodes) {
-    std::string lhs = "%" + std::to_string(n.id);
-    lhs.resize(std::max<std::size_t>(lhs.size(), 6), ' ');
-    std::string body = node_text(program, n.id);
-    std::string line = lhs + " = " + body;
-    if (line.size() < 44) line.resize(44, ' ');
-    line += "  ; L" + std::to_string(layers.empty() ? 0 : layers[static_cast<std::size_t>(n.id)]);
-    if (n.location) line += "  @" + std::to_string(n.location->line) + ":" + std::to_string(n.location->column);
-    os << line << '\n';
-  }
-  for (const auto& [name, id] : program.outputs) os << "output " << name << " = %" << id << '\n';
-  for (const auto& [s, next] : program.updates) os << "update %" << s << " <- %" << next << '\n';
-  d.text = os.str();
-  return d;
-}
-
 namespace {
-std::string dot_escape(const std::string& s) {
-  std::string o;
-  for (char c : s) {
-    if (c == '"' || c == '\\') o += '\\';
-    o += c;
+std::atomic<int> g_display_precision{6};
+
+int significant_digits(const std::string& shortest) {
+  // Digits of the mantissa without leading zeros (to_chars: "1638.0000000000007", "1.5e-07", "120").
+  std::string m = shortest.substr(0, shortest.find_first_of("eE"));
+  std::string digits;
+  for (char c : m)
+    if (c >= '0' && c <= '9') digits += c;
+  const auto first = digits.find_first_not_of('0');
+  if (first == std::string::npos) return 1;
+  digits = digits.substr(first);
+  // Trailing zeros of an integer ("120") are not significant.
+  if (m.find('.') == std::string::npos) {
+    const auto last = digits.find_last_not_of('0');
+    digits = digits.substr(0, last + 1);
   }
-  return o;
+  return static_cast<int>(digits.size());
 }
 }  // namespace
 
-std::string to_dot(const Program& program, const std::vector<int>& layers, const std::vector<NodeId>* subset) {
-  std::vector<NodeId> ids;
-  if (subset) {
-    ids = *subset;
-  } else {
-    ids.resize(program.nodes.size());
-    for (std::size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<NodeId>(i);
-  }
-  std::vector<char> in(program.nodes.size(), 0);
-  for (NodeId id : ids) in[static_cast<std::size_t>(id)] = 1;
-  std::ostringstream os;
-  os << "digraph tensorcode {\n  rankdir=TB; nodesep=0.18; ranksep=0.4;\n"
-     << "  node [shape=box, style=\"rounded,filled\", fillcolor=\"#f4f6fa\", fontname=\"DejaVu Sans\", fontsize=10,"
-     << " width=1.3, height=0.52, fixedsize=true];\n";
-  std::map<int, std::vector<NodeId>> by_layer;
-  for (NodeId id : ids) {
-    const Node& n = program.nodes[static_cast<std::size_t>(id)];
-    std::string label = "#" + std::to_string(id) + " " + std::string(op_name(n.op));
-    if (!n.name.empty()) label += " " + n.name;
-    if (n.op == Op::Constant) label += " " + format_number(n.value);
-    os << "  n" << id << " [label=\"" << dot_escape(label) << "\"];\n";
-    by_layer[layers.empty() ? 0 : layers[static_cast<std::size_t>(id)]].push_back(id);
-  }
-  for (NodeId id : ids) {
-    for (NodeId a : program.nodes[static_cast<std::size_t>(id)].args) {
-      if (in[static_cast<std::size_t>(a)]) os << "  n" << a << " -> n" << id << ";\n";
-    }
-  }
-  for (const auto& [layer, members] : by_layer) {
-    os << "  { rank=same;";
-    for (NodeId id : members) os << " n" << id << ";";
-    os << " }\n";
-  }
-  for (const auto& [name, id] : program.outputs) {
-    if (!in[static_cast<std::size_t>(id)]) continue;
-    os << "  \"out_" << dot_escape(name) << "\" [shape=plaintext, style=\"\", label=\"" << dot_escape(name) << "\"];\n";
-    os << "  n" << id << " -> \"out_" << dot_escape(name) << "\" [style=dashed];\n";
-  }
-  os << "}\n";
-  return os.str();
+int display_precision() { return g_display_precision.load(); }
+void set_display_precision(int digits) { g_display_precision.store(std::clamp(digits, 0, 17)); }
+
+std::string format_with_precision(double v, int digits) {
+  const std::string shortest = format_number(v);
+  if (!std::isfinite(v) || digits <= 0 || significant_digits(shortest) <= digits) return shortest;
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+  return buf;
+}
+
+std::string format_short(double v) { return format_with_precision(v, display_precision()); }
+
+Disassembly disassemble(const Program& program, const std::vector<int>& layers) {
+  // The same listing as `tensorcode info --ir` (core/ir/printer.h).
+  return Disassembly{print_ir(program, layers), kIrFirstNodeLine};
 }
 
 Replay replay_events(const Program& program, const std::string& snapshot_text, const std::string& events_text,
-                     const std::string& events_name, Progress* progress) {
+                     const std::string& events_name, Progress* progress, std::size_t skip_events) {
   Replay r;
   auto rt = snapshot_text.empty() ? Runtime::create(program) : Runtime::restore_text(snapshot_text);
   if (!rt.ok()) {
@@ -462,6 +362,10 @@ Replay replay_events(const Program& program, const std::string& snapshot_text, c
       if (i % 256 == 0) progress->update(i, lines.size(), "events");
     }
     if (trim(lines[i]).empty()) continue;
+    if (skip_events > 0) {
+      --skip_events;
+      continue;
+    }
     auto fail = [&](Diagnostic d) {
       d.file = events_name;
       d.loc = SourceLoc{static_cast<int>(i + 1), 1};
@@ -512,10 +416,10 @@ Result<std::string> snapshot_json(const Program& program, const std::vector<std:
   return text;
 }
 
-Result<std::shared_ptr<const Program>> snapshot_program(const std::string& text) {
+Result<SnapshotInfo> snapshot_info(const std::string& text) {
   auto rt = Runtime::restore_text(text);
   if (!rt.ok()) return rt.error();
-  return std::make_shared<const Program>(rt->program());
+  return SnapshotInfo{std::make_shared<const Program>(rt->program()), rt->steps()};
 }
 
 namespace {
@@ -527,8 +431,24 @@ std::string outcome_text(const Outcome& o) {
 }
 }  // namespace
 
+namespace {
+std::string difference_text(const Outcome& c, const Outcome& r) {
+  if (c.raised && r.raised) return "both raised";
+  if (c.raised) return "only the circuit raised";
+  if (r.raised) return "only the reference raised";
+  std::string s;
+  for (const auto& [name, cv] : c.outputs) {
+    for (const auto& [rname, rv] : r.outputs) {
+      if (rname != name) continue;
+      s += (s.empty() ? "" : ", ") + name + " " + format_number(cv - rv);
+    }
+  }
+  return s;
+}
+}  // namespace
+
 VerifyResult verify_source(const std::string& source, const std::string& filename, const std::string& function,
-                           const std::vector<InputSpec>&, Progress* progress) {
+                           const VerifySettings& settings, Progress* progress) {
   VerifyResult v;
   std::string why;
   if (!python_reference_available(&why)) {
@@ -536,7 +456,11 @@ VerifyResult verify_source(const std::string& source, const std::string& filenam
     return v;
   }
   v.available = true;
-  CompileResult c = compile_source(source, filename, function);
+  if (!std::isfinite(settings.atol) || settings.atol < 0 || !std::isfinite(settings.rtol) || settings.rtol < 0) {
+    v.error = make_error("atol and rtol must be finite and not negative");
+    return v;
+  }
+  CompileResult c = compile_source(source, filename, function, settings.dtype);
   if (!c.program) {
     v.error = c.diagnostics.empty() ? make_error("the source does not compile") : c.diagnostics.front();
     for (const auto& d : c.diagnostics)
@@ -544,16 +468,44 @@ VerifyResult verify_source(const std::string& source, const std::string& filenam
     return v;
   }
   PythonReferenceOptions ro;
-  ro.source = source;
-  ro.filename = filename;
-  ro.function = c.function;
+  if (settings.reference_path.empty()) {
+    ro.source = source;
+    ro.filename = filename;
+    ro.function = c.function;
+  } else {
+    auto text = read_file(settings.reference_path);
+    if (!text.ok()) {
+      v.error = text.error();
+      return v;
+    }
+    ro.source = std::move(*text);
+    ro.filename = settings.reference_path;
+    ro.function = settings.reference_function;
+    ro.preferred_function = c.function;
+  }
   auto ref = make_python_reference(ro);
   if (!ref.ok()) {
     v.error = ref.error();
+    if (v.error->file.empty()) v.error->file = ro.filename;
     return v;
   }
+  v.reference = (*ref)->describe();
   VerifyOptions vo;
   vo.progress = progress;
+  vo.tolerance = {settings.atol, settings.rtol};
+  if (!settings.cases_path.empty()) {
+    auto text = read_file(settings.cases_path);
+    if (!text.ok()) {
+      v.error = text.error();
+      return v;
+    }
+    auto cases = parse_cases_jsonl(*text, program_inputs(*c.program), settings.cases_path);
+    if (!cases.ok()) {
+      v.error = cases.error();
+      return v;
+    }
+    vo.cases = std::move(*cases);
+  }
   auto rep = tc::verify(*c.program, **ref, vo);
   if (!rep.ok()) {
     v.error = rep.error();
@@ -563,11 +515,13 @@ VerifyResult verify_source(const std::string& source, const std::string& filenam
   v.cases = rep->cases;
   v.exhaustive = rep->exhaustive;
   v.passed = rep->passed;
+  v.mismatch_count = rep->mismatch_count;
   for (const auto& m : rep->mismatches) {
     VerifyMismatch mm;
     for (const auto& [k, val] : m.inputs) mm.inputs[k] = val;
     mm.circuit = outcome_text(m.circuit);
     mm.reference = outcome_text(m.reference);
+    mm.difference = difference_text(m.circuit, m.reference);
     v.mismatches.push_back(std::move(mm));
   }
   return v;

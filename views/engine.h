@@ -12,6 +12,7 @@
 #include "base/progress.h"
 #include "eval/evaluator.h"
 #include "frontend/compile.h"
+#include "ir/printer.h"
 #include "ir/program.h"
 
 namespace tc {
@@ -42,7 +43,8 @@ struct CompileResult {
   std::vector<InputSpec> inputs;  ///< every parameter with its effective domain
   double milliseconds = 0.0;
 };
-CompileResult compile_source(const std::string& source, const std::string& filename, const std::string& function);
+CompileResult compile_source(const std::string& source, const std::string& filename, const std::string& function,
+                             Dtype dtype = Dtype::Float64);
 
 /// A program loaded from an artifact file (read-only in the IDE).
 Result<std::shared_ptr<const Program>> load_artifact_file(const std::string& path);
@@ -61,7 +63,7 @@ struct RunResult {
 };
 /// One case with a per-node trace under `semantics` at `temperature`.
 RunResult run_case(const Program& program, const Case& inputs, Semantics semantics, double temperature,
-                   const std::map<std::string, double, std::less<>>& state = {});
+                   const std::map<std::string, double, std::less<>>& state = {}, const Case& params = {});
 
 /// d(output)/d(node) for every node (the adjoints of one backward pass).
 struct NodeGradients {
@@ -70,9 +72,27 @@ struct NodeGradients {
   std::optional<Diagnostic> error;
   std::vector<double> adjoint;  ///< per node; NaN where unknown
   std::map<std::string, double> inputs;  ///< gradients reported for differentiable inputs/parameters
+  /// A hybrid derivative that needs an undefined unchosen value: the select
+  /// whose jump term needs it and the node that failed (else -1).
+  NodeId failed_select = -1;
+  NodeId failed_node = -1;
 };
 NodeGradients node_gradients(const Program& program, const Case& inputs, std::size_t output, Semantics semantics,
-                          double temperature);
+                             double temperature, const Case& params = {});
+
+/// Named input cases kept beside a file (FILE.cases.json): {"current": NAME,
+/// "cases": [{"name": NAME, "inputs": {...}, "parameters": {...}}]}.
+struct NamedCase {
+  std::string name;
+  Case inputs;
+  Case params;
+};
+struct CaseBook {
+  std::vector<NamedCase> cases;
+  std::size_t current = 0;
+};
+Result<CaseBook> parse_case_book(const std::string& text);
+std::string case_book_json(const CaseBook& book);
 
 /// Interval analysis and warnings.
 struct Analysis {
@@ -87,12 +107,9 @@ struct Disassembly {
   std::string text;
   int first_node_line = 0;  ///< 0-based line of node 0
 };
+/// The listing of core's IR printer (ir/printer.h), which also gives
+/// node_text() and to_dot() (the CLI's `info --ir` and `info --dot`).
 Disassembly disassemble(const Program& program, const std::vector<int>& layers);
-/// One node's operands and attributes as text, e.g. "div %3, %5".
-std::string node_text(const Program& program, NodeId id);
-
-/// Graphviz dot of the program (or of `subset`), nodes ranked by schedule layer.
-std::string to_dot(const Program& program, const std::vector<int>& layers, const std::vector<NodeId>* subset = nullptr);
 
 /// Event replay for the timeline, through the runtime (transactional steps).
 struct StepRecord {
@@ -111,20 +128,36 @@ struct Replay {
   std::optional<Diagnostic> error;  ///< the failing event, if any (replay stops there)
 };
 /// Replays from the program's initial state, or from `snapshot_text` when not empty.
+/// The first `skip_events` events of the log are taken as already consumed
+/// (a snapshot taken at that step of the same log): they are not dispatched.
 Replay replay_events(const Program& program, const std::string& snapshot_text, const std::string& events_text,
-                     const std::string& events_name, Progress* progress);
+                     const std::string& events_name, Progress* progress, std::size_t skip_events = 0);
 
 /// Snapshot JSON (contract section 3) of `program` with `state` (state_names order) after `steps`.
 Result<std::string> snapshot_json(const Program& program, const std::vector<std::string>& state_names,
                                   const std::vector<double>& state, std::uint64_t steps, std::uint64_t max_steps);
-/// Checks a snapshot with the runtime; returns its program.
-Result<std::shared_ptr<const Program>> snapshot_program(const std::string& text);
+/// A snapshot checked by the runtime: its program and the steps consumed when it was taken.
+struct SnapshotInfo {
+  std::shared_ptr<const Program> program;
+  std::uint64_t steps = 0;
+};
+Result<SnapshotInfo> snapshot_info(const std::string& text);
 
 /// Verification over the inputs' domains (exhaustive for small integer domains).
 struct VerifyMismatch {
   Case inputs;
   std::string circuit;
   std::string reference;
+  std::string difference;  ///< circuit - reference per output, or which side raised
+};
+/// What the Verify panel sets (the CLI's verify options).
+struct VerifySettings {
+  std::string reference_path;      ///< a Python file as the reference; empty: the source itself
+  std::string reference_function;  ///< its function (empty: its only one, or the one named like the program's)
+  double atol = 0.0;
+  double rtol = 0.0;
+  Dtype dtype = Dtype::Float64;  ///< the circuit's dtype for the check
+  std::string cases_path;        ///< JSON Lines cases instead of enumeration/sampling
 };
 struct VerifyResult {
   bool available = false;
@@ -133,10 +166,12 @@ struct VerifyResult {
   std::size_t cases = 0;
   bool exhaustive = false;
   bool passed = false;
+  std::size_t mismatch_count = 0;  ///< all of them (the list holds the first ten)
+  std::string reference;           ///< what the circuit was compared with
   std::vector<VerifyMismatch> mismatches;
 };
 VerifyResult verify_source(const std::string& source, const std::string& filename, const std::string& function,
-                           const std::vector<InputSpec>& inputs, Progress* progress);
+                           const VerifySettings& settings, Progress* progress);
 
 /// Exports. Each returns the file content or an error.
 Result<std::string> export_artifact(const Program& program);
@@ -146,10 +181,21 @@ Result<std::string> export_target(const Program& program, const std::string& tar
 /// Which of export_target's targets this build supports.
 std::vector<std::string> export_targets();
 
+/// A node's loop iteration path, "i=3, j=7" ("" outside loops).
+std::string iteration_text(const Node& node);
+
 /// Formats a double so it reads back to the same value (shortest round trip).
 std::string format_number(double v);
-/// At most 6 significant digits, for table cells and graph labels.
+/// For table cells and graph labels: the shortest round-trip text when it
+/// has at most display_precision() significant digits, else rounded to that
+/// many (so 1638.0000000000007 reads 1638 unless full precision is asked for).
 std::string format_short(double v);
+/// Significant digits format_short keeps (default 6); 0 means always the
+/// shortest round-trip text. One setting for the whole IDE (View menu).
+int display_precision();
+void set_display_precision(int digits);
+/// format_short with an explicit precision (0: shortest round trip).
+std::string format_with_precision(double v, int digits);
 
 }  // namespace views
 }  // namespace tc

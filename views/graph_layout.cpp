@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <deque>
+#include <map>
 #include <numeric>
 
 #include "views/engine.h"
@@ -41,6 +42,7 @@ void GraphLayout::finish() {
     b = i == 0 ? r : b.united(r);
     maxw = std::max(maxw, width[i]);
   }
+  max_width = maxw;
   for (const auto& e : edges) {
     if (!e.path.isEmpty()) b = b.united(e.path.boundingRect());
   }
@@ -53,7 +55,7 @@ std::vector<int> GraphLayout::visible(const QRectF& r, std::size_t limit, bool* 
   const double half_h = height / 2.0;
   float maxw = 0;
   // Width varies with Graphviz labels; a generous margin keeps boxes that poke into view.
-  maxw = graphviz ? 400.0f : (width.empty() ? 0.0f : width.front());
+  maxw = graphviz ? 400.0f : max_width;
   auto first = std::lower_bound(rows.begin(), rows.end(), r.top() - half_h,
                                 [](const Row& row, double y) { return row.y < y; });
   for (auto it = first; it != rows.end() && it->y <= r.bottom() + half_h; ++it) {
@@ -221,6 +223,185 @@ Result<std::shared_ptr<GraphLayout>> graphviz_layout(const Program& program, con
   return g;
 }
 
+GroupPlan plan_groups(const Program& program, const std::vector<int>& layers) {
+  GroupPlan plan;
+  const std::size_t n = program.nodes.size();
+  plan.top.assign(n, -1);
+  plan.sub.assign(n, -1);
+  const int nlayers = layers.empty() ? 1 : *std::max_element(layers.begin(), layers.end()) + 1;
+  // Nodes without a location: about a hundred bands of layers.
+  const int band = std::max(1, (nlayers + 99) / 100);
+  std::map<long long, int> index;  // key: line (> 0) or -(band + 1)
+  for (std::size_t i = 0; i < n; ++i) {
+    const Node& node = program.nodes[i];
+    if (node.op == Op::Constant) continue;
+    const int layer = i < layers.size() ? layers[i] : 0;
+    const long long key = node.location && node.location->line > 0 ? node.location->line : -(layer / band) - 1;
+    auto [it, fresh] = index.try_emplace(key, static_cast<int>(plan.groups.size()));
+    if (fresh) {
+      GroupPlan::Group g;
+      g.line = key > 0 ? static_cast<int>(key) : 0;
+      g.layer_lo = g.layer_hi = layer;
+      plan.groups.push_back(g);
+    }
+    auto& g = plan.groups[static_cast<std::size_t>(it->second)];
+    g.layer_lo = std::min(g.layer_lo, layer);
+    g.layer_hi = std::max(g.layer_hi, layer);
+    ++g.size;
+    plan.top[i] = it->second;
+  }
+  const std::size_t level1 = plan.groups.size();
+  for (std::size_t k = 0; k < level1; ++k) {
+    auto& g = plan.groups[k];
+    g.label = g.line > 0 ? "line " + std::to_string(g.line) : "layers " + std::to_string(g.layer_lo) + "-" + std::to_string(g.layer_hi);
+  }
+  // Level 2: big statement groups split into bands of their layers, about kGroupSplit nodes each.
+  std::vector<std::map<long long, int>> bands(level1);
+  std::vector<int> width(level1, 1);
+  for (std::size_t k = 0; k < level1; ++k) {
+    const auto& g = plan.groups[k];
+    if (g.size <= kGroupSplit) continue;
+    const int span = g.layer_hi - g.layer_lo + 1;
+    const int parts = static_cast<int>((g.size + kGroupSplit - 1) / kGroupSplit);
+    width[k] = std::max(1, (span + parts - 1) / parts);
+  }
+  // A statement inside a loop splits by its outermost loop's iteration
+  // (line 5 · i=3) when the IR records it, else by bands of its layers.
+  std::vector<char> by_iteration(level1, 0);
+  for (std::size_t i = 0; i < n; ++i) {
+    const int t = plan.top[i];
+    if (t >= 0 && !program.nodes[i].iteration.empty()) by_iteration[static_cast<std::size_t>(t)] = 1;
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    const int t = plan.top[i];
+    if (t < 0 || plan.groups[static_cast<std::size_t>(t)].size <= kGroupSplit) continue;
+    const auto tk = static_cast<std::size_t>(t);
+    const int layer = i < layers.size() ? layers[i] : 0;
+    const auto& iter = program.nodes[i].iteration;
+    // Iteration values can be any 64-bit integer: keep them apart from band numbers.
+    const long long b = by_iteration[tk] ? (iter.empty() ? -1 : iter.front().value) : (layer - plan.groups[tk].layer_lo) / width[tk];
+    auto [it, fresh] = bands[tk].try_emplace(b, static_cast<int>(plan.groups.size()));
+    if (fresh) {
+      GroupPlan::Group g;
+      g.parent = t;
+      g.line = plan.groups[tk].line;
+      g.layer_lo = g.layer_hi = layer;
+      if (by_iteration[tk] && !iter.empty()) g.iteration = iter.front().variable + "=" + std::to_string(iter.front().value);
+      plan.groups.push_back(g);
+    }
+    auto& g = plan.groups[static_cast<std::size_t>(it->second)];
+    g.layer_lo = std::min(g.layer_lo, layer);
+    g.layer_hi = std::max(g.layer_hi, layer);
+    ++g.size;
+    plan.sub[i] = it->second;
+  }
+  for (std::size_t k = level1; k < plan.groups.size(); ++k) {
+    auto& g = plan.groups[k];
+    g.label = (g.line > 0 ? "line " + std::to_string(g.line) + " · " : std::string()) +
+              (!g.iteration.empty() ? g.iteration
+                                    : "layers " + std::to_string(g.layer_lo) + "-" + std::to_string(g.layer_hi));
+  }
+  return plan;
+}
+
+std::shared_ptr<GraphLayout> grouped_layout(const Program& program, const std::vector<int>& layers,
+                                            std::shared_ptr<const GroupPlan> plan, const std::vector<char>& expanded) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::size_t n = program.nodes.size();
+  auto is_open = [&](int g) { return g >= 0 && static_cast<std::size_t>(g) < expanded.size() && expanded[static_cast<std::size_t>(g)]; };
+  // Item of every node: its outermost closed group, else the node itself (constants: none).
+  std::vector<int> item(n, -1);
+  std::vector<int> item_node, item_group, item_layer;
+  std::vector<int> group_item(plan->groups.size(), -1);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (program.nodes[i].op == Op::Constant) continue;
+    int g = plan->top[i];
+    if (g >= 0 && is_open(g)) g = plan->sub[i] >= 0 && !is_open(plan->sub[i]) ? plan->sub[i] : -1;
+    const int layer = i < layers.size() ? layers[i] : 0;
+    if (g < 0) {
+      item[i] = static_cast<int>(item_node.size());
+      item_node.push_back(static_cast<int>(i));
+      item_group.push_back(-1);
+      item_layer.push_back(layer);
+      continue;
+    }
+    auto& gi = group_item[static_cast<std::size_t>(g)];
+    if (gi < 0) {
+      gi = static_cast<int>(item_node.size());
+      item_node.push_back(static_cast<int>(i));  // first member: the group's representative
+      item_group.push_back(g);
+      item_layer.push_back(plan->groups[static_cast<std::size_t>(g)].layer_lo);
+    }
+    item[i] = gi;
+  }
+  const std::size_t m = item_node.size();
+  // Bundled edges between items.
+  std::map<std::pair<int, int>, int> bundle;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (item[i] < 0) continue;
+    for (NodeId a : program.nodes[i].args) {
+      const int ia = item[static_cast<std::size_t>(a)];
+      if (ia < 0 || ia == item[i]) continue;
+      ++bundle[{ia, item[i]}];
+    }
+  }
+  std::vector<std::vector<int>> args(m), users(m);
+  for (const auto& [e, c] : bundle) {
+    args[static_cast<std::size_t>(e.second)].push_back(e.first);
+    users[static_cast<std::size_t>(e.first)].push_back(e.second);
+  }
+  // Rows by layer, ordered by barycenter sweeps as in layered_layout.
+  std::map<int, std::vector<int>> rows;
+  for (std::size_t k = 0; k < m; ++k) rows[item_layer[k]].push_back(static_cast<int>(k));
+  std::vector<std::vector<int>> members;
+  for (auto& [l, v] : rows) members.push_back(std::move(v));
+  std::vector<int> row_of(m, 0);
+  for (std::size_t r = 0; r < members.size(); ++r)
+    for (int k : members[r]) row_of[static_cast<std::size_t>(k)] = static_cast<int>(r);
+  std::vector<double> x(m, 0.0), key(m, 0.0);
+  auto place = [&](std::size_t r) {
+    const auto& mm = members[r];
+    const double off = (static_cast<double>(mm.size()) - 1.0) / 2.0;
+    for (std::size_t k = 0; k < mm.size(); ++k) x[static_cast<std::size_t>(mm[k])] = static_cast<double>(k) - off;
+  };
+  for (std::size_t r = 0; r < members.size(); ++r) place(r);
+  auto sweep = [&](std::size_t r, bool down) {
+    auto& mm = members[r];
+    for (int k : mm) {
+      const auto& nb = down ? args[static_cast<std::size_t>(k)] : users[static_cast<std::size_t>(k)];
+      double sum = 0;
+      for (int j : nb) sum += x[static_cast<std::size_t>(j)];
+      key[static_cast<std::size_t>(k)] = nb.empty() ? x[static_cast<std::size_t>(k)] : sum / static_cast<double>(nb.size());
+    }
+    std::stable_sort(mm.begin(), mm.end(), [&](int a, int b) { return key[static_cast<std::size_t>(a)] < key[static_cast<std::size_t>(b)]; });
+    place(r);
+  };
+  for (int round = 0; round < 3; ++round) {
+    for (std::size_t r = 1; r < members.size(); ++r) sweep(r, true);
+    for (std::size_t r = members.size(); r-- > 1;) sweep(r - 1, false);
+  }
+  auto g = std::make_shared<GraphLayout>();
+  constexpr double kSlot = 170.0, kRow = 84.0;
+  g->height = 37.0f;
+  g->ids.resize(m);
+  g->pos.resize(m);
+  g->width.resize(m);
+  g->group = item_group;
+  g->plan = plan;
+  for (std::size_t k = 0; k < m; ++k) {
+    g->ids[k] = static_cast<NodeId>(item_node[k]);
+    g->pos[k] = QPointF(x[k] * kSlot, row_of[k] * kRow);
+    g->width[k] = item_group[k] >= 0 ? 156.0f : 94.0f;
+  }
+  g->index_of.assign(n, -1);
+  for (std::size_t i = 0; i < n; ++i) g->index_of[i] = item[i];
+  g->edges.reserve(bundle.size());
+  for (const auto& [e, c] : bundle) g->edges.push_back({e.first, e.second, {}, c});
+  g->finish();
+  g->milliseconds = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  return g;
+}
+
 std::vector<NodeId> neighbourhood(const Program& program, NodeId centre, std::size_t max_nodes) {
   const std::size_t n = program.nodes.size();
   std::vector<std::vector<NodeId>> users(n);
@@ -243,6 +424,9 @@ std::vector<NodeId> neighbourhood(const Program& program, NodeId centre, std::si
       }
     };
     for (NodeId a : program.nodes[static_cast<std::size_t>(id)].args) visit(a);
+    // Hops never continue through a constant: one shared constant (180 users)
+    // would flood the neighbourhood with unrelated nodes.
+    if (program.nodes[static_cast<std::size_t>(id)].op == Op::Constant && id != centre) continue;
     for (NodeId u : users[static_cast<std::size_t>(id)]) visit(u);
   }
   std::sort(out.begin(), out.end());

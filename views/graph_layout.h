@@ -9,6 +9,7 @@
 #include <QRectF>
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "base/result.h"
@@ -22,6 +23,7 @@ struct GraphLayout {
     int from = 0;  ///< entry index of the argument
     int to = 0;    ///< entry index of the user
     QPainterPath path;  ///< Graphviz spline; empty: a straight line
+    int count = 1;      ///< node edges bundled into this one (between groups)
   };
   std::vector<NodeId> ids;   ///< node id per entry
   std::vector<QPointF> pos;  ///< centre per entry
@@ -32,6 +34,10 @@ struct GraphLayout {
   std::vector<std::vector<int>> in_edges;  ///< entry -> edge indices ending there
   std::vector<std::vector<int>> out_edges; ///< entry -> edge indices starting there
   QRectF bounds;
+  float max_width = 0.0f;  ///< widest box (culling margin)
+  /// Grouped layouts: entry -> group index into `plan` (-1 for a node entry).
+  std::vector<int> group;
+  std::shared_ptr<const struct GroupPlan> plan;
   bool graphviz = false;
   double milliseconds = 0.0;
 
@@ -47,6 +53,34 @@ struct GraphLayout {
   [[nodiscard]] int hit(const QPointF& p) const;
   void finish();  ///< builds index_of, edge lists, rows and bounds
 };
+
+/// Hierarchical groups for large circuits (above kGroupThreshold nodes).
+/// Level 1 is the source statement (the node's line; nodes without a
+/// location fall into bands of schedule layers); a level-1 group of more
+/// than kGroupSplit nodes is split further (level 2) by the iteration of
+/// its outermost loop (Node::iteration), or into bands of its layers. Constants are never grouped and not drawn in a grouped
+/// layout: their values show in their users' IR text and tooltip.
+struct GroupPlan {
+  struct Group {
+    std::string label;  ///< "line 5", "line 5 · layers 3-40", "layers 100-199"
+    int parent = -1;    ///< the level-1 group of a level-2 group
+    int layer_lo = 0, layer_hi = 0;
+    std::size_t size = 0;  ///< member nodes
+    int line = 0;          ///< source line (0: none)
+    std::string iteration;  ///< a level-2 group of one loop iteration: "i=3"
+  };
+  std::vector<Group> groups;
+  std::vector<int> top;  ///< node -> level-1 group (-1: not grouped, e.g. constants)
+  std::vector<int> sub;  ///< node -> level-2 group (-1: none)
+};
+inline constexpr std::size_t kGroupThreshold = 2000;
+inline constexpr std::size_t kGroupSplit = 400;
+GroupPlan plan_groups(const Program& program, const std::vector<int>& layers);
+/// The layered layout with every group not in `expanded` (indexed by group)
+/// drawn as one box, its members mapped to it (index_of), and the node edges
+/// between two boxes bundled into one edge with a count.
+std::shared_ptr<GraphLayout> grouped_layout(const Program& program, const std::vector<int>& layers,
+                                            std::shared_ptr<const GroupPlan> plan, const std::vector<char>& expanded);
 
 /// Below this many nodes the main view uses Graphviz.
 inline constexpr std::size_t kGraphvizLimit = 1000;

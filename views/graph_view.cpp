@@ -46,6 +46,7 @@ GraphView::GraphView(Session* session, Mode mode, QWidget* parent)
   setAutoFillBackground(false);
   setMinimumSize(200, 150);
   session_->addViewer(this);
+  if (mode_ == Mode::Whole) connect(session_, &Session::centreRequested, this, &GraphView::centerOnSelection);
 }
 
 GraphView::~GraphView() { session_->removeViewer(this); }
@@ -67,6 +68,10 @@ void GraphView::resultsChanged() {
   for (double v : vals)
     if (std::isfinite(v)) hi = std::max(hi, std::log1p(std::abs(v)));
   value_hi_ = hi;
+  magnitudes_.clear();
+  for (double v : vals)
+    if (std::isfinite(v) && v != 0) magnitudes_.push_back(std::abs(v));
+  std::sort(magnitudes_.begin(), magnitudes_.end());
   warned_.assign(session_->program() ? session_->program()->nodes.size() : 0, 0);
   for (const auto& [id, msg] : session_->analysis().warnings)
     if (static_cast<std::size_t>(id) < warned_.size()) warned_[static_cast<std::size_t>(id)] = 1;
@@ -102,15 +107,26 @@ void GraphView::requestLayout() {
   }
   const auto layers = session_->layers();
   if (mode_ == Mode::Whole) {
-    session_->worker().post(QStringLiteral("layout"), [this, program, layers](JobControl&) -> EngineWorker::Deliver {
+    // Large circuits are drawn grouped (by statement, then by layer bands),
+    // collapsed until a group is clicked open; the plan is made once per program.
+    auto plan = plan_ && laid_out_ == program ? plan_ : nullptr;
+    const auto expanded = expanded_;
+    session_->worker().post(QStringLiteral("layout"), [this, program, layers, plan, expanded](JobControl&) -> EngineWorker::Deliver {
       std::shared_ptr<GraphLayout> g;
-      if (program->nodes.size() <= kGraphvizLimit) {
+      std::shared_ptr<const GroupPlan> p = plan;
+      if (program->nodes.size() > kGroupThreshold) {
+        if (!p) p = std::make_shared<const GroupPlan>(plan_groups(*program, layers));
+        g = grouped_layout(*program, layers, p, expanded);
+      } else if (program->nodes.size() <= kGraphvizLimit) {
         auto r = graphviz_layout(*program, layers);
         if (r.ok()) g = *r;
       }
       if (!g) g = layered_layout(*program, layers);
-      return [this, g, program] {
+      return [this, g, program, p] {
         if (program != session_->program()) return;
+        // A new plan of the same shape (an edit elsewhere in the source) keeps the groups the user opened.
+        if (plan_ != p && (!plan_ || !p || plan_->groups.size() != p->groups.size())) expanded_.assign(p ? p->groups.size() : 0, 0);
+        plan_ = p;
         laid_out_ = program;
         setLayout(g);
       };
@@ -146,8 +162,7 @@ void GraphView::setLayout(std::shared_ptr<GraphLayout> layout) {
   rebuildOverview();
   if (fit_pending_) {
     if (mode_ == Mode::Neighbourhood) {
-      fitAll();
-      centerOnSelection();
+      fitAll();  // the whole neighbourhood in view; the selection is in it
     } else {
       fitAll();
     }
@@ -218,7 +233,8 @@ bool GraphView::search(const QString& text) {
     }
   }
   if (found < 0) return false;
-  session_->select(found);  // selectionChanged() scrolls to it when it is out of view
+  session_->select(found);
+  centerOnSelection();  // a node asked for by name or id is centred, wherever it was
   return true;
 }
 
@@ -259,7 +275,7 @@ QColor GraphView::fillFor(NodeId id) const {
     if (static_cast<std::size_t>(id) < vals.size()) {
       const double v = vals[static_cast<std::size_t>(id)];
       if (!std::isfinite(v)) return QColor(0xe4, 0xe4, 0xe4);  // not computed on this case
-      const double t = value_hi_ > 0 ? std::log1p(std::abs(v)) / value_hi_ : 0.0;
+      const double t = heat(v);
       const QColor base = v < 0 ? QColor(0x4a, 0x7f, 0xd9) : QColor(0xe8, 0x6a, 0x2c);
       const QColor white(0xfb, 0xfb, 0xfb);
       auto mix = [&](int a, int b2) { return static_cast<int>(a + (b2 - a) * (0.15 + 0.75 * t)); };
@@ -341,6 +357,12 @@ void GraphView::paintEvent(QPaintEvent*) {
     p.save();
     p.scale(scale_, scale_);
     p.translate(-origin_);
+    // Schedule layers as bands behind the rows (labelled at the left edge below).
+    for (std::size_t r = 0; r < g.rows.size(); ++r) {
+      const double y = g.rows[r].y;
+      if (y + g.height < world.top() || y - g.height > world.bottom()) continue;
+      if (r % 2 == 0) p.fillRect(QRectF(world.left(), y - g.height * 1.1, world.width(), g.height * 2.2), QColor(0xf1, 0xf3, 0xf7));
+    }
     // Edges whose bounding box meets the view, including long edges that
     // pass through it with both ends off screen: one bounds test per edge
     // (a few milliseconds for 200,000 edges), drawn only when few boxes are in view.
@@ -367,7 +389,14 @@ void GraphView::paintEvent(QPaintEvent*) {
         }
         if (++drawn > kMaxEdgeBoxes * 4) break;
         const bool isHot = edge.from == selEntry || edge.to == selEntry;
-        p.setPen(isHot ? hot : pen);
+        if (edge.count > 1) {
+          // A bundle of node edges between groups: thicker with more edges.
+          QPen bundled = isHot ? hot : pen;
+          bundled.setWidthF(std::min(6.0, 1.0 + std::log2(static_cast<double>(edge.count))));
+          p.setPen(bundled);
+        } else {
+          p.setPen(isHot ? hot : pen);
+        }
         if (!edge.path.isEmpty()) p.drawPath(edge.path);
         else p.drawLine(a, b);
       }
@@ -387,15 +416,26 @@ void GraphView::paintEvent(QPaintEvent*) {
       const bool isSel = id == sel;
       const bool isHl = std::binary_search(hl.begin(), hl.end(), id);
       QPen b = border;
-      if (isSel) {
+      const auto& grad = session_->chosenGrad();
+      const bool gradFailed = id == grad.failed_node || id == grad.failed_select;
+      if (gradFailed && !isSel) {
+        // A hybrid derivative failed here: the select and the undefined node it needs.
+        b = QPen(QColor(0xd9, 0x30, 0x25), 2.5, Qt::DashLine);
+        b.setCosmetic(true);
+      } else if (isSel) {
         b = QPen(QColor(0x1d, 0x5b, 0xd6), 3.0);
         b.setCosmetic(true);
       } else if (isHl) {
         b = QPen(QColor(0xe0, 0x8a, 0x00), 2.5);
         b.setCosmetic(true);
       }
+      const bool isGroup = i < g.group.size() && g.group[i] >= 0;
+      if (isGroup && !isSel) {
+        b = QPen(QColor(0x6a, 0x4c, 0x9c), 1.6);
+        b.setCosmetic(true);
+      }
       p.setPen(b);
-      p.setBrush(fillFor(id));
+      p.setBrush(isGroup ? QColor(0xec, 0xe6, 0xf6) : fillFor(id));
       if (text) p.drawRoundedRect(r, 5, 5);
       else p.drawRect(r);
       // Analysis warnings stay visible under every overlay: a red corner mark.
@@ -411,9 +451,11 @@ void GraphView::paintEvent(QPaintEvent*) {
         p.setPen(QColor(0x1f, 0x23, 0x2b));
         const QRectF t1(r.left() + 4, r.top() + 2, r.width() - 8, r.height() / 2 - 1);
         const QRectF t2(r.left() + 4, r.center().y(), r.width() - 8, r.height() / 2 - 2);
-        p.drawText(t1, Qt::AlignCenter, fm.elidedText(labelFor(id, 0), Qt::ElideRight, t1.width()));
+        p.drawText(t1, Qt::AlignCenter, fm.elidedText(isGroup ? groupLabel(e, 0) : labelFor(id, 0), Qt::ElideRight, t1.width()));
         p.setPen(QColor(0x3c, 0x44, 0x55));
-        p.drawText(t2, Qt::AlignCenter, fm.elidedText(labelFor(id, 1), Qt::ElideRight, t2.width()));
+        // Semantic zoom: the value line appears once boxes are large enough to read it.
+        if (scale_ >= 0.6 || isGroup)
+          p.drawText(t2, Qt::AlignCenter, fm.elidedText(isGroup ? groupLabel(e, 1) : labelFor(id, 1), Qt::ElideRight, t2.width()));
       }
     }
     // Output names under their nodes.
@@ -430,6 +472,8 @@ void GraphView::paintEvent(QPaintEvent*) {
     }
     p.restore();
   }
+  paintLayerLabels(p);
+  paintMinimap(p);
   // Corner caption: what is shown.
   p.setPen(QColor(0x55, 0x5d, 0x6b));
   QString cap = mode_ == Mode::Neighbourhood
@@ -438,6 +482,122 @@ void GraphView::paintEvent(QPaintEvent*) {
                                   : tr("%1 nodes, layered layout by schedule layer").arg(g.ids.size()));
   cap += tr("   zoom %1%").arg(scale_ * 100.0, 0, 'f', scale_ < 0.01 ? 3 : 0);
   p.drawText(rect().adjusted(8, 4, -8, -4), Qt::AlignLeft | Qt::AlignBottom, cap);
+  if (mode_ == Mode::Whole) paintLegend(p);
+  if (session_->compileFailed()) paintOutOfDate(p);
+}
+
+QPointF GraphView::nodeViewPos(NodeId id) const {
+  if (!layout_ || id < 0 || static_cast<std::size_t>(id) >= layout_->index_of.size()) return {};
+  const int e = layout_->index_of[static_cast<std::size_t>(id)];
+  return e < 0 ? QPointF() : toView(layout_->pos[static_cast<std::size_t>(e)]);
+}
+
+int GraphView::rowLayer(std::size_t row) const {
+  if (!layout_ || row >= layout_->rows.size() || layout_->rows[row].entries.empty()) return 0;
+  const int e = layout_->rows[row].entries.front();
+  const auto i = static_cast<std::size_t>(e);
+  if (i < layout_->group.size() && layout_->group[i] >= 0 && plan_)
+    return plan_->groups[static_cast<std::size_t>(layout_->group[i])].layer_lo;
+  const auto& layers = session_->layers();
+  const auto id = static_cast<std::size_t>(layout_->ids[i]);
+  return id < layers.size() ? layers[id] : 0;
+}
+
+void GraphView::paintLayerLabels(QPainter& p) {
+  if (!layout_ || layout_->graphviz || scale_ < 0.15) return;
+  QFont f = font();
+  f.setPointSizeF(7.5);
+  p.setFont(f);
+  p.setPen(QColor(0x8a, 0x90, 0x9c));
+  for (std::size_t r = 0; r < layout_->rows.size(); ++r) {
+    const double y = toView(QPointF(0, layout_->rows[r].y)).y();
+    if (y < 0 || y > height()) continue;
+    p.drawText(QRectF(2, y - 7, 40, 14), Qt::AlignLeft | Qt::AlignVCenter, QStringLiteral("L%1").arg(rowLayer(r)));
+  }
+}
+
+void GraphView::paintMinimap(QPainter& p) {
+  // Only when part of the circuit is out of view: the whole layout small in a
+  // corner, with the visible part outlined.
+  if (!layout_ || mode_ != Mode::Whole) return;
+  const QRectF b = layout_->bounds;
+  const QRectF world(toWorld(QPointF(0, 0)), toWorld(QPointF(width(), height())));
+  if (world.contains(b) || b.width() <= 0 || b.height() <= 0) return;
+  const double s = std::min(150.0 / b.width(), 100.0 / b.height());
+  const QRectF box(width() - b.width() * s - 10, 8, b.width() * s, b.height() * s);
+  p.fillRect(box.adjusted(-2, -2, 2, 2), QColor(255, 255, 255, 225));
+  p.setPen(QColor(0xb0, 0xb4, 0xbc));
+  p.drawRect(box.adjusted(-2, -2, 2, 2));
+  auto map = [&](QPointF w) { return QPointF(box.left() + (w.x() - b.left()) * s, box.top() + (w.y() - b.top()) * s); };
+  if (!overview_.isNull()) {
+    p.drawImage(box, overview_);
+  } else {
+    p.setPen(Qt::NoPen);
+    p.setBrush(QColor(0x7a, 0x82, 0x94));
+    const std::size_t step = std::max<std::size_t>(1, layout_->ids.size() / 6000);
+    for (std::size_t e = 0; e < layout_->ids.size(); e += step) p.drawRect(QRectF(map(layout_->pos[e]), QSizeF(1.5, 1.5)));
+  }
+  p.setBrush(Qt::NoBrush);
+  p.setPen(QPen(QColor(0x1d, 0x5b, 0xd6), 1.2));
+  p.drawRect(QRectF(map(world.topLeft()), map(world.bottomRight())).intersected(box.adjusted(-2, -2, 2, 2)));
+}
+
+double GraphView::heat(double v) const {
+  if (magnitudes_.empty() || !std::isfinite(v) || v == 0) return 0.0;
+  const double m = std::abs(v);
+  // Mid-rank among equal magnitudes, so one repeated value sits mid-scale rather than at an end.
+  const auto lo = std::lower_bound(magnitudes_.begin(), magnitudes_.end(), m);
+  const auto hi = std::upper_bound(magnitudes_.begin(), magnitudes_.end(), m);
+  const double rank = (static_cast<double>(lo - magnitudes_.begin()) + static_cast<double>(hi - magnitudes_.begin())) / 2.0;
+  return magnitudes_.size() == 1 ? 0.5 : std::clamp(rank / static_cast<double>(magnitudes_.size()), 0.0, 1.0);
+}
+
+QStringList GraphView::legendLabels() const {
+  QStringList out;
+  if (overlay_ != Overlay::Values || magnitudes_.empty()) return out;
+  for (int q = 0; q <= 4; ++q) {
+    const auto i = std::min(magnitudes_.size() - 1, static_cast<std::size_t>(q * (magnitudes_.size() - 1) / 4));
+    out << QString::fromStdString(format_short(magnitudes_[i]));
+  }
+  return out;
+}
+
+void GraphView::paintLegend(QPainter& p) {
+  const QStringList labels = legendLabels();
+  if (labels.isEmpty()) return;
+  // Bottom right: two rows of five swatches (negative blue, positive orange)
+  // at the magnitudes of the 0/25/50/75/100 % ranks, grey for "not computed".
+  const int sw = 44, sh = 12, pad = 6;
+  const QRect box(width() - 5 * sw - 2 * pad - 8, height() - 3 * sh - 34 - pad, 5 * sw + 2 * pad, 3 * sh + 30);
+  p.fillRect(box, QColor(255, 255, 255, 230));
+  p.setPen(QColor(0xb0, 0xb4, 0xbc));
+  p.drawRect(box);
+  QFont f = font();
+  f.setPointSizeF(7.5);
+  p.setFont(f);
+  p.setPen(QColor(0x44, 0x4a, 0x55));
+  p.drawText(QRect(box.left() + pad, box.top() + 2, box.width() - 2 * pad, 12), Qt::AlignLeft, tr("|value| by rank (− blue, + orange)"));
+  for (int q = 0; q <= 4; ++q) {
+    const double t = q / 4.0;
+    const QColor white(0xfb, 0xfb, 0xfb);
+    for (int sign = 0; sign < 2; ++sign) {
+      const QColor base = sign ? QColor(0xe8, 0x6a, 0x2c) : QColor(0x4a, 0x7f, 0xd9);
+      auto mix = [&](int a, int b2) { return static_cast<int>(a + (b2 - a) * (0.15 + 0.75 * t)); };
+      const QColor c(mix(white.red(), base.red()), mix(white.green(), base.green()), mix(white.blue(), base.blue()));
+      p.fillRect(box.left() + pad + q * sw, box.top() + 16 + sign * sh, sw - 2, sh - 1, c);
+    }
+    p.drawText(QRect(box.left() + pad + q * sw, box.top() + 16 + 2 * sh, sw - 2, 12), Qt::AlignCenter, labels[q]);
+  }
+}
+
+void GraphView::paintOutOfDate(QPainter& p) {
+  // The last good circuit stays for orientation, washed out under a banner.
+  p.fillRect(rect(), QColor(0xfc, 0xfc, 0xfd, 170));
+  const QRect banner(0, 0, width(), 26);
+  p.fillRect(banner, QColor(0xff, 0xf1, 0xc2));
+  p.setPen(QColor(0x8a, 0x5a, 0x00));
+  p.drawText(banner.adjusted(8, 0, -8, 0), Qt::AlignVCenter | Qt::AlignLeft,
+             tr("Out of date: the source does not compile (see Problems). This is the last circuit that compiled."));
 }
 
 void GraphView::wheelEvent(QWheelEvent* ev) {
@@ -471,8 +631,30 @@ void GraphView::mouseReleaseEvent(QMouseEvent* ev) {
   dragging_ = false;
   if (click && layout_) {
     const int e = layout_->hit(toWorld(ev->position()));
-    if (e >= 0) session_->select(layout_->ids[static_cast<std::size_t>(e)]);
+    if (e >= 0 && static_cast<std::size_t>(e) < layout_->group.size() && layout_->group[static_cast<std::size_t>(e)] >= 0)
+      toggleGroup(layout_->group[static_cast<std::size_t>(e)]);  // a group opens in place
+    else if (e >= 0)
+      session_->select(layout_->ids[static_cast<std::size_t>(e)]);
   }
+}
+
+void GraphView::toggleGroup(int g) {
+  if (!plan_ || g < 0 || static_cast<std::size_t>(g) >= plan_->groups.size()) return;
+  expanded_.resize(plan_->groups.size(), 0);
+  expanded_[static_cast<std::size_t>(g)] = !expanded_[static_cast<std::size_t>(g)];
+  // Closing a statement closes its bands too.
+  if (!expanded_[static_cast<std::size_t>(g)])
+    for (std::size_t k = 0; k < plan_->groups.size(); ++k)
+      if (plan_->groups[k].parent == g) expanded_[k] = 0;
+  ready_ = false;
+  requestLayout();
+}
+
+QString GraphView::groupLabel(int entry, int line) const {
+  const int g = layout_->group[static_cast<std::size_t>(entry)];
+  const auto& grp = plan_->groups[static_cast<std::size_t>(g)];
+  if (line == 0) return QStringLiteral("▸ %1").arg(QString::fromStdString(grp.label));
+  return tr("%n node(s)", nullptr, static_cast<int>(grp.size));
 }
 
 void GraphView::mouseDoubleClickEvent(QMouseEvent* ev) {
@@ -503,11 +685,21 @@ bool GraphView::event(QEvent* ev) {
       QToolTip::hideText();
       return true;
     }
+    if (static_cast<std::size_t>(e) < layout_->group.size() && layout_->group[static_cast<std::size_t>(e)] >= 0 && plan_) {
+      const auto& grp = plan_->groups[static_cast<std::size_t>(layout_->group[static_cast<std::size_t>(e)])];
+      QToolTip::showText(he->globalPos(),
+                         tr("<b>%1</b><br>%2 nodes, layers %3 to %4<br>click to open").arg(QString::fromStdString(grp.label).toHtmlEscaped())
+                             .arg(grp.size).arg(grp.layer_lo).arg(grp.layer_hi),
+                         this);
+      return true;
+    }
     const NodeId id = layout_->ids[static_cast<std::size_t>(e)];
     const auto i = static_cast<std::size_t>(id);
     QString tip = QStringLiteral("<b>%1</b><br><tt>%2</tt>")
                       .arg(QString::fromStdString(describe_node(*laid_out_, id)).toHtmlEscaped(),
                            QString::fromStdString(node_text(*laid_out_, id)).toHtmlEscaped());
+    if (!laid_out_->nodes[i].iteration.empty())
+      tip += QStringLiteral("<br>") + tr("iteration %1").arg(QString::fromStdString(iteration_text(laid_out_->nodes[i])).toHtmlEscaped());
     const auto& vals = session_->displayValues();
     if (i < vals.size() && !std::isnan(vals[i])) tip += QStringLiteral("<br>= %1").arg(QString::fromStdString(format_number(vals[i])));
     const auto& iv = session_->analysis().intervals;

@@ -9,6 +9,8 @@
 
 #include <memory>
 
+class QPainter;
+
 #include "views/graph_layout.h"
 #include "views/session.h"
 
@@ -26,6 +28,20 @@ class GraphView : public QWidget, public Viewer {
 
   void programChanged() override;
   void resultsChanged() override;
+  /// True while the view shows the out-of-date banner (the source does not compile).
+  [[nodiscard]] bool outOfDate() const { return session_->compileFailed(); }
+  /// Grouped drawing of large circuits: the plan (null below kGroupThreshold nodes).
+  [[nodiscard]] const GroupPlan* groupPlan() const { return plan_.get(); }
+  /// Opens or closes group `g` (as a click on its box does) and lays out again.
+  void toggleGroup(int g);
+  /// Boxes (nodes and groups) a fit-all view shows.
+  [[nodiscard]] std::size_t entryCount() const { return layout_ ? layout_->ids.size() : 0; }
+  /// Where node `id` is drawn, in widget coordinates (null point when not laid out).
+  [[nodiscard]] QPointF nodeViewPos(NodeId id) const;
+  /// Heat-map intensity of a value in [0, 1]: its magnitude's rank among the values shown.
+  [[nodiscard]] double heat(double v) const;
+  /// The legend's magnitude labels (0, 25, 50, 75, 100 % by rank); empty without a heat map.
+  [[nodiscard]] QStringList legendLabels() const;
   void selectionChanged() override;
   void stepChanged() override { update(); }
 
@@ -59,6 +75,7 @@ class GraphView : public QWidget, public Viewer {
   bool event(QEvent* ev) override;
 
  private:
+  void paintOutOfDate(QPainter& p);
   void requestLayout();
   void setLayout(std::shared_ptr<GraphLayout> layout);
   void zoomAt(double factor, const QPointF& at);
@@ -85,6 +102,16 @@ class GraphView : public QWidget, public Viewer {
   QImage overview_;
   QImage overview_scaled_;  // overview_ smoothly shrunk to the size last drawn (no moire)
   double value_lo_ = 0, value_hi_ = 0;  // heat map range (log-scaled magnitudes)
+  // Heat map by rank: the sorted magnitudes of the values shown, so colours
+  // spread over the values actually present instead of saturating.
+  std::vector<double> magnitudes_;
+  std::shared_ptr<const GroupPlan> plan_;
+  std::vector<char> expanded_;
+  QString groupLabel(int entry, int line) const;
+  int rowLayer(std::size_t row) const;
+  void paintLayerLabels(QPainter& p);
+  void paintMinimap(QPainter& p);
+  void paintLegend(QPainter& p);
   std::vector<char> warned_;            // per node: analyze warned about it
 };
 

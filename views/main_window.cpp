@@ -3,6 +3,7 @@
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QDir>
 #include <QDockWidget>
 #include <QElapsedTimer>
 #include <QEventLoop>
@@ -10,6 +11,7 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHeaderView>
+#include <QActionGroup>
 #include <QInputDialog>
 #include <QLabel>
 #include <QLineEdit>
@@ -31,97 +33,13 @@
 #include "views/graph_view.h"
 #include "views/panels.h"
 #include "views/timeline.h"
+#include "views/verify_panel.h"
 
 // Resources of a static library are only linked in when referenced.
 static void tc_init_resources() { Q_INIT_RESOURCE(tensorcode); }
 
 namespace tc {
 namespace views {
-
-// ---------------------------------------------------------------------------
-VerifyPanel::VerifyPanel(Session* session, QWidget* parent) : QWidget(parent), session_(session) {
-  auto* lay = new QVBoxLayout(this);
-  lay->setContentsMargins(4, 4, 4, 4);
-  auto* bar = new QHBoxLayout;
-  run_ = new QPushButton(tr("Verify"), this);
-  run_->setToolTip(tr("Check the circuit against the source run by CPython over the inputs' domains (F6)"));
-  cancel_ = new QPushButton(tr("Cancel"), this);
-  cancel_->setEnabled(false);
-  progress_ = new QProgressBar(this);
-  progress_->setRange(0, 100);
-  progress_->setValue(0);
-  summary_ = new QLabel(tr("not run yet"), this);
-  bar->addWidget(run_);
-  bar->addWidget(cancel_);
-  bar->addWidget(progress_, 1);
-  bar->addWidget(summary_, 2);
-  lay->addLayout(bar);
-  list_ = new QTreeWidget(this);
-  list_->setHeaderLabels({tr("Inputs"), tr("Circuit"), tr("Reference")});
-  list_->setRootIsDecorated(false);
-  list_->header()->setStretchLastSection(true);
-  lay->addWidget(list_, 1);
-  connect(run_, &QPushButton::clicked, this, &VerifyPanel::start);
-  connect(cancel_, &QPushButton::clicked, this, &VerifyPanel::cancel);
-  connect(list_, &QTreeWidget::itemActivated, this, [this](QTreeWidgetItem* item) {
-    const int i = item->data(0, Qt::UserRole).toInt();
-    if (i >= 0 && i < static_cast<int>(cases_.size())) emit caseChosen(cases_[static_cast<std::size_t>(i)]);
-  });
-  connect(list_, &QTreeWidget::itemClicked, this, [this](QTreeWidgetItem* item) { emit list_->itemActivated(item, 0); });
-  connect(&session_->worker(), &EngineWorker::progress, this,
-          [this](const QString& tag, quint64 done, quint64 total, const QString&) {
-            if (tag != QLatin1String("verify") || total == 0) return;
-            progress_->setValue(static_cast<int>(100.0 * static_cast<double>(done) / static_cast<double>(total)));
-          });
-}
-
-QString VerifyPanel::summary() const { return summary_->text(); }
-
-void VerifyPanel::start() {
-  if (session_->readOnly() || session_->source().isEmpty()) {
-    summary_->setText(tr("an artifact has no source to verify against"));
-    return;
-  }
-  run_->setEnabled(false);
-  cancel_->setEnabled(true);
-  progress_->setValue(0);
-  summary_->setText(tr("verifying…"));
-  list_->clear();
-  cases_.clear();
-  const std::string src = session_->source().toStdString();
-  const std::string file = QFileInfo(session_->filePath()).fileName().toStdString();
-  const std::string fn = session_->function().toStdString();
-  const auto inputs = session_->inputs();
-  session_->worker().post(QStringLiteral("verify"), [this, src, file, fn, inputs](JobControl& ctl) -> EngineWorker::Deliver {
-    auto r = std::make_shared<VerifyResult>(verify_source(src, file.empty() ? "untitled.py" : file, fn, inputs, &ctl));
-    return [this, r] {
-      run_->setEnabled(true);
-      cancel_->setEnabled(false);
-      progress_->setValue(100);
-      if (!r->ok) {
-        summary_->setText(QStringLiteral("<span style='color:#c02020'>%1</span>")
-                              .arg(r->error ? QString::fromStdString(r->error->format()).toHtmlEscaped() : tr("failed")));
-        return;
-      }
-      summary_->setText(r->passed ? tr("<b style='color:#1a7f37'>passed</b>: %1 cases%2").arg(r->cases).arg(r->exhaustive ? tr(" (exhaustive)") : QString())
-                                  : tr("<b style='color:#c02020'>%1 mismatch(es)</b> in %2 cases").arg(r->mismatches.size()).arg(r->cases));
-      for (const auto& m : r->mismatches) {
-        QStringList in;
-        for (const auto& [k, v] : m.inputs) in << QStringLiteral("%1=%2").arg(QString::fromStdString(k), QString::fromStdString(format_number(v)));
-        auto* item = new QTreeWidgetItem(list_, {in.join(QStringLiteral(", ")), QString::fromStdString(m.circuit), QString::fromStdString(m.reference)});
-        item->setData(0, Qt::UserRole, static_cast<int>(cases_.size()));
-        cases_.push_back(m.inputs);
-      }
-    };
-  }, this);
-}
-
-void VerifyPanel::cancel() {
-  session_->worker().cancel(QStringLiteral("verify"));
-  run_->setEnabled(true);
-  cancel_->setEnabled(false);
-  summary_->setText(tr("cancelled"));
-}
 
 // ---------------------------------------------------------------------------
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), session_(new Session(this)) {
@@ -147,7 +65,18 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), session_(new Sess
   sb->addPermanentWidget(nodesLabel_);
   sb->addPermanentWidget(compileLabel_);
   connect(session_, &Session::message, this, [this](const QString& m) { statusBar()->showMessage(m, 8000); });
+  connect(session_, &Session::failed, this, &MainWindow::warn);
+  session_->addViewer(this);
   connect(session_, &Session::compiled, this, &MainWindow::updateStatus);
+  // While the source does not compile every view of the old circuit is out of
+  // date: greyed (the graph draws its own banner).
+  connect(session_, &Session::compiled, this, [this] {
+    const bool current = !session_->compileFailed();
+    inspector_->setEnabled(current);
+    irText_->setEnabled(current);
+    graph_->update();
+    neighbourhood_->update();
+  });
   connect(session_, &Session::evaluated, this, &MainWindow::updateStatus);
   connect(session_, &Session::documentChanged, this, [this] {
     modified_ = false;
@@ -170,24 +99,27 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), session_(new Sess
   connect(timeline_, &TimelinePanel::saveSnapshotRequested, this, [this] {
     const QString path = QFileDialog::getSaveFileName(this, tr("Save snapshot"), QString(), tr("Snapshots (*.json)"));
     QString err;
-    if (!path.isEmpty() && !session_->saveSnapshot(path, &err)) QMessageBox::warning(this, tr("Save snapshot"), err);
+    if (!path.isEmpty() && !session_->saveSnapshot(path, &err)) warn(tr("Save snapshot"), err);
   });
   connect(timeline_, &TimelinePanel::restoreSnapshotRequested, this, [this] {
     const QString path = QFileDialog::getOpenFileName(this, tr("Restore snapshot"), QString(), tr("Snapshots (*.json)"));
     QString err;
-    if (!path.isEmpty() && !session_->restoreSnapshot(path, &err)) QMessageBox::warning(this, tr("Restore snapshot"), err);
+    if (!path.isEmpty() && !session_->restoreSnapshot(path, &err)) warn(tr("Restore snapshot"), err);
   });
 
   QSettings settings;
   resize(1280, 800);
   restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
-  layoutRestored_ = restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
+  // The dock layout is restored when the window is first shown: restored
+  // before, Qt keeps the docks but loses their sizes.
+  savedState_ = settings.value(QStringLiteral("window/state")).toByteArray();
   rebuildRecentMenu();
   updateTitle();
   updateStatus();
 }
 
 MainWindow::~MainWindow() {
+  session_->removeViewer(this);
   // Views unregister from the session when they die, so they must go before it.
   for (QDockWidget* d : findChildren<QDockWidget*>(QString(), Qt::FindDirectChildrenOnly)) delete d;
   delete takeCentralWidget();
@@ -208,12 +140,20 @@ void MainWindow::buildDocks() {
   sl->setContentsMargins(0, 0, 0, 0);
   sl->setSpacing(2);
   findEdit_ = new QLineEdit(src);
-  findEdit_->setPlaceholderText(tr("Find in source (Ctrl+F, F3 next)"));
+  findEdit_->setPlaceholderText(tr("Find in source (Ctrl+F, F3 next, Shift+F3 previous)"));
   findEdit_->setClearButtonEnabled(true);
+  replaceEdit_ = new QLineEdit(src);
+  replaceEdit_->setPlaceholderText(tr("Replace with (Ctrl+H; Enter replaces and finds the next)"));
+  replaceEdit_->setClearButtonEnabled(true);
+  auto* findRow = new QHBoxLayout;
+  findRow->setContentsMargins(0, 0, 0, 0);
+  findRow->addWidget(findEdit_, 1);
+  findRow->addWidget(replaceEdit_, 1);
   editor_ = new SourceEditor(session_, src);
-  sl->addWidget(findEdit_);
+  sl->addLayout(findRow);
   sl->addWidget(editor_, 1);
   connect(findEdit_, &QLineEdit::returnPressed, this, [this] { findInSource(false); });
+  connect(replaceEdit_, &QLineEdit::returnPressed, this, &MainWindow::replaceNext);
   auto* srcDock = dock(tr("Source"), QStringLiteral("SourceDock"), src, Qt::LeftDockWidgetArea);
   inputs_ = new InputsPanel(session_, this);
   auto* inDock = dock(tr("Inputs"), QStringLiteral("InputsDock"), inputs_, Qt::LeftDockWidgetArea);
@@ -247,6 +187,7 @@ void MainWindow::buildDocks() {
   nodeSearch_->setMaximumWidth(240);
   tb->addWidget(nodeSearch_);
   connect(nodeSearch_, &QLineEdit::returnPressed, this, [this] {
+    centre_->setCurrentWidget(graph_);
     if (!graph_->search(nodeSearch_->text())) statusBar()->showMessage(tr("no node matches '%1'").arg(nodeSearch_->text()), 5000);
   });
 }
@@ -274,9 +215,10 @@ void MainWindow::buildActions() {
   act(exp, tr("Optimized artifact…"), {}, [this] { exportDialog(QStringLiteral("optimized")); });
   act(exp, tr("Graphviz .dot…"), {}, [this] { exportDialog(QStringLiteral("dot")); });
   exp->addSeparator();
-  for (const auto& [kind, label] : {std::pair{"wgsl", "WGSL…"}, std::pair{"spirv", "SPIR-V…"}, std::pair{"wasm", "WebAssembly…"}}) {
+  // The labels are UTF-8 (the ellipsis): tr() reads them as such, QString::fromLatin1 would not.
+  for (const auto& [kind, label] : {std::pair{"wgsl", tr("WGSL…")}, std::pair{"spirv", tr("SPIR-V…")}, std::pair{"wasm", tr("WebAssembly…")}}) {
     const QString k = QString::fromLatin1(kind);
-    auto* a = act(exp, QString::fromLatin1(label), {}, [this, k] { exportDialog(k); });
+    auto* a = act(exp, label, {}, [this, k] { exportDialog(k); });
     const auto targets = export_targets();
     a->setEnabled(std::find(targets.begin(), targets.end(), std::string(kind)) != targets.end());
   }
@@ -296,6 +238,12 @@ void MainWindow::buildActions() {
     findEdit_->selectAll();
   });
   act(edit, tr("Find &Next"), QKeySequence::FindNext, [this] { findInSource(true); });
+  act(edit, tr("Find &Previous"), QKeySequence::FindPrevious, [this] { findPrevious(); });
+  act(edit, tr("&Replace…"), QKeySequence(tr("Ctrl+H")), [this] {
+    if (findEdit_->text().isEmpty()) findEdit_->setFocus();
+    else replaceEdit_->setFocus();
+  });
+  act(edit, tr("&Go to Line…"), QKeySequence(tr("Ctrl+L")), [this] { goToLineDialog(); });
   act(edit, tr("Find &Node…"), QKeySequence(tr("Ctrl+G")), [this] {
     nodeSearch_->setFocus();
     nodeSearch_->selectAll();
@@ -323,6 +271,24 @@ void MainWindow::buildActions() {
   }
   view->addSeparator();
   for (QDockWidget* d : findChildren<QDockWidget*>()) view->addAction(d->toggleViewAction());
+  auto* precision = view->addMenu(tr("Number &Precision"));
+  auto* pgroup = new QActionGroup(this);
+  const int savedDigits = QSettings().value(QStringLiteral("display/precision"), 6).toInt();
+  set_display_precision(savedDigits);
+  for (const auto& [digits, label] : {std::pair{4, tr("4 significant digits")}, std::pair{6, tr("6 significant digits")},
+                                      std::pair{10, tr("10 significant digits")}, std::pair{0, tr("Full (shortest round trip)")}}) {
+    auto* a = precision->addAction(label);
+    a->setCheckable(true);
+    a->setChecked(digits == display_precision());
+    a->setData(digits);
+    pgroup->addAction(a);
+    const int d = digits;
+    connect(a, &QAction::triggered, this, [this, d] {
+      set_display_precision(d);
+      QSettings().setValue(QStringLiteral("display/precision"), d);
+      session_->redisplay();
+    });
+  }
   view->addSeparator();
   auto* lang = view->addMenu(tr("&Language"));
   auto* lgroup = new QActionGroup(this);
@@ -353,9 +319,15 @@ void MainWindow::buildActions() {
   act(run, tr("Cancel Verify"), QKeySequence(tr("Shift+F6")), [this] { verify_->cancel(); });
   run->addSeparator();
   act(run, tr("Open &Event Log…"), QKeySequence(tr("Ctrl+Shift+O")), [this] { openEventsDialog(); });
-  toolbar_->addAction(act(run, tr("Step &Forward"), QKeySequence(Qt::Key_F10), [this] { timeline_->stepForward(); }));
-  act(run, tr("Step &Back"), QKeySequence(tr("Shift+F10")), [this] { timeline_->stepBack(); });
-  act(run, tr("Jump to Next &Change"), QKeySequence(tr("Ctrl+F10")), [this] { timeline_->jumpToChange(); });
+  toolbar_->addAction(act(run, tr("Step &Forward"), QKeySequence(Qt::Key_F10), [this] { stepForward(); }));
+  act(run, tr("Step &Back"), QKeySequence(tr("Shift+F10")), [this] {
+    if (session_->hasReplay()) timeline_->stepBack();
+    else stepForward();  // says why nothing moves
+  });
+  act(run, tr("Jump to Next &Change"), QKeySequence(tr("Ctrl+F10")), [this] {
+    if (session_->hasReplay()) timeline_->jumpToChange();
+    else stepForward();
+  });
 
   auto* help = menuBar()->addMenu(tr("&Help"));
   act(help, tr("&About tensorcode"), {}, [this] {
@@ -377,11 +349,14 @@ void MainWindow::updateStatus() {
   else compileLabel_->setText(tr("compile %1 ms").arg(session_->compileMs(), 0, 'f', 1));
   nodesLabel_->setText(p ? tr("%n node(s)", nullptr, static_cast<int>(p->nodes.size())) : tr("no program"));
   const auto& run = session_->exactRun();
-  if (p && run.ok) {
+  if (p && (run.ok || session_->showingStep())) {
     QStringList parts;
-    for (std::size_t i = 0; i < p->outputs.size() && i < run.outputs.size(); ++i)
-      parts << QStringLiteral("%1 = %2").arg(QString::fromStdString(p->outputs[i].first), QString::fromStdString(format_number(run.outputs[i])));
-    resultLabel_->setText(parts.join(QStringLiteral(", ")));
+    const auto& outs = session_->displayOutputs();
+    for (std::size_t i = 0; i < p->outputs.size() && i < outs.size(); ++i)
+      parts << QStringLiteral("%1 = %2").arg(QString::fromStdString(p->outputs[i].first), QString::fromStdString(format_number(outs[i])));
+    QString text = parts.join(QStringLiteral(", "));
+    if (session_->showingStep()) text = tr("step %1: %2").arg(session_->snapshotBase() + session_->step()).arg(text);
+    resultLabel_->setText(text);
   } else if (p && run.error) {
     resultLabel_->setText(tr("run failed"));
   } else {
@@ -393,6 +368,7 @@ bool MainWindow::openPath(const QString& path) {
   QString err;
   if (!session_->openFile(path, &err)) {
     statusBar()->showMessage(err, 10000);
+    warn(tr("Open"), err);
     return false;
   }
   editor_->setModified(false);
@@ -463,51 +439,149 @@ void MainWindow::rebuildRecentMenu() {
   recentMenu_->setEnabled(!recent.isEmpty());
 }
 
-bool MainWindow::exportTo(const QString& kind, const QString& path, QString* error) {
+bool MainWindow::exportTo(const QString& kind, const QString& path, QString* error,
+                          std::function<void(const QString&)> done) {
   const auto p = session_->program();
   if (!p) {
     if (error) *error = tr("no program to export");
     return false;
   }
+  // Never write the last good circuit as if it were the current source.
+  if (!session_->upToDate()) {
+    if (error) *error = tr("not exported: %1").arg(session_->outOfDateReason());
+    return false;
+  }
   const std::string k = kind.toStdString(), file = path.toStdString();
   const auto layers = session_->layers();
-  // Optimizing and emitting large circuits takes time: on the worker.
-  const Status st = await_on_worker<Status>(session_->worker(), [p, k, file, layers](JobControl&) -> Status {
+  // Optimizing and emitting large circuits takes time: on the worker, answered by a callback.
+  // A tag of its own: one export never replaces another.
+  static quint64 counter = 0;
+  session_->worker().post(QStringLiteral("export-%1").arg(++counter), [this, p, k, file, layers, path, done](JobControl&) -> EngineWorker::Deliver {
     Result<std::string> content = make_error("unknown export kind '" + k + "'");
     if (k == "artifact") content = export_artifact(*p);
     else if (k == "optimized") content = export_optimized(*p);
     else if (k == "dot") content = to_dot(*p, layers);
     else content = export_target(*p, k);
-    if (!content.ok()) return content.error();
-    return write_file_atomic(file, *content);
-  });
-  if (!st.ok()) {
-    if (error) *error = QString::fromStdString(st.error().format());
-    return false;
-  }
+    const Status st = content.ok() ? write_file_atomic(file, *content) : Status(content.error());
+    const QString err = st.ok() ? QString() : QString::fromStdString(st.error().format());
+    return [this, err, path, done] {
+      if (done) done(err);
+      emit exported(path, err);
+    };
+  }, this);
   return true;
 }
 
+QString MainWindow::defaultExportPath(const QString& kind) const {
+  static const std::map<QString, QString> suffix = {
+      {QStringLiteral("artifact"), QStringLiteral(".json")},  {QStringLiteral("optimized"), QStringLiteral(".opt.json")},
+      {QStringLiteral("dot"), QStringLiteral(".dot")},        {QStringLiteral("wgsl"), QStringLiteral(".wgsl")},
+      {QStringLiteral("spirv"), QStringLiteral(".spv")},      {QStringLiteral("wasm"), QStringLiteral(".wasm")}};
+  const QFileInfo src(session_->filePath());
+  const QString dir = session_->filePath().isEmpty() ? QDir::currentPath() : src.absolutePath();
+  QString base = session_->filePath().isEmpty() ? QStringLiteral("untitled") : src.completeBaseName();
+  // An artifact exported as an artifact again should not overwrite itself.
+  if (kind == QLatin1String("artifact") && session_->readOnly()) base += QStringLiteral(".export");
+  auto it = suffix.find(kind);
+  return QDir(dir).filePath(base + (it != suffix.end() ? it->second : QString()));
+}
+
+QString MainWindow::exportWarning(const QString& kind) const {
+  const auto p = session_->program();
+  if (!p) return {};
+  const bool gpu = kind == QLatin1String("wgsl") || kind == QLatin1String("spirv") || kind == QLatin1String("wasm");
+  if (gpu && p->dtype == Dtype::Float64)
+    return tr("The program computes in float64; %1 computes in float32, so results can differ in the last digits or overflow earlier.")
+        .arg(kind == QLatin1String("wgsl") ? QStringLiteral("WGSL") : kind == QLatin1String("spirv") ? QStringLiteral("SPIR-V") : QStringLiteral("WebAssembly"));
+  return {};
+}
+
 void MainWindow::exportDialog(const QString& kind) {
+  if (session_->compilePending()) session_->compileNow();
+  if (!session_->upToDate() && !session_->compilePending() && session_->compileFailed()) {
+    warn(tr("Export"), tr("not exported: %1").arg(session_->outOfDateReason()));
+    return;
+  }
   QString filter = tr("Artifacts (*.json)");
   if (kind == QLatin1String("dot")) filter = tr("Graphviz (*.dot)");
   else if (kind == QLatin1String("wgsl")) filter = tr("WGSL (*.wgsl)");
   else if (kind == QLatin1String("spirv")) filter = tr("SPIR-V (*.spv *.spvasm)");
   else if (kind == QLatin1String("wasm")) filter = tr("WebAssembly (*.wasm *.wat)");
-  const QString path = QFileDialog::getSaveFileName(this, tr("Export"), QString(), filter);
+  const QString note = exportWarning(kind);
+  if (!note.isEmpty()) statusBar()->showMessage(note, 12000);
+  const QString path = QFileDialog::getSaveFileName(this, note.isEmpty() ? tr("Export") : tr("Export (float32)"), defaultExportPath(kind), filter);
   if (path.isEmpty()) return;
   QString err;
-  if (!exportTo(kind, path, &err)) QMessageBox::warning(this, tr("Export"), err);
-  else statusBar()->showMessage(tr("exported %1").arg(path), 5000);
+  const bool f32 = !note.isEmpty();
+  if (!exportTo(kind, path, &err, [this, path, f32](const QString& e) {
+        if (!e.isEmpty()) warn(tr("Export"), e);
+        else statusBar()->showMessage(f32 ? tr("exported %1 (float32)").arg(path) : tr("exported %1").arg(path), 8000);
+      }))
+    warn(tr("Export"), err);
+}
+
+void MainWindow::warn(const QString& title, const QString& text) {
+  lastWarning_ = text;
+  // Window-modal and opened, not exec'd: no nested event loop, nothing blocks.
+  auto* box = new QMessageBox(QMessageBox::Warning, title, text, QMessageBox::Ok, this);
+  box->setAttribute(Qt::WA_DeleteOnClose);
+  box->setWindowModality(Qt::WindowModal);
+  box->open();
+}
+
+bool MainWindow::stepForward() {
+  if (!session_->hasReplay()) {
+    statusBar()->showMessage(tr("no event log: open one with Run > Open Event Log (Ctrl+Shift+O) to step through it"), 8000);
+    return false;
+  }
+  timeline_->stepForward();
+  return true;
 }
 
 void MainWindow::openEventsDialog() {
   const QString path = QFileDialog::getOpenFileName(this, tr("Open event log"), QString(), tr("Event logs (*.jsonl *.json)"));
   if (path.isEmpty()) return;
   QString err;
-  if (!session_->loadEvents(path, &err)) QMessageBox::warning(this, tr("Open event log"), err);
+  if (!session_->loadEvents(path, &err)) warn(tr("Open event log"), err);
   for (QDockWidget* d : findChildren<QDockWidget*>())
     if (d->objectName() == QLatin1String("TimelineDock")) d->raise();
+}
+
+void MainWindow::findPrevious() {
+  const QString t = findEdit_->text();
+  if (t.isEmpty()) return;
+  // Search backwards from the start of the current selection (else the match just found is found again).
+  int l0 = 0, i0 = 0, l1 = 0, i1 = 0;
+  editor_->getSelection(&l0, &i0, &l1, &i1);
+  if (l0 < 0) editor_->getCursorPosition(&l0, &i0);
+  if (!editor_->findFirst(t, false, false, false, true, false, l0, i0))
+    statusBar()->showMessage(tr("'%1' not found").arg(t), 4000);
+}
+
+void MainWindow::replaceNext() {
+  const QString t = findEdit_->text();
+  if (t.isEmpty() || session_->readOnly()) return;
+  if (editor_->selectedText() == t) editor_->replace(replaceEdit_->text());
+  findInSource(true);
+}
+
+void MainWindow::goToLineDialog() {
+  auto* box = new QInputDialog(this);
+  box->setObjectName(QStringLiteral("GoToLineDialog"));
+  box->setAttribute(Qt::WA_DeleteOnClose);
+  box->setWindowTitle(tr("Go to Line"));
+  box->setLabelText(tr("Line (1 to %1):").arg(editor_->lines()));
+  box->setInputMode(QInputDialog::IntInput);
+  box->setIntRange(1, std::max(1, editor_->lines()));
+  int line = 0, col = 0;
+  editor_->getCursorPosition(&line, &col);
+  box->setIntValue(line + 1);
+  box->setWindowModality(Qt::WindowModal);
+  connect(box, &QInputDialog::intValueSelected, this, [this](int l) {
+    editor_->goTo(l, 1);
+    editor_->setFocus();
+  });
+  box->open();
 }
 
 void MainWindow::findInSource(bool next) {
@@ -572,7 +646,10 @@ void MainWindow::showEvent(QShowEvent* ev) {
   if (shownOnce_) return;
   shownOnce_ = true;
   // After the first layout pass, when the docks have real sizes to trade.
-  if (!layoutRestored_) QTimer::singleShot(0, this, &MainWindow::applyDefaultDockSizes);
+  QTimer::singleShot(0, this, [this] {
+    layoutRestored_ = !savedState_.isEmpty() && restoreState(savedState_);
+    if (!layoutRestored_) applyDefaultDockSizes();
+  });
 }
 
 void MainWindow::closeEvent(QCloseEvent* ev) {

@@ -3,6 +3,8 @@
 // shortcuts, recent files, exports, verify and the timeline.
 #include <QMainWindow>
 
+#include <functional>
+
 #include "views/session.h"
 
 class QAction;
@@ -24,34 +26,9 @@ class IrTextView;
 class ProblemsView;
 class SourceEditor;
 class TimelinePanel;
+class VerifyPanel;
 
-/// Verification: run over the inputs' domains with progress and cancel; a
-/// mismatch activates into the inputs panel.
-class VerifyPanel : public QWidget {
-  Q_OBJECT
- public:
-  explicit VerifyPanel(Session* session, QWidget* parent = nullptr);
-  [[nodiscard]] QTreeWidget* mismatches() const { return list_; }
-  [[nodiscard]] QString summary() const;
-
- public slots:
-  void start();
-  void cancel();
-
- signals:
-  void caseChosen(const tc::views::Case& c);
-
- private:
-  Session* session_;
-  QPushButton* run_;
-  QPushButton* cancel_;
-  QProgressBar* progress_;
-  QLabel* summary_;
-  QTreeWidget* list_;
-  std::vector<Case> cases_;
-};
-
-class MainWindow : public QMainWindow {
+class MainWindow : public QMainWindow, public Viewer {
   Q_OBJECT
  public:
   explicit MainWindow(QWidget* parent = nullptr);
@@ -70,8 +47,11 @@ class MainWindow : public QMainWindow {
 
   bool openPath(const QString& path);
   bool savePath(const QString& path);
-  /// Writes one export kind ("artifact", "optimized", "dot", "wgsl", "spirv", "wasm").
-  bool exportTo(const QString& kind, const QString& path, QString* error);
+  /// Writes one export kind ("artifact", "optimized", "dot", "wgsl", "spirv", "wasm")
+  /// on the worker. False (with `error`) when refused at once (nothing
+  /// compiled, the source broken); otherwise the outcome arrives as
+  /// exported() and in `done` ("" on success, else the error).
+  bool exportTo(const QString& kind, const QString& path, QString* error, std::function<void(const QString&)> done = {});
   /// Processes events until the worker is idle and the graph is laid out (false on timeout).
   bool waitUntilSettled(int timeout_ms);
   /// Selects the program's first output node.
@@ -80,6 +60,21 @@ class MainWindow : public QMainWindow {
   void raiseDock(const QString& name);
   /// Shows the Neighbourhood tab instead of the whole circuit.
   void showNeighbourhood();
+  /// Shows a warning without blocking (a window-modal box); tests read the last one.
+  void warn(const QString& title, const QString& text);
+  [[nodiscard]] const QString& lastWarning() const { return lastWarning_; }
+  /// The file name, folder and extension the export dialog proposes for `kind`.
+  [[nodiscard]] QString defaultExportPath(const QString& kind) const;
+  /// A note shown before exporting `kind` ("" when none): WGSL, SPIR-V and WASM compute in float32.
+  [[nodiscard]] QString exportWarning(const QString& kind) const;
+  /// F10 and the other step actions: false (with a status message) when no event log is open.
+  bool stepForward();
+
+  void stepChanged() override { updateStatus(); }
+  void resultsChanged() override { updateStatus(); }
+
+ signals:
+  void exported(const QString& path, const QString& error);
 
  protected:
   void closeEvent(QCloseEvent* ev) override;
@@ -98,6 +93,20 @@ class MainWindow : public QMainWindow {
   void exportDialog(const QString& kind);
   void openEventsDialog();
   void findInSource(bool next);
+  /// Finds the previous occurrence of the find text (Shift+F3).
+  void findPrevious();
+  /// Replaces the current match with the replace text and finds the next one.
+  void replaceNext();
+  /// Edit > Go to Line: a window-modal input box (no nested event loop).
+  void goToLineDialog();
+
+ public:
+  [[nodiscard]] QLineEdit* findEdit() const { return findEdit_; }
+  [[nodiscard]] QLineEdit* replaceEdit() const { return replaceEdit_; }
+  [[nodiscard]] QLineEdit* nodeSearchEdit() const { return nodeSearch_; }
+
+ private:
+  QLineEdit* replaceEdit_ = nullptr;
 
   Session* session_;
   SourceEditor* editor_;
@@ -118,8 +127,10 @@ class MainWindow : public QMainWindow {
   QLabel* nodesLabel_;
   QLabel* resultLabel_;
   QLabel* layoutLabel_;
+  QString lastWarning_;
   bool modified_ = false;
   bool layoutRestored_ = false;  // a remembered dock layout was applied
+  QByteArray savedState_;
   bool shownOnce_ = false;
   void applyDefaultDockSizes();
 };

@@ -1,15 +1,19 @@
 #include "views/panels.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QInputDialog>
+#include <QLineEdit>
 #include <QLabel>
 #include <QScrollBar>
 #include <QSlider>
 #include <QTableView>
 #include <QTableWidget>
 #include <QTextBlock>
+#include <QToolButton>
 #include <QVBoxLayout>
 
 #include <cmath>
@@ -55,19 +59,54 @@ InputsPanel::InputsPanel(Session* session, QWidget* parent) : QWidget(parent), s
   function_ = new QComboBox(this);
   top->addWidget(function_, 1);
   lay->addLayout(top);
+  // Named cases on their own row, so the dock stays narrow.
+  top = new QHBoxLayout;
+  top->addWidget(new QLabel(tr("Case:"), this));
+  cases_ = new QComboBox(this);
+  cases_->setToolTip(tr("Named input cases, saved beside the file (FILE.cases.json)"));
+  top->addWidget(cases_, 1);
+  addCase_ = new QToolButton(this);
+  addCase_->setText(tr("Add"));
+  addCase_->setToolTip(tr("Keep the current values as a new named case"));
+  renameCase_ = new QToolButton(this);
+  renameCase_->setText(tr("Rename"));
+  top->addWidget(addCase_);
+  top->addWidget(renameCase_);
+  lay->addLayout(top);
   table_ = new QTableWidget(0, 5, this);
   table_->setHorizontalHeaderLabels({tr("Parameter"), tr("Type"), tr("Min"), tr("Max"), tr("Value")});
   table_->verticalHeader()->setVisible(false);
-  table_->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
-  table_->horizontalHeader()->setSectionResizeMode(1, QHeaderView::Fixed);
-  table_->setColumnWidth(1, 86);
+  // Columns sized to their contents (headers never truncated); the value column takes the rest.
+  table_->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
+  table_->horizontalHeader()->setStretchLastSection(true);
   lay->addWidget(table_, 1);
+  stepNote_ = new QLabel(this);
+  stepNote_->setWordWrap(true);
+  stepNote_->setStyleSheet(QStringLiteral("color:#8a5a00"));
+  stepNote_->hide();
+  lay->addWidget(stepNote_);
   result_ = new QLabel(this);
   result_->setWordWrap(true);
   result_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   lay->addWidget(result_);
   session_->addViewer(this);
   connect(session_, &Session::compiled, this, &InputsPanel::rebuild);
+  connect(session_, &Session::casesChanged, this, &InputsPanel::rebuildCases);
+  connect(cases_, &QComboBox::currentIndexChanged, this, [this](int i) {
+    if (!building_ && i >= 0) session_->switchCase(i);
+  });
+  connect(addCase_, &QToolButton::clicked, this, [this] {
+    bool ok = false;
+    const QString name = QInputDialog::getText(this, tr("Add case"), tr("Name of the new case:"), QLineEdit::Normal,
+                                               tr("case %1").arg(session_->caseNames().size() + 1), &ok);
+    if (ok && !session_->addCase(name)) result_->setText(tr("a case named '%1' exists already").arg(name.toHtmlEscaped()));
+  });
+  connect(renameCase_, &QToolButton::clicked, this, [this] {
+    bool ok = false;
+    const QString name = QInputDialog::getText(this, tr("Rename case"), tr("New name:"), QLineEdit::Normal, cases_->currentText(), &ok);
+    if (ok && !session_->renameCase(cases_->currentIndex(), name))
+      result_->setText(tr("a case named '%1' exists already").arg(name.toHtmlEscaped()));
+  });
   connect(function_, &QComboBox::currentTextChanged, this, [this](const QString& f) {
     if (!building_ && !f.isEmpty()) session_->setFunction(f);
   });
@@ -95,9 +134,12 @@ void InputsPanel::rebuild() {
   function_->setCurrentText(session_->function());
   function_->setEnabled(session_->functions().size() > 1);
   const auto& inputs = session_->inputs();
-  if (!same_inputs(inputs, shown_) || table_->rowCount() != static_cast<int>(inputs.size())) {
+  const auto& params = session_->parameters();
+  const int rows = static_cast<int>(inputs.size() + params.size());
+  if (!same_inputs(inputs, shown_) || params != shownParams_ || table_->rowCount() != rows) {
     shown_ = inputs;
-    table_->setRowCount(static_cast<int>(inputs.size()));
+    shownParams_ = params;
+    table_->setRowCount(rows);
     for (int r = 0; r < static_cast<int>(inputs.size()); ++r) {
       const auto& in = inputs[static_cast<std::size_t>(r)];
       auto* name = new QTableWidgetItem(QString::fromStdString(in.name));
@@ -122,13 +164,85 @@ void InputsPanel::rebuild() {
       table_->item(r, 2)->setToolTip(tr("empty: the type's full range"));
       table_->item(r, 3)->setToolTip(tr("empty: the type's full range"));
       table_->setItem(r, 4, new QTableWidgetItem());
+      if (in.domain.type == DomainType::Boolean) {
+        // A bool is a check box, not a number to type (True would not parse).
+        auto* box = new QCheckBox(table_);
+        box->setToolTip(tr("True when checked"));
+        connect(box, &QCheckBox::toggled, this, [this, r](bool on) {
+          if (!building_ && r < static_cast<int>(shown_.size())) session_->setCaseValue(shown_[static_cast<std::size_t>(r)].name, on ? 1.0 : 0.0);
+        });
+        table_->setCellWidget(r, 4, box);
+      }
     }
+    // Parameters: stored values, editable for this session's runs (no domain).
+    for (int k = 0; k < static_cast<int>(params.size()); ++k) {
+      const int r = static_cast<int>(inputs.size()) + k;
+      auto* name = new QTableWidgetItem(QString::fromStdString(params[static_cast<std::size_t>(k)]));
+      name->setFlags(name->flags() & ~Qt::ItemIsEditable);
+      name->setToolTip(tr("a parameter: its stored value is the default; edits apply to this session's runs and cases"));
+      table_->setItem(r, 0, name);
+      table_->removeCellWidget(r, 1);
+      for (int c = 1; c <= 3; ++c) {
+        auto* it = new QTableWidgetItem(c == 1 ? tr("parameter") : QString());
+        it->setFlags(it->flags() & ~Qt::ItemIsEditable);
+        table_->setItem(r, c, it);
+      }
+      table_->removeCellWidget(r, 4);
+      table_->setItem(r, 4, new QTableWidgetItem());
+    }
+    table_->resizeColumnsToContents();
   }
+  building_ = false;
+  showValues();
+}
+
+void InputsPanel::stepChanged() { showValues(); }
+
+void InputsPanel::rebuildCases() {
+  building_ = true;
+  cases_->clear();
+  cases_->addItems(session_->caseNames());
+  cases_->setCurrentIndex(session_->currentCaseIndex());
+  building_ = false;
+  showValues();
+}
+
+QCheckBox* InputsPanel::checkBoxOf(const QString& name) const {
+  const int r = rowOf(name);
+  return r >= 0 ? qobject_cast<QCheckBox*>(table_->cellWidget(r, 4)) : nullptr;
+}
+
+void InputsPanel::showValues() {
+  // During a replay the panel follows the timeline: a step's event inputs,
+  // read-only (step 0 goes back to the editable case).
+  building_ = true;
+  const bool step = session_->showingStep();
+  const Case shown = session_->displayCase();
   for (int r = 0; r < table_->rowCount(); ++r) {
-    const std::string name = shown_[static_cast<std::size_t>(r)].name;
-    auto it = session_->currentCase().find(name);
-    if (table_->item(r, 4)) table_->item(r, 4)->setText(it != session_->currentCase().end() ? num(it->second) : QStringLiteral("0"));
+    QTableWidgetItem* item = table_->item(r, 4);
+    if (!item) continue;
+    QString text;
+    if (isParameterRow(r)) {
+      const std::size_t k = static_cast<std::size_t>(r) - shown_.size();
+      auto it = k < shownParams_.size() ? session_->parameterValues().find(shownParams_[k]) : session_->parameterValues().end();
+      text = it != session_->parameterValues().end() ? num(it->second) : QString();
+    } else {
+      auto it = shown.find(shown_[static_cast<std::size_t>(r)].name);
+      text = it != shown.end() ? num(it->second) : (step ? QString::fromUtf8("—") : QStringLiteral("0"));
+      if (auto* box = qobject_cast<QCheckBox*>(table_->cellWidget(r, 4))) {
+        box->setChecked(it != shown.end() && it->second != 0);
+        box->setEnabled(!step);
+        text.clear();
+      }
+    }
+    item->setText(text);
+    const auto flags = item->flags();
+    item->setFlags(step || table_->cellWidget(r, 4) ? flags & ~Qt::ItemIsEditable : flags | Qt::ItemIsEditable);
   }
+  stepNote_->setVisible(step);
+  if (step)
+    stepNote_->setText(tr("Showing step %1 of the event log (its event's inputs and outputs); go to step 0 to edit the case.")
+                           .arg(session_->snapshotBase() + session_->step()));
   building_ = false;
   resultsChanged();
 }
@@ -153,9 +267,26 @@ void InputsPanel::commitDomain(int row) {
 }
 
 void InputsPanel::commitValue(int row) {
+  if (isParameterRow(row)) {
+    const std::size_t k = static_cast<std::size_t>(row) - shown_.size();
+    if (k >= shownParams_.size()) return;
+    bool ok = false;
+    const double v = table_->item(row, 4)->text().trimmed().toDouble(&ok);
+    if (!ok || !std::isfinite(v)) {
+      result_->setText(QStringLiteral("<span style='color:#c02020'>%1</span>")
+                           .arg(tr("%1: not a number").arg(QString::fromStdString(shownParams_[k]))));
+      return;
+    }
+    session_->setParameterValue(shownParams_[k], v);
+    return;
+  }
   if (row < 0 || row >= static_cast<int>(shown_.size())) return;
   bool ok = false;
-  const double v = table_->item(row, 4)->text().trimmed().toDouble(&ok);
+  QString typed = table_->item(row, 4)->text().trimmed();
+  // Python spellings of a bool are values too.
+  if (typed == QLatin1String("True")) typed = QStringLiteral("1");
+  if (typed == QLatin1String("False")) typed = QStringLiteral("0");
+  const double v = typed.toDouble(&ok);
   const auto& spec = shown_[static_cast<std::size_t>(row)];
   if (!ok) {
     result_->setText(QStringLiteral("<span style='color:#c02020'>%1</span>").arg(tr("%1: not a number").arg(QString::fromStdString(spec.name))));
@@ -190,15 +321,16 @@ void InputsPanel::resultsChanged() {
     result_->clear();
     return;
   }
-  if (run.error) {
+  if (!session_->showingStep() && run.error) {
     // The message names the node and its source position already.
     result_->setText(QStringLiteral("<span style='color:#c02020'>%1</span>")
                          .arg(tr("error: %1").arg(QString::fromStdString(run.error->message)).toHtmlEscaped()));
     return;
   }
   QStringList parts;
-  for (std::size_t i = 0; i < program->outputs.size() && i < run.outputs.size(); ++i)
-    parts << QStringLiteral("<b>%1</b> = %2").arg(QString::fromStdString(program->outputs[i].first).toHtmlEscaped(), num(run.outputs[i]));
+  const auto& outs = session_->displayOutputs();
+  for (std::size_t i = 0; i < program->outputs.size() && i < outs.size(); ++i)
+    parts << QStringLiteral("<b>%1</b> = %2").arg(QString::fromStdString(program->outputs[i].first).toHtmlEscaped(), num(outs[i]));
   result_->setText(parts.isEmpty() ? QString() : tr("Outputs: %1").arg(parts.join(QStringLiteral(", "))));
 }
 
@@ -245,6 +377,9 @@ QVariant InspectorModel::data(const QModelIndex& index, int role) const {
     return tip ? num(v[id]) : QString::fromStdString(format_short(v[id]));
   };
   if (role == Qt::TextAlignmentRole && index.column() >= Value) return int(Qt::AlignRight | Qt::AlignVCenter);
+  if (role == Qt::ForegroundRole && index.column() == ChosenGrad && !session_->chosenGrad().ok &&
+      (static_cast<NodeId>(id) == session_->chosenGrad().failed_node || static_cast<NodeId>(id) == session_->chosenGrad().failed_select))
+    return QColor(0xc0, 0x20, 0x20);
   if (role == Qt::ForegroundRole && index.column() == ChosenGrad) {
     const auto& e = session_->exactGrad().adjoint;
     const auto& c = session_->chosenGrad().adjoint;
@@ -261,7 +396,12 @@ QVariant InspectorModel::data(const QModelIndex& index, int role) const {
     case Value: return at(session_->displayValues());
     case ChosenValue: return at(session_->chosenRun().trace.values);
     case ExactGrad: return at(session_->exactGrad().adjoint);
-    case ChosenGrad: return at(session_->chosenGrad().adjoint);
+    case ChosenGrad: {
+      const auto& g = session_->chosenGrad();
+      if (!g.ok && g.error && (static_cast<NodeId>(id) == g.failed_node || static_cast<NodeId>(id) == g.failed_select))
+        return tip ? QString::fromStdString(g.error->message) : tr("fails");
+      return at(g.adjoint);
+    }
     case Branch: {
       const auto& b = session_->exactRun().trace.branch;
       if (n.op != tc::Op::Select || id >= b.size() || b[id] < 0) return QString();
@@ -333,6 +473,7 @@ InspectorPanel::InspectorPanel(Session* session, QWidget* parent) : QWidget(pare
     if (syncing_) return;
     session_->setSemantics(static_cast<Semantics>(semantics_->currentData().toInt()));
     model_->headerDataChanged(Qt::Horizontal, 0, InspectorModel::ColumnCount - 1);
+    table_->resizeColumnsToContents();
   });
   connect(temperature_, &QSlider::valueChanged, this, [this](int v) {
     const double t = temperatureAt(v);
@@ -357,6 +498,8 @@ void InspectorPanel::programChanged() {
   output_->setCurrentIndex(session_->outputIndex());
   syncing_ = false;
   model_->reset();
+  // Headers and the first rows decide the widths (Qt samples a bounded number of rows).
+  table_->resizeColumnsToContents();
   updateDetail();
 }
 
@@ -395,7 +538,22 @@ void InspectorPanel::updateDetail() {
   };
   QString html = QStringLiteral("<b>%1</b>").arg(QString::fromStdString(describe_node(*program, id)).toHtmlEscaped());
   html += QStringLiteral("<br><tt>%1</tt>").arg(QString::fromStdString(node_text(*program, id)).toHtmlEscaped());
-  html += QStringLiteral("<br>") + tr("value: <b>%1</b>").arg(val(session_->displayValues()));
+  if (!n.iteration.empty())
+    html += QStringLiteral("<br>") + tr("loop iteration: %1").arg(QString::fromStdString(iteration_text(n)).toHtmlEscaped());
+  if (session_->showingStep()) {
+    // The step's values are those its event computed from the state it saw.
+    const int step = session_->snapshotBase() + session_->step();
+    html += QStringLiteral("<br>") + tr("value at step %1: <b>%2</b>").arg(step).arg(val(session_->displayValues()));
+    if (n.op == tc::Op::State) {
+      const auto& names = session_->replay().state_names;
+      const auto after = session_->stateAtStep();
+      for (std::size_t u = 0; u < names.size() && u < after.size(); ++u)
+        if (names[u] == n.name)
+          html += QStringLiteral(" ") + tr("(the state the step saw; it committed <b>%1</b>)").arg(num(after[u]));
+    }
+  } else {
+    html += QStringLiteral("<br>") + tr("value: <b>%1</b>").arg(val(session_->displayValues()));
+  }
   if (session_->semantics() == Semantics::Relaxed)
     html += QStringLiteral(" &nbsp; ") + tr("relaxed value: %1").arg(val(session_->chosenRun().trace.values));
   const QString chosen = QString::fromUtf8(to_string(session_->semantics()).data());
@@ -434,7 +592,7 @@ IrTextView::IrTextView(Session* session, QWidget* parent) : QPlainTextEdit(paren
   connect(this, &QPlainTextEdit::cursorPositionChanged, this, [this] {
     if (programmatic_ || !session_->program()) return;
     const int node = textCursor().blockNumber() - first_node_line_;
-    if (node >= 0 && node < static_cast<int>(session_->program()->nodes.size())) session_->select(node);
+    if (node >= 0 && node < static_cast<int>(session_->program()->nodes.size())) session_->selectAndCentre(node);
   });
 }
 
@@ -457,10 +615,39 @@ void IrTextView::programChanged() {
       verticalScrollBar()->setValue(scroll);
       first_node_line_ = d->first_node_line;
       shown_ = program;
+      header_.clear();
       programmatic_ = false;
+      updateHeader();
       selectionChanged();
     };
   }, this);
+}
+
+QString IrTextView::headerText() const {
+  const auto p = session_->program();
+  if (!p) return {};
+  // One semantics label everywhere: the one the Inspector's switcher chose.
+  // Forward values are exact under exact and hybrid alike, so the program's
+  // own default only matters when it differs.
+  QString h = QStringLiteral("; semantics %1").arg(QString::fromUtf8(to_string(session_->semantics()).data()));
+  if (p->semantics != session_->semantics())
+    h += tr(" (set in the Inspector; the program's default is %1)").arg(QString::fromUtf8(to_string(p->semantics).data()));
+  h += QStringLiteral(", dtype %1, %2 nodes").arg(QString::fromUtf8(to_string(p->dtype).data())).arg(p->nodes.size());
+  return h;
+}
+
+void IrTextView::updateHeader() {
+  if (!shown_ || first_node_line_ < 1) return;
+  const QString h = headerText();
+  if (h == header_) return;
+  header_ = h;
+  programmatic_ = true;
+  QTextCursor c(document()->findBlockByNumber(0));
+  c.select(QTextCursor::LineUnderCursor);
+  const QTextCursor keep = textCursor();
+  c.insertText(h);
+  setTextCursor(keep);
+  programmatic_ = false;
 }
 
 void IrTextView::selectionChanged() {

@@ -6,7 +6,9 @@
 
 #include "views/session.h"
 
+class QCheckBox;
 class QComboBox;
+class QToolButton;
 class QLabel;
 class QSlider;
 class QTableView;
@@ -23,21 +25,36 @@ class InputsPanel : public QWidget, public Viewer {
   ~InputsPanel() override;
   void programChanged() override;
   void resultsChanged() override;
+  void stepChanged() override;
   /// Row of parameter `name` (for tests and for jumping from verify mismatches).
   [[nodiscard]] int rowOf(const QString& name) const;
   [[nodiscard]] QTableWidget* table() const { return table_; }
   /// Puts a case into the value column and evaluates it.
   void applyCase(const Case& c);
+  /// The named-case selector and its buttons.
+  [[nodiscard]] QComboBox* caseBox() const { return cases_; }
+  [[nodiscard]] QToolButton* addCaseButton() const { return addCase_; }
+  [[nodiscard]] QToolButton* renameCaseButton() const { return renameCase_; }
+  /// The check box of a bool input's value cell (null for other rows).
+  [[nodiscard]] QCheckBox* checkBoxOf(const QString& name) const;
 
  private:
   void rebuild();
+  void showValues();
   void commitDomain(int row);
   void commitValue(int row);
 
+  void rebuildCases();
+  [[nodiscard]] bool isParameterRow(int row) const { return row >= static_cast<int>(shown_.size()); }
   Session* session_;
   QComboBox* function_;
+  QComboBox* cases_;
+  QToolButton* addCase_;
+  QToolButton* renameCase_;
+  std::vector<std::string> shownParams_;
   QTableWidget* table_;
   QLabel* result_;
+  QLabel* stepNote_;
   std::vector<InputSpec> shown_;
   bool building_ = false;
 };
@@ -97,9 +114,14 @@ class IrTextView : public QPlainTextEdit, public Viewer {
   ~IrTextView() override;
   void programChanged() override;
   void selectionChanged() override;
+  void resultsChanged() override { updateHeader(); }
   [[nodiscard]] int firstNodeLine() const { return first_node_line_; }
+  /// The first line: semantics (the Inspector's), dtype, node count.
+  [[nodiscard]] QString headerText() const;
 
  private:
+  void updateHeader();
+  QString header_;
   Session* session_;
   int first_node_line_ = 1;
   bool programmatic_ = false;

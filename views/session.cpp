@@ -40,10 +40,13 @@ bool Session::openFile(const QString& path, QString* error) {
   has_replay_ = false;
   replay_ = {};
   step_ = 0;
-  snapshot_text_.clear();
+  log_origin_.clear();
   events_path_.clear();
+  events_text_.clear();
+  events_name_.clear();
   selected_ = -1;
   highlighted_.clear();
+  compile_failed_ = false;
   if (path.endsWith(QLatin1String(".json"), Qt::CaseInsensitive)) {
     // Parsing and validating a large artifact takes a while: off the GUI thread.
     path_ = path;
@@ -54,6 +57,7 @@ bool Session::openFile(const QString& path, QString* error) {
     diagnostics_.clear();
     inputs_.clear();
     compile_ms_ = 0;
+    loadCaseBook();
     emit documentChanged();
     const std::string text = bytes.toStdString();
     const std::string name = QFileInfo(path).fileName().toStdString();
@@ -78,6 +82,7 @@ bool Session::openFile(const QString& path, QString* error) {
           diagnostics_ = {*error};
           emit compiled();
           emit message(QString::fromStdString(error->format()));
+          emit failed(tr("Open"), tr("cannot load %1: %2").arg(path_, QString::fromStdString(error->format())));
           return;
         }
         Case c;
@@ -86,7 +91,8 @@ bool Session::openFile(const QString& path, QString* error) {
           const Node& n = program->nodes[static_cast<std::size_t>(id)];
           const Domain d = n.domain.value_or(Domain::float64());
           inputs_.push_back({n.name, d, true});
-          c[n.name] = std::clamp(0.0, d.lo(), d.hi());
+          auto it = case_.find(n.name);  // from the saved case, if any
+          c[n.name] = it != case_.end() && !d.check(it->second) ? it->second : std::clamp(0.0, d.lo(), d.hi());
         }
         case_ = c;
         layers_ = std::move(layers);
@@ -101,6 +107,8 @@ bool Session::openFile(const QString& path, QString* error) {
   read_only_ = false;
   function_.clear();
   case_.clear();
+  params_.clear();
+  loadCaseBook();
   source_ = QString::fromUtf8(bytes);
   emit documentChanged();
   compileNow();
@@ -112,12 +120,18 @@ void Session::newDocument(const QString& text) {
   read_only_ = false;
   function_.clear();
   case_.clear();
+  params_.clear();
+  book_ = {};
+  book_.cases.push_back({"default", {}, {}});
   has_replay_ = false;
   replay_ = {};
   step_ = 0;
-  snapshot_text_.clear();
+  log_origin_.clear();
   events_path_.clear();
+  events_text_.clear();
+  events_name_.clear();
   selected_ = -1;
+  compile_failed_ = false;
   source_ = text;
   emit documentChanged();
   compileNow();
@@ -141,31 +155,40 @@ void Session::compileNow() {
   const std::string src = source_.toStdString();
   const std::string file = path_.isEmpty() ? std::string("untitled.py") : QFileInfo(path_).fileName().toStdString();
   const std::string fn = function_.toStdString();
-  worker_->post(QStringLiteral("compile"), [this, src, file, fn](JobControl&) -> EngineWorker::Deliver {
+  const QString requested = source_;
+  worker_->post(QStringLiteral("compile"), [this, src, file, fn, requested](JobControl&) -> EngineWorker::Deliver {
     auto result = std::make_shared<CompileResult>(compile_source(src, file, fn));
     std::vector<int> layers;
     if (result->program) layers = schedule_layers(*result->program);
-    return [this, result, layers = std::move(layers)]() mutable {
+    return [this, result, requested, layers = std::move(layers)]() mutable {
       ++compile_count_;
       diagnostics_ = result->diagnostics;
       compile_ms_ = result->milliseconds;
-      functions_ = result->functions;
-      function_ = QString::fromStdString(result->function);
-      inputs_ = result->inputs;
-      // Keep values the user set; new parameters start at zero (clamped into the domain).
-      Case c;
-      for (const auto& in : inputs_) {
-        auto it = case_.find(in.name);
-        double v = it != case_.end() ? it->second : 0.0;
-        if (in.domain.check(v)) v = std::clamp(in.domain.is_integral() ? std::round(v) : v, in.domain.lo(), in.domain.hi());
-        c[in.name] = v;
-      }
-      case_ = c;
+      compiled_source_ = requested;
+      compile_failed_ = !result->program;
       if (result->program) {
+        functions_ = result->functions;
+        function_ = QString::fromStdString(result->function);
+        inputs_ = result->inputs;
+        // Keep values the user set; new parameters start at zero (clamped into the domain).
+        Case c;
+        for (const auto& in : inputs_) {
+          auto it = case_.find(in.name);
+          double v = it != case_.end() ? it->second : 0.0;
+          if (in.domain.check(v)) v = std::clamp(in.domain.is_integral() ? std::round(v) : v, in.domain.lo(), in.domain.hi());
+          c[in.name] = v;
+        }
+        // Values of parameters that disappeared stay in the case, so they come
+        // back when the parameter does (an edit that renames and renames back).
+        for (const auto& [k, v] : case_) c.emplace(k, v);
+        case_ = c;
         layers_ = std::move(layers);
         setProgram(result->program);
       } else {
-        // Keep showing the last good program; the problems list says what is wrong now.
+        // A transient error: keep the last good program, its inputs, domains,
+        // values and selection; the problems list says what is wrong now and
+        // the views mark themselves out of date.
+        if (functions_.empty()) functions_ = result->functions;
         notify([](Viewer* v) { v->resultsChanged(); });
       }
       emit compiled();
@@ -175,8 +198,33 @@ void Session::compileNow() {
   });
 }
 
+QString Session::outOfDateReason() const {
+  if (upToDate()) return {};
+  if (!program_ && !compile_failed_) return tr("nothing is compiled yet");
+  if (compile_failed_) {
+    for (const auto& d : diagnostics_)
+      if (d.severity == Severity::Error)
+        return tr("the source does not compile (%1); the circuit shown is the last one that compiled")
+            .arg(QString::fromStdString(d.format()));
+    return tr("the source does not compile; the circuit shown is the last one that compiled");
+  }
+  return tr("the source changed since the last compile; compile it first (Ctrl+B)");
+}
+
 void Session::setProgram(std::shared_ptr<const Program> program) {
   program_ = std::move(program);
+  parameter_names_.clear();
+  if (program_) {
+    // Parameters start at their stored values; values the user set are kept.
+    Case p;
+    for (NodeId id : program_->nodes_of(Op::Parameter)) {
+      const Node& n = program_->nodes[static_cast<std::size_t>(id)];
+      parameter_names_.push_back(n.name);
+      auto it = params_.find(n.name);
+      p[n.name] = it != params_.end() ? it->second : n.value;
+    }
+    params_ = std::move(p);
+  }
   if (program_ && layers_.size() != program_->nodes.size()) layers_ = schedule_layers(*program_);
   if (!program_) layers_.clear();
   if (program_ && selected_ >= static_cast<NodeId>(program_->nodes.size())) selected_ = -1;
@@ -195,7 +243,7 @@ void Session::setProgram(std::shared_ptr<const Program> program) {
   if (program_) {
     evaluate();
     analyze();
-    if (replayed && !events_path_.isEmpty()) loadEvents(events_path_, nullptr);
+    if (replayed) startReplay();
   }
 }
 
@@ -226,12 +274,117 @@ std::vector<NodeId> Session::nodesOnLine(int line) const {
 
 void Session::setCaseValue(const std::string& name, double value) {
   case_[name] = value;
+  storeCurrentCase();
   evaluate();
 }
 
 void Session::setCase(const Case& c) {
   for (const auto& [k, v] : c) case_[k] = v;
+  storeCurrentCase();
   evaluate();
+}
+
+void Session::setParameterValue(const std::string& name, double value) {
+  if (!params_.count(name) || !std::isfinite(value)) return;
+  params_[name] = value;
+  storeCurrentCase();
+  evaluate();
+}
+
+QString Session::casesPath() const { return path_.isEmpty() ? QString() : path_ + QStringLiteral(".cases.json"); }
+
+QStringList Session::caseNames() const {
+  QStringList names;
+  for (const auto& c : book_.cases) names << QString::fromStdString(c.name);
+  return names;
+}
+
+void Session::loadCaseBook() {
+  book_ = {};
+  case_.clear();
+  params_.clear();
+  const QString file = casesPath();
+  if (!file.isEmpty() && QFile::exists(file)) {
+    auto text = read_file(file.toStdString());
+    auto book = text.ok() ? parse_case_book(*text) : Result<CaseBook>(text.error());
+    if (book.ok()) {
+      book_ = std::move(*book);
+      case_ = book_.cases[book_.current].inputs;
+      params_ = book_.cases[book_.current].params;
+    } else {
+      emit message(tr("ignored %1: %2").arg(file, QString::fromStdString(book.error().message)));
+    }
+  }
+  if (book_.cases.empty()) book_.cases.push_back({"default", {}, {}});
+  emit casesChanged();
+}
+
+void Session::saveCaseBook() {
+  const QString file = casesPath();
+  // Only a file that has several cases (or had a case file) is worth a file beside it.
+  if (file.isEmpty() || (book_.cases.size() < 2 && !QFile::exists(file))) return;
+  auto st = write_file_atomic(file.toStdString(), case_book_json(book_));
+  if (!st.ok()) emit message(QString::fromStdString(st.error().format()));
+}
+
+void Session::storeCurrentCase() {
+  if (book_.cases.empty()) book_.cases.push_back({"default", {}, {}});
+  auto& c = book_.cases[book_.current];
+  c.inputs = case_;
+  c.params.clear();
+  // Only parameters moved away from their stored values belong to the case.
+  if (program_)
+    for (NodeId id : program_->nodes_of(Op::Parameter)) {
+      const Node& n = program_->nodes[static_cast<std::size_t>(id)];
+      auto it = params_.find(n.name);
+      if (it != params_.end() && it->second != n.value) c.params[n.name] = it->second;
+    }
+  saveCaseBook();
+}
+
+bool Session::addCase(const QString& name) {
+  const std::string n = name.trimmed().toStdString();
+  if (n.empty()) return false;
+  for (const auto& c : book_.cases)
+    if (c.name == n) return false;
+  storeCurrentCase();
+  book_.cases.push_back({n, case_, book_.cases[book_.current].params});
+  book_.current = book_.cases.size() - 1;
+  saveCaseBook();
+  emit casesChanged();
+  return true;
+}
+
+bool Session::renameCase(int index, const QString& name) {
+  const std::string n = name.trimmed().toStdString();
+  if (n.empty() || index < 0 || index >= static_cast<int>(book_.cases.size())) return false;
+  for (std::size_t i = 0; i < book_.cases.size(); ++i)
+    if (book_.cases[i].name == n && static_cast<int>(i) != index) return false;
+  book_.cases[static_cast<std::size_t>(index)].name = n;
+  saveCaseBook();
+  emit casesChanged();
+  return true;
+}
+
+void Session::switchCase(int index) {
+  if (index < 0 || index >= static_cast<int>(book_.cases.size()) || static_cast<std::size_t>(index) == book_.current) return;
+  storeCurrentCase();
+  book_.current = static_cast<std::size_t>(index);
+  const auto& c = book_.cases[book_.current];
+  for (const auto& [k, v] : c.inputs) case_[k] = v;
+  for (auto& [k, v] : params_) {
+    auto it = c.params.find(k);
+    if (it != c.params.end()) v = it->second;
+    else if (program_)
+      if (auto id = program_->find_named(Op::Parameter, k)) v = program_->nodes[static_cast<std::size_t>(*id)].value;
+  }
+  saveCaseBook();
+  emit casesChanged();
+  evaluate();
+}
+
+void Session::redisplay() {
+  notify([](Viewer* v) { v->resultsChanged(); });
 }
 
 void Session::setSemantics(Semantics s) {
@@ -258,20 +411,21 @@ void Session::evaluate() {
   if (!program_) return;
   auto program = program_;
   const Case c = case_;
+  const Case params = params_;
   const Semantics sem = semantics_;
   const double temp = temperature_;
   const std::size_t out = static_cast<std::size_t>(std::max(0, output_index_));
-  worker_->post(QStringLiteral("run"), [this, program, c, sem, temp, out](JobControl&) -> EngineWorker::Deliver {
+  worker_->post(QStringLiteral("run"), [this, program, c, params, sem, temp, out](JobControl&) -> EngineWorker::Deliver {
     struct Pack {
       RunResult exact, chosen;
       NodeGradients gexact, gchosen;
     };
     auto p = std::make_shared<Pack>();
-    p->exact = run_case(*program, c, Semantics::Exact, program->temperature);
-    p->chosen = sem == Semantics::Relaxed ? run_case(*program, c, sem, temp) : p->exact;
+    p->exact = run_case(*program, c, Semantics::Exact, program->temperature, {}, params);
+    p->chosen = sem == Semantics::Relaxed ? run_case(*program, c, sem, temp, {}, params) : p->exact;
     if (!program->outputs.empty() && out < program->outputs.size()) {
-      p->gexact = node_gradients(*program, c, out, Semantics::Exact, temp);
-      p->gchosen = node_gradients(*program, c, out, sem, temp);
+      p->gexact = node_gradients(*program, c, out, Semantics::Exact, temp, params);
+      p->gchosen = node_gradients(*program, c, out, sem, temp, params);
     }
     return [this, p, program] {
       if (program != program_) return;
@@ -306,6 +460,42 @@ const std::vector<double>& Session::displayValues() const {
   return exact_run_.trace.values;
 }
 
+Diagnostics Session::caseProblems() const {
+  Diagnostics out;
+  const auto& g = chosen_grad_;
+  if (!program_ || !g.error || !g.available) return out;
+  Diagnostic d = *g.error;
+  d.severity = Severity::Warning;
+  d.message = "the " + std::string(to_string(semantics_)) + " gradient cannot be computed: " + d.message;
+  if (g.failed_select >= 0) {
+    const Node& s = program_->nodes[static_cast<std::size_t>(g.failed_select)];
+    if (s.location) d.loc = s.location;  // the jump is the select's: point at it
+    d.message += "; jump term " + jumpTermText(g.failed_select).toStdString();
+  }
+  out.push_back(d);
+  return out;
+}
+
+QString Session::jumpTermText(NodeId select) const {
+  if (!program_ || select < 0 || static_cast<std::size_t>(select) >= program_->nodes.size()) return {};
+  const Node& n = program_->nodes[static_cast<std::size_t>(select)];
+  if (n.op != Op::Select || n.args.size() != 3) return {};
+  const auto& vals = exact_run_.trace.values;
+  const auto& br = exact_run_.trace.branch;
+  const auto i = static_cast<std::size_t>(select);
+  const int taken = i < br.size() ? br[i] : -1;
+  auto value = [&](int k) {
+    const auto a = static_cast<std::size_t>(n.args[static_cast<std::size_t>(k)]);
+    const bool is_taken = (k == 1 && taken == 1) || (k == 2 && taken == 0);
+    const bool failed = chosen_grad_.failed_select == select && !is_taken;
+    QString v = a < vals.size() && !std::isnan(vals[a]) ? QString::fromStdString(format_number(vals[a]))
+                : failed                                ? tr("undefined")
+                                                        : tr("not computed");
+    return tr("%%1 = %2%3").arg(n.args[static_cast<std::size_t>(k)]).arg(v, is_taken ? tr(" (taken)") : tr(" (not taken)"));
+  };
+  return tr("(yes - no) * surrogate'(%%1): yes %2, no %3").arg(n.args[0]).arg(value(1), value(2));
+}
+
 void Session::select(NodeId id) {
   if (program_ && (id < -1 || id >= static_cast<NodeId>(program_->nodes.size()))) return;
   if (id == selected_) return;
@@ -313,8 +503,14 @@ void Session::select(NodeId id) {
   notify([](Viewer* v) { v->selectionChanged(); });
 }
 
+void Session::selectAndCentre(NodeId id) {
+  select(id);
+  if (id == selected_) emit centreRequested();
+}
+
 void Session::highlightLine(int line) {
-  auto ids = nodesOnLine(line);
+  // While the source does not compile, its line numbers no longer match the circuit's.
+  auto ids = compile_failed_ ? std::vector<NodeId>{} : nodesOnLine(line);
   if (ids == highlighted_) return;
   highlighted_ = std::move(ids);
   notify([](Viewer* v) { v->selectionChanged(); });
@@ -331,12 +527,19 @@ bool Session::loadEvents(const QString& path, QString* error) {
     return false;
   }
   events_path_ = path;
-  const std::string text = f.readAll().toStdString();
+  events_text_ = f.readAll().toStdString();
+  events_name_ = QFileInfo(path).fileName().toStdString();
+  startReplay();
+  return true;
+}
+
+void Session::startReplay() {
   auto program = program_;
-  const std::string snap = snapshot_text_;
-  const std::string name = QFileInfo(path).fileName().toStdString();
-  worker_->post(QStringLiteral("replay"), [this, program, snap, text, name](JobControl& ctl) -> EngineWorker::Deliver {
-    auto r = std::make_shared<Replay>(replay_events(*program, snap, text, name, &ctl));
+  const std::string origin = log_origin_;
+  const std::string text = events_text_;
+  const std::string name = events_name_;
+  worker_->post(QStringLiteral("replay"), [this, program, origin, text, name](JobControl& ctl) -> EngineWorker::Deliver {
+    auto r = std::make_shared<Replay>(replay_events(*program, origin, text, name, &ctl));
     return [this, r, program] {
       if (program != program_) return;
       replay_ = std::move(*r);
@@ -348,7 +551,6 @@ bool Session::loadEvents(const QString& path, QString* error) {
       else emit message(tr("event log loaded: %n step(s), paused at step 0", nullptr, static_cast<int>(replay_.steps.size())));
     };
   });
-  return true;
 }
 
 void Session::setStep(int step) {
@@ -362,6 +564,21 @@ void Session::setStep(int step) {
 std::vector<double> Session::stateAtStep() const {
   if (step_ == 0 || replay_.steps.empty()) return replay_.initial_state;
   return replay_.steps[static_cast<std::size_t>(step_ - 1)].state;
+}
+
+std::vector<double> Session::stateBeforeStep() const {
+  if (step_ <= 1 || replay_.steps.empty()) return replay_.initial_state;
+  return replay_.steps[static_cast<std::size_t>(step_ - 2)].state;
+}
+
+Case Session::displayCase() const {
+  if (showingStep()) return replay_.steps[static_cast<std::size_t>(step_ - 1)].inputs;
+  return case_;
+}
+
+const std::vector<double>& Session::displayOutputs() const {
+  if (showingStep()) return replay_.steps[static_cast<std::size_t>(step_ - 1)].outputs;
+  return exact_run_.outputs;
 }
 
 int Session::nextChange(NodeId id) const {
@@ -379,7 +596,7 @@ int Session::nextChange(NodeId id) const {
   return -1;
 }
 
-bool Session::saveSnapshot(const QString& path, QString* error) const {
+bool Session::saveSnapshot(const QString& path, QString* error) {
   if (!program_) {
     if (error) *error = tr("no program to snapshot");
     return false;
@@ -396,15 +613,21 @@ bool Session::saveSnapshot(const QString& path, QString* error) const {
   const std::uint64_t steps = replay_.base_steps + static_cast<std::uint64_t>(step_);
   auto program = program_;
   const std::string file = path.toStdString();
-  const Status st = await_on_worker<Status>(*worker_, [program, names, state, steps, max_steps, file](JobControl&) -> Status {
+  // Written on the worker; the answer comes back as a signal (no nested event loop).
+  static quint64 counter = 0;
+  worker_->post(QStringLiteral("save-snapshot-%1").arg(++counter), [this, program, names, state, steps, max_steps, file, path](JobControl&) -> EngineWorker::Deliver {
+    auto st = std::make_shared<Status>(ok_status());
     auto text = snapshot_json(*program, names, state, steps, max_steps);
-    if (!text.ok()) return text.error();
-    return write_file_atomic(file, *text);
+    *st = text.ok() ? write_file_atomic(file, *text) : Status(text.error());
+    return [this, st, path] {
+      if (st->ok()) {
+        emit snapshotSaved(path);
+        emit message(tr("snapshot saved: %1").arg(path));
+      } else {
+        emit failed(tr("Save snapshot"), QString::fromStdString(st->error().format()));
+      }
+    };
   });
-  if (!st.ok()) {
-    if (error) *error = QString::fromStdString(st.error().format());
-    return false;
-  }
   return true;
 }
 
@@ -415,31 +638,100 @@ bool Session::restoreSnapshot(const QString& path, QString* error) {
     return false;
   }
   const std::string text = f.readAll().toStdString();
-  auto prog = await_on_worker<Result<std::shared_ptr<const Program>>>(
-      *worker_, [text](JobControl&) { return snapshot_program(text); });
-  if (!prog.ok()) {
-    if (error) *error = QString::fromStdString(prog.error().format());
-    return false;
+  // The open log and how far it reaches, to place the snapshot on it.
+  struct Log {
+    bool open = false;
+    std::string events, name;
+    std::uint64_t base = 0;
+    Replay replay;
+  };
+  auto log = std::make_shared<Log>();
+  log->open = has_replay_ && !events_text_.empty();
+  if (log->open) {
+    log->events = events_text_;
+    log->name = events_name_;
+    log->base = replay_.base_steps;
+    log->replay = replay_;
   }
-  if (program_ && (*prog)->nodes.size() != program_->nodes.size()) {
-    if (error) *error = tr("the snapshot belongs to a different circuit (%1 nodes, this one has %2)")
-                            .arg((*prog)->nodes.size())
-                            .arg(program_->nodes.size());
-    return false;
-  }
-  if (!program_) setProgram(*prog);
-  snapshot_text_ = text;
-  // Replay the open event log (if any) from the snapshot; otherwise show the snapshot at step 0.
-  if (!events_path_.isEmpty()) return loadEvents(events_path_, error);
   auto program = program_;
-  const std::string snap = snapshot_text_;
-  replay_ = await_on_worker<Replay>(*worker_, [program, snap](JobControl& ctl) {
-    return replay_events(*program, snap, std::string(), std::string(), &ctl);
+  const QString file = QFileInfo(path).fileName();
+  worker_->post(QStringLiteral("replay"), [this, program, text, log, file](JobControl& ctl) -> EngineWorker::Deliver {
+    struct Out {
+      std::optional<Diagnostic> error;
+      std::shared_ptr<const Program> program;
+      Replay replay;
+      std::uint64_t steps = 0;
+      bool on_log = false;
+      int step = 0;
+    };
+    auto out = std::make_shared<Out>();
+    auto info = snapshot_info(text);
+    if (!info.ok()) {
+      out->error = info.error();
+    } else if (program && info->program->nodes.size() != program->nodes.size()) {
+      out->error = make_error("the snapshot belongs to a different circuit (" + std::to_string(info->program->nodes.size()) +
+                              " nodes, this one has " + std::to_string(program->nodes.size()) + ")");
+    } else {
+      out->program = program ? program : info->program;
+      out->steps = info->steps;
+      const std::uint64_t n = log->replay.steps.size();
+      if (log->open && info->steps >= log->base && info->steps <= log->base + n) {
+        // Taken on this log: keep the steps before it, replay the rest from its state.
+        const auto skip = static_cast<std::size_t>(info->steps - log->base);
+        Replay tail = replay_events(*out->program, text, log->events, log->name, &ctl, skip);
+        Replay& r = out->replay;
+        r.state_names = tail.state_names;
+        r.initial_state = log->replay.initial_state;
+        r.base_steps = log->base;
+        r.max_steps = tail.max_steps;
+        r.steps.assign(log->replay.steps.begin(), log->replay.steps.begin() + static_cast<std::ptrdiff_t>(skip));
+        for (auto& s : tail.steps) r.steps.push_back(std::move(s));
+        r.error = tail.error;
+        out->on_log = true;
+        out->step = static_cast<int>(skip);
+      } else {
+        out->replay = replay_events(*out->program, text, std::string(), std::string(), &ctl);
+        if (out->replay.error) out->error = out->replay.error;
+      }
+    }
+    return [this, out, program, log, file, text] {
+      if (out->error) {
+        const QString msg = QString::fromStdString(out->error->format());
+        emit message(msg);
+        emit failed(tr("Restore snapshot"), msg);
+        return;
+      }
+      if (program != program_) {
+        if (program) return;  // the program changed meanwhile: the snapshot was checked against the old one
+        setProgram(out->program);
+      }
+      replay_ = std::move(out->replay);
+      has_replay_ = true;
+      step_ = out->step;
+      if (!out->on_log) {
+        // A state off the open log (or with no log): it becomes the origin of a log opened next.
+        log_origin_ = text;
+        events_path_.clear();
+        events_text_.clear();
+        events_name_.clear();
+      }
+      notify([](Viewer* v) { v->stepChanged(); });
+      notify([](Viewer* v) { v->resultsChanged(); });
+      if (out->on_log) {
+        emit message(tr("snapshot %1 restored at step %2 of the event log; the steps after it replay from its state")
+                         .arg(file)
+                         .arg(out->steps));
+      } else if (log->open) {
+        emit message(tr("snapshot %1 (step %2) is not on the open event log (steps %3 to %4): the log was closed")
+                         .arg(file)
+                         .arg(out->steps)
+                         .arg(log->base)
+                         .arg(log->base + log->replay.steps.size()));
+      } else {
+        emit message(tr("snapshot %1 restored at step %2").arg(file).arg(out->steps));
+      }
+    };
   });
-  has_replay_ = true;
-  step_ = 0;
-  notify([](Viewer* v) { v->stepChanged(); });
-  emit message(tr("snapshot restored at step %1").arg(replay_.base_steps));
   return true;
 }
 

@@ -304,9 +304,24 @@ void TimelinePanel::stepChanged() {
     table_->setItem(r, 0, new QTableWidgetItem(name));
     table_->setItem(r, 1, new QTableWidgetItem(value));
   };
+  // Two states per step: the one its event saw (outputs and every node value
+  // of the step are computed from it; the inspector shows these) and the one
+  // it committed. Step 0 has only the starting state.
   const auto state = session_->stateAtStep();
-  for (std::size_t u = 0; u < replay.state_names.size() && u < state.size(); ++u)
-    add(tr("state %1").arg(QString::fromStdString(replay.state_names[u])), QString::fromStdString(format_number(state[u])));
+  const auto before = session_->stateBeforeStep();
+  for (std::size_t u = 0; u < replay.state_names.size() && u < state.size(); ++u) {
+    const QString name = QString::fromStdString(replay.state_names[u]);
+    if (step == 0) {
+      add(tr("state %1").arg(name), QString::fromStdString(format_number(state[u])));
+      continue;
+    }
+    if (u < before.size()) {
+      add(tr("state %1 (before)").arg(name), QString::fromStdString(format_number(before[u])));
+      table_->item(table_->rowCount() - 1, 0)->setToolTip(tr("the state this step's event saw; its outputs and node values are computed from it"));
+    }
+    add(tr("state %1 (after)").arg(name), QString::fromStdString(format_number(state[u])));
+    table_->item(table_->rowCount() - 1, 0)->setToolTip(tr("the state this step committed"));
+  }
   if (step > 0) {
     const auto& rec = replay.steps[static_cast<std::size_t>(step - 1)];
     for (std::size_t o = 0; o < program->outputs.size() && o < rec.outputs.size(); ++o)

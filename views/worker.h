@@ -86,26 +86,5 @@ class EngineWorker : public QObject {
   std::thread thread_;
 };
 
-/// Runs `fn` on the worker and waits for its result while the GUI thread
-/// keeps processing events (a nested event loop): for actions whose caller
-/// needs the answer (exports, snapshots) but whose work must stay off the
-/// GUI thread. Each call uses its own tag, so nothing replaces it.
-template <class T>
-T await_on_worker(EngineWorker& worker, const std::function<T(JobControl&)>& fn) {
-  static quint64 counter = 0;
-  auto result = std::make_shared<std::optional<T>>();
-  QEventLoop loop;
-  QPointer<QEventLoop> guard(&loop);
-  worker.post(QStringLiteral("await-%1").arg(++counter), [fn, result, guard](JobControl& ctl) -> EngineWorker::Deliver {
-    auto value = std::make_shared<T>(fn(ctl));
-    return [result, value, guard] {
-      *result = std::move(*value);
-      if (guard) guard->quit();
-    };
-  });
-  if (!*result) loop.exec();
-  return std::move(**result);
-}
-
 }  // namespace views
 }  // namespace tc

@@ -4,6 +4,7 @@
 
 #include "common.h"
 #include "base/json_append.h"
+#include "options.h"
 #include "passes/analyze.h"
 
 namespace tc::cli {
@@ -11,7 +12,7 @@ namespace {
 
 struct AnalyzeArgs {
   ProgramArgs program;
-  std::vector<std::string> params;
+  AssignmentArgs assignments;
   bool free_parameters = false;
 };
 
@@ -31,7 +32,7 @@ int run_analyze(const AnalyzeArgs& args) {
     return kRejected;
   }
   report_warnings(loaded->warnings);
-  auto params = parse_assignments(args.params, "--param");
+  auto params = parse_assignments(args.assignments.params, "--param");
   if (!params) {
     report(params.error());
     return kUsage;
@@ -76,7 +77,8 @@ CommandRegistration reg{
     [](CLI::App& sub) {
       auto args = std::make_shared<AnalyzeArgs>();
       add_program_options(sub, args->program);
-      sub.add_option("--param", args->params, "NAME=VALUE: assume this parameter value instead of the stored one (repeatable)");
+      add_assignment_options(sub, args->assignments, kParams,
+                             "NAME=VALUE: assume this parameter value instead of the stored one (repeatable)");
       sub.add_flag("--free-parameters", args->free_parameters, "treat every parameter as unbounded instead of its value");
       return [args] { return run_analyze(*args); };
     }};

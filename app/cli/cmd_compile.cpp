@@ -4,6 +4,7 @@
 
 #include "base/atomic_file.h"
 #include "common.h"
+#include "options.h"
 #include "ir/artifact.h"
 
 namespace tc::cli {
@@ -40,7 +41,7 @@ const CommandRegistration reg{
       auto args = std::make_shared<CompileArgs>();
       sub.add_option("SRC", args->program.path, "Python source file (.py)")->required();
       add_program_options(sub, args->program, /*with_positional=*/false);
-      sub.add_option("-o,--output", args->out, "write the artifact to this file (atomically) instead of stdout");
+      add_output_option(sub, args->out, "write the artifact to this file (atomically) instead of stdout");
       sub.footer("Every function parameter needs an --input domain: int32[:MIN:MAX], bool, float64[:MIN:MAX] or "
                  "float32[:MIN:MAX].\nErrors are reported as FILE:LINE:COL: error: MESSAGE with exit status 3, and "
                  "nothing is written.");

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "common.h"
+#include "options.h"
 #include "emit/spirv.h"
 #include "emit/wasm_emitter.h"
 #include "emit/wgsl_emitter.h"
@@ -18,7 +19,7 @@ struct EmitArgs {
   ProgramArgs program;
   std::string target;
   std::string output;
-  std::vector<std::string> params;
+  AssignmentArgs assignments;
   bool spirv_text = false;
 };
 
@@ -42,7 +43,7 @@ int run_emit(const EmitArgs& args) {
   }
   report_warnings(loaded->warnings, args.program.path);
   Program& p = loaded->program;
-  if (Status s = apply_params(p, args.params); !s) {
+  if (Status s = apply_params(p, args.assignments.params); !s) {
     report(s.error());
     return kUsage;
   }
@@ -88,9 +89,9 @@ const CommandRegistration reg{
       sub.add_option("--target", args->target, "wgsl (text), spirv (binary SPIR-V 1.3) or wasm (binary module)")
           ->required()
           ->check(CLI::IsMember({"wgsl", "spirv", "wasm"}));
-      sub.add_option("-o,--output", args->output,
-                     "output file, written atomically (default: standard output; binary targets refuse a terminal)");
-      sub.add_option("--param", args->params, "NAME=VALUE overriding a parameter's stored value (repeatable)");
+      add_output_option(sub, args->output,
+                        "output file, written atomically (default: standard output; binary targets refuse a terminal)");
+      add_assignment_options(sub, args->assignments, kParams);
       sub.add_flag("--spirv-text", args->spirv_text, "with --target spirv: write SPIR-V assembly text instead of binary");
       return [args] { return run_emit(*args); };
     }};

@@ -13,6 +13,7 @@
 
 #include "common.h"
 #include "verify/cases.h"
+#include "options.h"
 #include "grad/fit.h"
 #include "ir/artifact.h"
 
@@ -23,11 +24,12 @@ struct FitArgs {
   ProgramArgs program;
   std::string data;
   std::vector<std::string> targets;  ///< OUTPUT=FIELD
-  std::vector<std::string> params;
+  AssignmentArgs assignments;
   std::string optimizer = "sgd";
   double lr = 0.01;
   std::size_t steps = 100;
   std::string out;
+  unsigned threads = 0;  ///< 0: every core
 };
 
 /// Terminal progress: drawn on stderr only when it is a terminal and the run
@@ -129,7 +131,7 @@ int fit_command(const FitArgs& args) {
     report(make_error("--lr must be finite and greater than 0"));
     return kUsage;
   }
-  auto params = parse_assignments(args.params, "--param");
+  auto params = parse_assignments(args.assignments.params, "--param");
   if (!params) {
     report(params.error());
     return kUsage;
@@ -182,6 +184,7 @@ int fit_command(const FitArgs& args) {
   options.optimizer = args.optimizer == "adam" ? Optimizer::Adam : Optimizer::Sgd;
   options.learning_rate = args.lr;
   options.steps = args.steps;
+  options.threads = args.threads;
   TerminalProgress progress;
   options.progress = &progress;
   std::size_t failed = cases.size();
@@ -222,11 +225,13 @@ CommandRegistration reg{
       sub.add_option("--target", args->targets,
                      "OUTPUT=FIELD: train OUTPUT towards the case's FIELD (repeatable; losses add up)")
           ->required();
-      sub.add_option("--param", args->params, "NAME=VALUE starting value of a parameter (repeatable)");
+      add_assignment_options(sub, args->assignments, kParams, "NAME=VALUE starting value of a parameter (repeatable)");
       sub.add_option("--optimizer", args->optimizer, "sgd (default) or adam")->check(CLI::IsMember({"sgd", "adam"}));
-      sub.add_option("--lr", args->lr, "learning rate (default 0.01)");
-      sub.add_option("--steps", args->steps, "number of full-batch optimizer steps (default 100)");
-      sub.add_option("-o,--out", args->out, "write the trained artifact here (atomically); without it nothing is written");
+      add_threads_option(sub, args->threads);
+      sub.add_option("--lr", args->lr, "learning rate (default 0.01)")->check(finite_above(0, true));
+      add_count_option(sub, "--steps", args->steps, "number of full-batch optimizer steps (default 100)");
+      add_output_option(sub, args->out, "write the trained artifact here (atomically); without it nothing is written",
+                        "-o,--out");
       sub.footer(
           "Loss: mean over cases of the sum over targets of (output - target)^2. Only differentiable\n"
           "parameters change; the written artifact is otherwise identical to PROGRAM.\n"

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "common.h"
+#include "options.h"
 #include "grad/gradients.h"
 
 namespace tc::cli {
@@ -16,7 +17,7 @@ namespace {
 
 struct GradArgs {
   ProgramArgs program;
-  std::vector<std::string> sets, params, states;
+  AssignmentArgs assignments;
   std::string output;
 };
 
@@ -27,7 +28,7 @@ int grad_command(const GradArgs& args) {
     return kRejected;
   }
   report_warnings(loaded->warnings, args.program.path);
-  auto assigned = env_from_assignments(args.sets, args.params, args.states);
+  auto assigned = args.assignments.env();
   if (!assigned) {
     report(assigned.error());
     return kUsage;
@@ -58,9 +59,7 @@ CommandRegistration reg{
     [](CLI::App& sub) {
       auto args = std::make_shared<GradArgs>();
       add_program_options(sub, args->program);
-      sub.add_option("--set", args->sets, "NAME=VALUE for an input (repeatable; true/false allowed)");
-      sub.add_option("--param", args->params, "NAME=VALUE overriding a parameter's stored value (repeatable)");
-      sub.add_option("--state", args->states, "NAME=VALUE for a state value (default: its initial value; repeatable)");
+      add_assignment_options(sub, args->assignments);
       sub.add_option("--output", args->output, "output to differentiate (default: result, else the first output)");
       sub.footer(
           "--semantics replaces the program's root semantics (nodes from include keep their own):\n"

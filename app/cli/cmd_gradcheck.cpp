@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "common.h"
+#include "options.h"
 #include "grad/gradients.h"
 
 namespace tc::cli {
@@ -15,7 +16,7 @@ namespace {
 
 struct GradCheckArgs {
   ProgramArgs program;
-  std::vector<std::string> sets, params, states;
+  AssignmentArgs assignments;
   std::string output;
   double eps = 1e-6;
   std::optional<double> tolerance;
@@ -32,7 +33,7 @@ int gradcheck_command(const GradCheckArgs& args) {
     return kRejected;
   }
   report_warnings(loaded->warnings, args.program.path);
-  auto assigned = env_from_assignments(args.sets, args.params, args.states);
+  auto assigned = args.assignments.env();
   if (!assigned) {
     report(assigned.error());
     return kUsage;
@@ -64,13 +65,13 @@ CommandRegistration reg{
     [](CLI::App& sub) {
       auto args = std::make_shared<GradCheckArgs>();
       add_program_options(sub, args->program);
-      sub.add_option("--set", args->sets, "NAME=VALUE for an input (repeatable; true/false allowed)");
-      sub.add_option("--param", args->params, "NAME=VALUE overriding a parameter's stored value (repeatable)");
-      sub.add_option("--state", args->states, "NAME=VALUE for a state value (default: its initial value; repeatable)");
+      add_assignment_options(sub, args->assignments);
       sub.add_option("--output", args->output, "output to differentiate (default: result, else the first output)");
-      sub.add_option("--eps", args->eps, "relative finite-difference step: h = eps * max(1, |value|) (default 1e-6)");
+      sub.add_option("--eps", args->eps, "relative finite-difference step: h = eps * max(1, |value|) (default 1e-6)")
+          ->check(finite_above(0, true));
       sub.add_option("--tolerance", args->tolerance,
-                     "exit with status 1 when max_rel_diff exceeds this (default: always exit 0)");
+                     "exit with status 1 when max_rel_diff exceeds this (default: always exit 0)")
+          ->check(finite_above(0, false));
       sub.footer(
           "max_rel_diff is the largest |g - fd| / max(1, |g|, |fd|) over the reported leaves.\n"
           "Choose points away from decision boundaries. Under hybrid semantics the surrogate\n"

@@ -1,9 +1,14 @@
 // `tensorcode info PROGRAM`: loads (and so validates) a program and
-// summarises it: signature, outputs, state, node counts per op.
+// summarises it: signature, outputs, state, node counts per op. With --ir it
+// prints the IR listing and with --dot the Graphviz circuit instead: the same
+// text the IDE's IR view and its .dot export show (core/ir/printer.h).
+#include <cstdio>
 #include <map>
 
 #include "common.h"
 #include "base/json_append.h"
+#include "ir/printer.h"
+#include "passes/schedule.h"
 
 namespace tc::cli {
 namespace {
@@ -16,7 +21,14 @@ nlohmann::ordered_json domain_json(const Domain& d) {
   return j;
 }
 
-int run_info(const ProgramArgs& args) {
+struct InfoArgs {
+  ProgramArgs program;
+  bool ir = false;
+  bool dot = false;
+};
+
+int run_info(const InfoArgs& info) {
+  const ProgramArgs& args = info.program;
   auto loaded = load_program(args);
   if (!loaded) {
     report(loaded.error());
@@ -24,6 +36,16 @@ int run_info(const ProgramArgs& args) {
   }
   report_warnings(loaded->warnings);
   const Program& p = loaded->program;
+  if (info.ir || info.dot) {
+    auto sched = tc::schedule(p);
+    if (!sched) {
+      report(sched.error());
+      return kRejected;
+    }
+    const std::string text = info.ir ? print_ir(p, sched->layer_of) : to_dot(p, sched->layer_of);
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    return kOk;
+  }
   nlohmann::ordered_json out;
   out["semantics"] = std::string(to_string(p.semantics));
   out["dtype"] = std::string(to_string(p.dtype));
@@ -58,8 +80,14 @@ int run_info(const ProgramArgs& args) {
 
 CommandRegistration reg{"info", "Load and validate a program, then summarise its signature, outputs, state and ops",
                         [](CLI::App& sub) {
-                          auto args = std::make_shared<ProgramArgs>();
-                          add_program_options(sub, *args);
+                          auto args = std::make_shared<InfoArgs>();
+                          add_program_options(sub, args->program);
+                          auto* ir = sub.add_flag("--ir", args->ir,
+                                                  "print the IR listing (one line per node with its schedule layer and "
+                                                  "source position, as the IDE's IR view) instead of the summary");
+                          auto* dot = sub.add_flag("--dot", args->dot,
+                                                   "print the circuit as Graphviz dot, one rank per schedule layer");
+                          ir->excludes(dot);
                           return [args] { return run_info(*args); };
                         }};
 

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "common.h"
+#include "options.h"
 #include "ir/artifact.h"
 #include "passes/optimize.h"
 
@@ -50,7 +51,7 @@ CommandRegistration reg{"optimize",
                         [](CLI::App& sub) {
                           auto args = std::make_shared<OptimizeArgs>();
                           add_program_options(sub, args->program);
-                          sub.add_option("-o,--output", args->out, "write the optimized artifact here (atomically) instead of stdout");
+                          add_output_option(sub, args->out, "write the optimized artifact here (atomically) instead of stdout");
                           sub.add_flag("--no-fold", args->no_fold, "skip constant folding");
                           sub.add_flag("--no-pack", args->no_pack, "skip affine packing");
                           sub.add_flag("--no-sparse", args->no_sparse, "never emit sparse_affine");

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "common.h"
+#include "options.h"
 #include "ir/artifact.h"
 #include "verify/python_reference.h"
 #include "verify/replacement.h"
@@ -100,11 +101,13 @@ CommandRegistration reg{
       sub.add_option("CANDIDATE", args->candidate,
                      "the replacement: artifact (.json) or Python source (compiled with the same flags)")
           ->required();
-      sub.add_option("-o,--output", args->output, "write the accepted candidate artifact here (only when accepted)");
-      sub.add_option("--max-cases", args->max_cases,
+      add_output_option(sub, args->output, "write the accepted candidate artifact here (only when accepted)");
+      add_count_option(sub, "--max-cases", args->max_cases,
                      "largest number of input combinations to enumerate (default 100000)");
-      sub.add_option("--atol", args->atol, "absolute tolerance of the comparison (default 0: exact)");
-      sub.add_option("--rtol", args->rtol, "relative tolerance of the comparison (default 0: exact)");
+      sub.add_option("--atol", args->atol, "absolute tolerance of the comparison (default 0: exact)")
+          ->check(finite_above(0, false));
+      sub.add_option("--rtol", args->rtol, "relative tolerance of the comparison (default 0: exact)")
+          ->check(finite_above(0, false));
       return [args] { return run_replace(*args); };
     }};
 

@@ -81,11 +81,7 @@ struct FileCloser {
 
 int write_snapshot(const ReplayArgs& a, const Runtime& rt) {
   if (a.snapshot_out.empty()) return kOk;
-  if (Status s = write_file_atomic(a.snapshot_out, rt.snapshot_text()); !s) {
-    report(s.error());
-    return kRejected;
-  }
-  return kOk;
+  return write_output(a.snapshot_out, rt.snapshot_text());
 }
 
 int run_replay(const ReplayArgs& a) {

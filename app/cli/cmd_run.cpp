@@ -14,6 +14,7 @@
 #include "common.h"
 #include "base/json_append.h"
 #include "verify/cases.h"
+#include "options.h"
 #include "ir/artifact.h"
 #ifdef TC_HAVE_VULKAN
 #include "vulkan/runner.h"  // backends engineer: the vulkan seam below
@@ -24,9 +25,10 @@ namespace {
 
 struct RunArgs {
   ProgramArgs program;
-  std::vector<std::string> sets, params, states;
+  AssignmentArgs assignments;
   std::string cases;
   std::string backend = "cpu";
+  unsigned threads = 0;  ///< 0: every core
 };
 
 // ---------------------------------------------------------------------------
@@ -108,7 +110,7 @@ nlohmann::ordered_json outputs_json(const Program& p, const std::vector<std::vec
 }
 
 int run_single(const RunArgs& args, const LoadedProgram& loaded, const Evaluator& ev, Env env) {
-  auto inputs = parse_assignments(args.sets, "--set");
+  auto inputs = parse_assignments(args.assignments.sets, "--set");
   if (!inputs) {
     report(inputs.error());
     return kUsage;
@@ -232,7 +234,7 @@ int run_cases(const RunArgs& args, const LoadedProgram& loaded, const Evaluator&
   for (std::size_t start = 0; start < count; start += chunk) {
     const std::size_t m = std::min(chunk, count - start);
     for (std::size_t k = 0; k < columns.size(); ++k) spans[k] = std::span<const double>(columns[k].data() + start, m);
-    Status s = args.backend == "cpu" ? ev.run_batch(spans, m, fixed, br)
+    Status s = args.backend == "cpu" ? ev.run_batch(spans, m, fixed, br, args.threads)
                                      : run_batch_on_backend(args.backend, p, spans, m, fixed, br);
     if (!s) {
       progress.clear();
@@ -271,13 +273,13 @@ int run_command(const RunArgs& args) {
   }
   report_warnings(loaded->warnings, args.program.path);
   Env fixed;
-  auto params = parse_assignments(args.params, "--param");
+  auto params = parse_assignments(args.assignments.params, "--param");
   if (!params) {
     report(params.error());
     return kUsage;
   }
   fixed.params = std::move(*params);
-  auto states = parse_assignments(args.states, "--state");
+  auto states = parse_assignments(args.assignments.states, "--state");
   if (!states) {
     report(states.error());
     return kUsage;
@@ -297,12 +299,12 @@ CommandRegistration reg{
     [](CLI::App& sub) {
       auto args = std::make_shared<RunArgs>();
       add_program_options(sub, args->program);
-      auto* set = sub.add_option("--set", args->sets, "NAME=VALUE for an input (repeatable; true/false allowed)");
-      sub.add_option("--param", args->params, "NAME=VALUE overriding a parameter's stored value (repeatable)");
-      sub.add_option("--state", args->states, "NAME=VALUE for a state value (default: its initial value; repeatable)");
+      add_assignment_options(sub, args->assignments);
+      auto* set = sub.get_option("--set");
       auto* cases = sub.add_option("--cases", args->cases,
                                    "JSON Lines file, one object of input values per line; prints one line per case");
       cases->excludes(set);
+      add_threads_option(sub, args->threads);
       sub.add_option("--backend", args->backend, "where to evaluate: cpu (default) or vulkan")
           ->check(CLI::IsMember({"cpu", "vulkan"}));
       sub.footer("Examples:\n  tensorcode run choose.json --set a=5        -> {\"result\": 10}\n"

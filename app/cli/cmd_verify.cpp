@@ -10,6 +10,7 @@
 
 #include "base/atomic_file.h"
 #include "common.h"
+#include "options.h"
 #include "verify/python_reference.h"
 #include "verify/terminal_progress.h"
 #include "verify/verify.h"
@@ -28,6 +29,8 @@ struct VerifyArgs {
   double atol = 0.0;
   double rtol = 0.0;
   double reference_timeout = 10.0;
+  std::uint64_t reference_memory_mib = 4096;
+  unsigned threads = 0;  ///< 0: every core (circuit threads and reference processes)
 };
 
 /// The function the program was compiled from, to pick the same one in a
@@ -72,6 +75,7 @@ int run_verify(const VerifyArgs& args) {
 
   PythonReferenceOptions ro;
   ro.max_seconds_per_case = args.reference_timeout;
+  ro.max_memory_bytes = args.reference_memory_mib << 20;
   if (args.reference.empty()) {
     ro.source = *loaded->source;
     ro.filename = args.program.path;
@@ -97,6 +101,7 @@ int run_verify(const VerifyArgs& args) {
   vo.max_cases = args.max_cases;
   vo.samples = args.samples;
   vo.seed = args.seed;
+  vo.threads = args.threads;
   vo.tolerance = {args.atol, args.rtol};
   if (!args.cases.empty()) {
     auto text = read_file(args.cases);
@@ -142,16 +147,27 @@ CommandRegistration reg{
                      "program's)");
       sub.add_option("--cases", args->cases,
                      "JSON Lines file of cases ({\"a\": 5} per line), used when the domains cannot be enumerated");
-      sub.add_option("--max-cases", args->max_cases,
+      add_count_option(sub, "--max-cases", args->max_cases,
                      "enumerate int32/bool domains exhaustively up to this many cases (default 100000)");
-      sub.add_option("--samples", args->samples,
+      add_count_option(sub, "--samples", args->samples,
                      "cases drawn when an input is floating or too wide and no --cases is given (default 10000; "
-                     "domain ends and zero always included)");
-      sub.add_option("--seed", args->seed, "seed of the drawn cases (default fixed, so runs repeat)");
-      sub.add_option("--atol", args->atol, "absolute tolerance: |a-b| <= atol + rtol*|b| (default 0)");
-      sub.add_option("--rtol", args->rtol, "relative tolerance, relative to the reference's value (default 0)");
+                     "domain ends and zero always included)")
+          ->check(count_range(1, kMaxSamples));
+      add_count_option(sub, "--seed", args->seed, "seed of the drawn cases (default fixed, so runs repeat)", 0);
+      sub.add_option("--atol", args->atol, "absolute tolerance: |a-b| <= atol + rtol*|b| (default 0)")
+          ->check(finite_above(0, false));
+      sub.add_option("--rtol", args->rtol, "relative tolerance, relative to the reference's value (default 0)")
+          ->check(finite_above(0, false));
       sub.add_option("--reference-timeout", args->reference_timeout,
-                     "seconds one case of the reference may run before verify stops with an error (default 10)");
+                     "seconds one case of the reference may run before verify stops with an error (default 10)")
+          ->check(finite_above(0, true));
+      add_count_option(sub, "--reference-memory", args->reference_memory_mib,
+                       "MiB of address space each reference process may use; more ends verify with an error "
+                       "(default 4096)",
+                       16)
+          ->check(count_range(16, std::uint64_t(1) << 40));
+      // One --threads for both sides: circuit threads and reference processes.
+      add_threads_option(sub, args->threads);
       return [args] { return run_verify(*args); };
     }};
 

@@ -10,6 +10,7 @@
 
 #include "base/atomic_file.h"
 #include "ir/artifact.h"
+#include "options.h"
 
 namespace tc::cli {
 
@@ -31,9 +32,19 @@ void add_program_options(CLI::App& sub, ProgramArgs& args, bool with_positional)
   g->add_option("--semantics", args.semantics, "exact, relaxed or hybrid (replaces an artifact's root semantics)")
       ->check(CLI::IsMember({"exact", "relaxed", "hybrid"}));
   g->add_option("--surrogate", args.surrogate, "surrogate gradient policy: sigmoid")->check(CLI::IsMember({"sigmoid"}));
-  g->add_option("--temperature", args.temperature, "relaxation temperature, finite and > 0");
-  g->add_option("--max-iterations", args.max_iterations, "budget of expanded loop iterations (default 1024)");
-  g->add_option("--max-nodes", args.max_nodes, "budget of circuit nodes (default 100000)");
+  g->add_option("--temperature", args.temperature, "relaxation temperature, finite and > 0")
+      ->check(finite_above(0, true));
+  g->add_option("--max-iterations", args.max_iterations, "budget of expanded loop iterations (default 1024)")
+      ->check(count_range(1))
+      ->type_name("N");
+  g->add_option("--max-nodes", args.max_nodes, "budget of circuit nodes (default 100000)")
+      ->check(count_range(1))
+      ->type_name("N");
+}
+
+void add_threads_option(CLI::App& sub, unsigned& threads) {
+  sub.add_option("--threads", threads, "worker threads for the per-case work (default: every core)")
+      ->check(CLI::Range(1u, 4096u));
 }
 
 Result<CompileOptions> compile_options_from(const ProgramArgs& args) {

@@ -55,6 +55,12 @@ Result<std::map<std::string, double, std::less<>>> parse_assignments(const std::
 Result<Env> env_from_assignments(const std::vector<std::string>& sets, const std::vector<std::string>& params,
                                  const std::vector<std::string>& states);
 
+/// `--threads N` (N >= 1): how many cores the command's per-case work may use
+/// (the batched evaluator of run --cases and verify, fit's passes, verify's
+/// reference workers). `threads` stays 0 when the flag is absent: every core.
+/// Results never depend on it.
+void add_threads_option(CLI::App& sub, unsigned& threads);
+
 /// Builds the compile options from the flags (domains parsed, budgets set).
 Result<CompileOptions> compile_options_from(const ProgramArgs& args);
 

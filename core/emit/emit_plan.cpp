@@ -1,6 +1,6 @@
 #include "emit/emit_plan.h"
 
-#include <bit>
+#include "base/bits.h"
 #include <cfloat>
 #include <cmath>
 #include <cstring>
@@ -10,7 +10,7 @@ namespace tc::emit {
 
 namespace {
 
-std::uint32_t bits_of(float f) { return std::bit_cast<std::uint32_t>(f); }
+std::uint32_t bits_of(float f) { return float_bits(f); }
 
 /// Smallest float >= v (v finite double), clamped to the finite float range.
 float f32_at_least(double v) {
@@ -67,6 +67,7 @@ Result<Plan> make_plan(const Program& program, std::string_view target) {
   plan.users.assign(n, {});
   plan.leaf_value.assign(n, 0.0f);
   plan.leaf_nonfinite.assign(n, 0);
+  plan.leaf_error.assign(n, 0);
   plan.check.assign(n, std::nullopt);
   plan.constant_index.assign(n, -1);
 
@@ -122,9 +123,14 @@ Result<Plan> make_plan(const Program& program, std::string_view target) {
       const float f = static_cast<float>(node.value);
       if (!std::isfinite(f)) {
         plan.leaf_nonfinite[i] = 1;
+        plan.leaf_error[i] = static_cast<std::uint8_t>(ErrorKind::NonFinite);
         continue;
       }
       plan.leaf_value[i] = f;
+      // The value is known here, so its domain is checked once, now; the
+      // case fails only where the leaf is live, as on the CPU.
+      if (node.domain && program.semantics_of(node) != Semantics::Relaxed && node.domain->check(static_cast<double>(f)))
+        plan.leaf_error[i] = static_cast<std::uint8_t>(ErrorKind::Domain);
       auto [it, fresh] = by_bits.try_emplace(bits_of(f), static_cast<std::int32_t>(plan.constants.size()));
       if (fresh) plan.constants.push_back(f);
       plan.constant_index[i] = it->second;

@@ -75,6 +75,9 @@ struct Plan {
   std::vector<std::vector<UseEdge>> users;  ///< [node] edges from needed users
   std::vector<float> leaf_value;       ///< [node] float32 value of constants/parameters
   std::vector<std::uint8_t> leaf_nonfinite;  ///< [node] constant/parameter rounds to inf in float32
+  /// [node] the ErrorKind a live constant/parameter raises (its float32 value
+  /// is not finite, or lies outside its domain), 0 when none.
+  std::vector<std::uint8_t> leaf_error;
   std::vector<std::optional<F32Check>> check;  ///< [node] domain check to apply in code
   std::vector<float> constants;        ///< distinct float32 constant values (by bit pattern), first-use order
   std::vector<std::int32_t> constant_index;  ///< [node] index into `constants`, -1 if not a constant leaf

@@ -1,6 +1,6 @@
 #include "emit/wasm_emitter.h"
 
-#include <bit>
+#include "base/bits.h"
 #include <cmath>
 #include <cstring>
 #include <functional>
@@ -136,12 +136,12 @@ class WasmGen {
   void i32c(std::int64_t v) { op(kI32Const); sleb(b_, static_cast<std::int32_t>(static_cast<std::uint32_t>(v))); }
   void f32c(float f) {
     op(kF32Const);
-    auto bits = std::bit_cast<std::uint32_t>(f);
+    auto bits = float_bits(f);
     for (int k = 0; k < 4; ++k) b_.push_back(static_cast<std::uint8_t>(bits >> (8 * k)));
   }
   void f64c(double d) {
     op(kF64Const);
-    auto bits = std::bit_cast<std::uint64_t>(d);
+    auto bits = double_bits(d);
     for (int k = 0; k < 8; ++k) b_.push_back(static_cast<std::uint8_t>(bits >> (8 * k)));
   }
   void get(std::uint32_t l) { op(kLocalGet); uleb(b_, l); }
@@ -385,7 +385,7 @@ class WasmGen {
       const Op o = prog_.nodes[i].op;
       if (!p_.needed[i] || o == Op::Input) continue;
       const bool leaf = o == Op::Constant || o == Op::Parameter;
-      if (leaf && !p_.leaf_nonfinite[i]) continue;
+      if (leaf && !p_.leaf_error[i]) continue;
       if (!p_.always_live[i]) {
         i32c(0);
         bool first = true;
@@ -400,7 +400,7 @@ class WasmGen {
       if (!leaf && !can_fail(id)) continue;
       // r = (live && kind != 0) ? code | kind : r
       i32c(encode_error(id, ErrorKind::None));
-      if (leaf) i32c(static_cast<std::int64_t>(ErrorKind::NonFinite));
+      if (leaf) i32c(static_cast<std::int64_t>(p_.leaf_error[i]));
       else { i32c(0); mem(kI32Load, kind_off(id)); }
       op(kI32Or);
       get(kR);

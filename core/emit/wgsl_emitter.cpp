@@ -1,6 +1,6 @@
 #include "emit/wgsl_emitter.h"
 
-#include <bit>
+#include "base/bits.h"
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -55,7 +55,7 @@ class Gen {
   void line(const std::string& s) { body_ += "    " + s + "\n"; }
 
   std::string konst(float f) {
-    auto bits = std::bit_cast<std::uint32_t>(f);
+    auto bits = float_bits(f);
     auto it = consts_.find(bits);
     if (it != consts_.end()) return it->second;
     std::string name = "K" + std::to_string(consts_.size());
@@ -321,7 +321,7 @@ class Gen {
       if (!p_.needed[i]) continue;
       if (node.op == Op::Input && mode_ == Whole) continue;  // checked up front
       const bool is_leaf_const = node.op == Op::Constant || node.op == Op::Parameter;
-      if (is_leaf_const && !p_.leaf_nonfinite[i]) continue;
+      if (is_leaf_const && !p_.leaf_error[i]) continue;
       // Liveness.
       if (!p_.always_live[i]) {
         std::string e;
@@ -338,7 +338,7 @@ class Gen {
       }
       // Error accumulation: descending ids, so the lowest live failure wins.
       std::string kind;
-      if (is_leaf_const) kind = u32lit(static_cast<std::uint32_t>(ErrorKind::NonFinite));
+      if (is_leaf_const) kind = u32lit(static_cast<std::uint32_t>(p_.leaf_error[i]));
       else if (mode_ == StageReverse) {
         kind = "k" + std::to_string(id);
         line("let " + kind + ": u32 = aux[" + u32lit(static_cast<std::uint32_t>(id)) + " * n + c];");

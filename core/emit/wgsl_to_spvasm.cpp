@@ -1,6 +1,6 @@
 // Lowers the parsed WGSL subset to SPIR-V assembly text (SPIR-V 1.3 for
 // Vulkan 1.1). Type checking happens here, with errors located in the WGSL.
-#include <bit>
+#include "base/bits.h"
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -77,7 +77,7 @@ class Lowerer {
   std::string fresh() { return "%t" + std::to_string(next_++); }
 
   std::string const_f32(float f) {
-    const auto bits = std::bit_cast<std::uint32_t>(f);
+    const auto bits = float_bits(f);
     char name[32], lit[64];
     std::snprintf(name, sizeof name, "%%cf_%08x", bits);
     std::snprintf(lit, sizeof lit, "%a", static_cast<double>(f));

@@ -25,6 +25,12 @@
 #include <limits>
 #include <memory>
 
+#include <tbb/blocked_range.h>
+#include <tbb/enumerable_thread_specific.h>
+#include <tbb/info.h>
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
 #include "eval/op_math.h"
 #include "eval/prepared.h"
 
@@ -101,6 +107,37 @@ TC_INLINE void map1(Col a, double* __restrict out, double* __restrict acc, std::
   }
 }
 
+/// r = s + x*y (Kind 0), s - x*y (Kind 1) or x*y - s (Kind 2), each
+/// operation rounded as its own node would be: a mul and the add or sub
+/// that is its only reader, in one pass (see fused_mul in batch_plan.cpp).
+template <bool F32, bool Check, int Kind, bool SC, bool XC, bool YC>
+TC_INLINE void loop_mul_add(const double* __restrict s, double us, const double* __restrict x, double ux,
+                            const double* __restrict y, double uy, double* __restrict out, double* __restrict acc,
+                            std::size_t m) {
+  for (std::size_t i = 0; i < m; ++i) {
+    const double sv = SC ? s[i] : us;
+    const double pr = rnd<F32>((XC ? x[i] : ux) * (YC ? y[i] : uy));
+    const double r = rnd<F32>(Kind == 0 ? sv + pr : Kind == 1 ? sv - pr : pr - sv);
+    out[i] = r;
+    if constexpr (Check) acc[i] += r * 0.0;
+  }
+}
+
+template <bool F32, bool Check, int Kind>
+TC_INLINE void map_mul_add(Col s, Col x, Col y, double* out, double* acc, std::size_t m) {
+  const int shape = (s.p ? 4 : 0) | (x.p ? 2 : 0) | (y.p ? 1 : 0);
+  switch (shape) {
+    case 7: return loop_mul_add<F32, Check, Kind, true, true, true>(s.p, 0, x.p, 0, y.p, 0, out, acc, m);
+    case 6: return loop_mul_add<F32, Check, Kind, true, true, false>(s.p, 0, x.p, 0, nullptr, y.u, out, acc, m);
+    case 5: return loop_mul_add<F32, Check, Kind, true, false, true>(s.p, 0, nullptr, x.u, y.p, 0, out, acc, m);
+    case 4: return loop_mul_add<F32, Check, Kind, true, false, false>(s.p, 0, nullptr, x.u, nullptr, y.u, out, acc, m);
+    case 3: return loop_mul_add<F32, Check, Kind, false, true, true>(nullptr, s.u, x.p, 0, y.p, 0, out, acc, m);
+    case 2: return loop_mul_add<F32, Check, Kind, false, true, false>(nullptr, s.u, x.p, 0, nullptr, y.u, out, acc, m);
+    case 1: return loop_mul_add<F32, Check, Kind, false, false, true>(nullptr, s.u, nullptr, x.u, y.p, 0, out, acc, m);
+    default: return loop_mul_add<F32, Check, Kind, false, false, false>(nullptr, s.u, nullptr, x.u, nullptr, y.u, out, acc, m);
+  }
+}
+
 /// Everything one run_batch call owns; allocated once per call.
 struct Batch {
   const Prepared& p;
@@ -119,6 +156,24 @@ struct Batch {
   }
 };
 
+/// A failed domain check of a step's value flags the case.
+TC_INLINE void check_domain(const Prepared& p, const Instr& in, const double* __restrict out, double* __restrict acc,
+                            std::size_t m) {
+  const Domain& d = p.domains[static_cast<std::size_t>(in.domain)];
+  const double lo = d.lo(), hi = d.hi();
+  if (d.is_integral()) {
+    for (std::size_t i = 0; i < m; ++i) {
+      const double r = out[i];
+      acc[i] += (r >= lo && r <= hi && r == std::floor(r)) ? 0.0 : kNaN;
+    }
+  } else {
+    for (std::size_t i = 0; i < m; ++i) {
+      const double r = out[i];
+      acc[i] += (r >= lo && r <= hi) ? 0.0 : kNaN;
+    }
+  }
+}
+
 template <bool F32, bool Chk>
 TC_INLINE void exec_step(Batch& bt, NodeId id, std::size_t m) {
   const Prepared& p = bt.p;
@@ -128,6 +183,17 @@ TC_INLINE void exec_step(Batch& bt, NodeId id, std::size_t m) {
   double* acc = bt.acc.data();
   const bool exact = in.mode == Mode::Exact;
   const double t = in.temperature;
+  if (const NodeId fm = p.plan.fused_mul[static_cast<std::size_t>(id)]; fm >= 0) {
+    const NodeId* ma = p.args_of(p.instrs[static_cast<std::size_t>(fm)]);
+    const Col x = bt.operand(ma[0]), y = bt.operand(ma[1]);
+    const bool mul_first = a[0] == fm;
+    const Col other = bt.operand(mul_first ? a[1] : a[0]);
+    if (in.op == Op::Add) map_mul_add<F32, Chk, 0>(other, x, y, out, acc, m);
+    else if (mul_first) map_mul_add<F32, Chk, 2>(other, x, y, out, acc, m);
+    else map_mul_add<F32, Chk, 1>(other, x, y, out, acc, m);
+    if (in.check_domain) check_domain(p, in, out, acc, m);
+    return;
+  }
   switch (in.op) {
     case Op::Input: case Op::Parameter: case Op::Constant: case Op::State:
       break;  // leaves are not steps
@@ -275,21 +341,7 @@ TC_INLINE void exec_step(Batch& bt, NodeId id, std::size_t m) {
       break;
     }
   }
-  if (in.check_domain) {
-    const Domain& d = p.domains[static_cast<std::size_t>(in.domain)];
-    const double lo = d.lo(), hi = d.hi();
-    if (d.is_integral()) {
-      for (std::size_t i = 0; i < m; ++i) {
-        const double r = out[i];
-        acc[i] += (r >= lo && r <= hi && r == std::floor(r)) ? 0.0 : kNaN;
-      }
-    } else {
-      for (std::size_t i = 0; i < m; ++i) {
-        const double r = out[i];
-        acc[i] += (r >= lo && r <= hi) ? 0.0 : kNaN;
-      }
-    }
-  }
+  if (in.check_domain) check_domain(p, in, out, acc, m);
 }
 
 /// Every step of the plan over one block of `m` cases.
@@ -308,69 +360,47 @@ TC_VECTOR_CLONES void run_steps(Batch& bt, std::size_t m) {
 
 }  // namespace
 
-Status run_batch_impl(const Prepared& p, std::span<const std::span<const double>> columns, std::size_t count,
-                      const Env& fixed_env, BatchResult& out) {
-  if (columns.size() != p.inputs.size())
-    return make_error("run_batch: expected " + std::to_string(p.inputs.size()) + " input columns, got " +
-                      std::to_string(columns.size()));
-  for (std::size_t k = 0; k < columns.size(); ++k)
-    if (columns[k].size() < count)
-      return make_error("run_batch: the column of input '" +
-                        p.program.nodes[static_cast<std::size_t>(p.inputs[k])].name + "' has " +
-                        std::to_string(columns[k].size()) + " values, expected " + std::to_string(count));
-  auto fixed = resolve_fixed(p, fixed_env);
-  if (!fixed) return fixed.error();
+namespace {
 
+/// One worker's scratch: the block columns plus the scalar re-run's state.
+struct Worker {
+  Batch bt;
+  Workspace ws;
+  std::vector<double> case_inputs;
+  Diagnostic err;
+  double acc_init;
+  Worker(const Prepared& p, std::size_t B, const std::vector<double>& uval, double acc_init0)
+      : bt{p, B, {}, {}, {}, {}, {}, {}, {}}, case_inputs(p.inputs.size()), acc_init(acc_init0) {
+    const BatchPlan& plan = p.plan;
+    const std::size_t n = p.instrs.size();
+    bt.slots.reset(new double[std::max<std::size_t>(static_cast<std::size_t>(plan.nslots) * B, 1)]);
+    bt.col.assign(n, nullptr);
+    bt.uval = uval;
+    bt.acc.assign(B, 0.0);
+    bt.scratch.assign(B, 0.0);
+    bt.ptrs.assign(std::max<std::size_t>(plan.max_args, 1), nullptr);
+    bt.call_args.assign(std::max<std::size_t>(plan.max_args, 1), 0.0);
+    for (std::size_t i = 0; i < n; ++i)
+      if (plan.slot_of[i] >= 0) bt.col[i] = bt.slots.get() + static_cast<std::size_t>(plan.slot_of[i]) * B;
+    for (NodeId id : plan.broadcast)
+      std::fill_n(bt.slots.get() + static_cast<std::size_t>(plan.slot_of[static_cast<std::size_t>(id)]) * B, B,
+                  bt.uval[static_cast<std::size_t>(id)]);
+  }
+};
+
+/// Cases [begin, end) block by block; errors are appended in case order.
+void run_range(Worker& w, std::span<const std::span<const double>> columns, std::size_t begin, std::size_t end,
+               const Fixed& fixed, BatchResult& out, std::vector<std::pair<std::size_t, Diagnostic>>& errors) {
+  Batch& bt = w.bt;
+  const Prepared& p = bt.p;
   const BatchPlan& plan = p.plan;
-  const std::size_t n = p.instrs.size();
+  const std::size_t B = bt.B;
   const std::size_t nout = p.program.outputs.size();
   const std::size_t nupd = p.program.updates.size();
-  out.count = count;
-  out.outputs.assign(nout, std::vector<double>(count, kNaN));
-  out.next_state.assign(nupd, std::vector<double>(count, kNaN));
-  out.failed.assign(count, 0);
-  out.errors.clear();
-  if (count == 0) return ok_status();
-
-  // A program that keeps very many values alive at once (thousands of
-  // outputs, a huge affine) gets shorter blocks, so the columns stay within
-  // a bounded amount of memory.
-  constexpr std::size_t kColumnBudgetBytes = std::size_t{64} << 20;
-  std::size_t block = plan.block;
-  while (block > 8 && static_cast<std::size_t>(plan.nslots) * block * sizeof(double) > kColumnBudgetBytes) block /= 2;
-  while (block > 8 && block / 2 >= count) block /= 2;  // a small batch needs no full-length columns
-  Batch bt{p, block, {}, {}, {}, {}, {}, {}, {}};
-  const std::size_t B = bt.B;
-  bt.slots.reset(new double[std::max<std::size_t>(static_cast<std::size_t>(plan.nslots) * B, 1)]);
-  bt.col.assign(n, nullptr);
-  bt.uval.assign(n, 0.0);
-  bt.acc.assign(B, 0.0);
-  bt.scratch.assign(B, 0.0);
-  bt.ptrs.assign(std::max<std::size_t>(plan.max_args, 1), nullptr);
-  bt.call_args.assign(std::max<std::size_t>(plan.max_args, 1), 0.0);
-  // Uniform values; a non-finite one (a constant overflowing float32) flags
-  // every case so the scalar re-run decides whether it is live.
-  double acc_init = 0.0;
-  for (std::size_t i = 0; i < n; ++i) {
-    if (!plan.uniform[i]) continue;
-    const Instr& in = p.instrs[i];
-    double v = in.op == Op::Constant    ? p.round(in.value)
-               : in.op == Op::Parameter ? fixed->params[static_cast<std::size_t>(in.slot)]
-                                        : fixed->states[static_cast<std::size_t>(in.slot)];
-    bt.uval[i] = v;
-    if (p.needed[i] && !std::isfinite(v)) acc_init = kNaN;
-  }
-  for (std::size_t i = 0; i < n; ++i)
-    if (plan.slot_of[i] >= 0) bt.col[i] = bt.slots.get() + static_cast<std::size_t>(plan.slot_of[i]) * B;
-  for (NodeId id : plan.broadcast) std::fill_n(bt.slots.get() + static_cast<std::size_t>(plan.slot_of[static_cast<std::size_t>(id)]) * B, B, bt.uval[static_cast<std::size_t>(id)]);
-
-  Workspace ws;
-  std::vector<double> case_inputs(p.inputs.size());
-  Diagnostic err;
-  for (std::size_t start = 0; start < count; start += B) {
-    const std::size_t m = std::min(B, count - start);
+  for (std::size_t start = begin; start < end; start += B) {
+    const std::size_t m = std::min(B, end - start);
     double* acc = bt.acc.data();
-    std::fill(acc, acc + m, acc_init);
+    std::fill(acc, acc + m, w.acc_init);
     for (std::size_t k = 0; k < p.inputs.size(); ++k) {
       const auto id = static_cast<std::size_t>(p.inputs[k]);
       const double* __restrict src = columns[k].data() + start;
@@ -413,20 +443,97 @@ Status run_batch_impl(const Prepared& p, std::span<const std::span<const double>
       // The precise verdict: check the inputs, then evaluate lazily.
       std::optional<Diagnostic> bad;
       for (std::size_t k = 0; k < p.inputs.size() && !bad; ++k)
-        bad = check_input(p, static_cast<int>(k), columns[k][c], case_inputs[k]);
-      if (!bad && !eval_case(p, case_inputs.data(), *fixed, ws, err)) bad = err;
+        bad = check_input(p, static_cast<int>(k), columns[k][c], w.case_inputs[k]);
+      if (!bad && !eval_case(p, w.case_inputs.data(), fixed, w.ws, w.err)) bad = w.err;
       if (bad) {
         out.failed[c] = 1;
         for (auto& col : out.outputs) col[c] = kNaN;
         for (auto& col : out.next_state) col[c] = kNaN;
-        out.errors.emplace_back(c, std::move(*bad));
+        errors.emplace_back(c, std::move(*bad));
         continue;
       }
-      for (std::size_t o = 0; o < nout; ++o) out.outputs[o][c] = ws.values[static_cast<std::size_t>(p.targets[o])];
+      for (std::size_t o = 0; o < nout; ++o) out.outputs[o][c] = w.ws.values[static_cast<std::size_t>(p.targets[o])];
       for (std::size_t u = 0; u < nupd; ++u)
-        out.next_state[u][c] = ws.values[static_cast<std::size_t>(p.targets[nout + u])];
+        out.next_state[u][c] = w.ws.values[static_cast<std::size_t>(p.targets[nout + u])];
     }
   }
+}
+
+}  // namespace
+
+Status run_batch_impl(const Prepared& p, std::span<const std::span<const double>> columns, std::size_t count,
+                      const Env& fixed_env, BatchResult& out, unsigned threads) {
+  if (columns.size() != p.inputs.size())
+    return make_error("run_batch: expected " + std::to_string(p.inputs.size()) + " input columns, got " +
+                      std::to_string(columns.size()));
+  for (std::size_t k = 0; k < columns.size(); ++k)
+    if (columns[k].size() < count)
+      return make_error("run_batch: the column of input '" +
+                        p.program.nodes[static_cast<std::size_t>(p.inputs[k])].name + "' has " +
+                        std::to_string(columns[k].size()) + " values, expected " + std::to_string(count));
+  auto fixed = resolve_fixed(p, fixed_env);
+  if (!fixed) return fixed.error();
+
+  const BatchPlan& plan = p.plan;
+  const std::size_t n = p.instrs.size();
+  out.count = count;
+  out.outputs.assign(p.program.outputs.size(), std::vector<double>(count, kNaN));
+  out.next_state.assign(p.program.updates.size(), std::vector<double>(count, kNaN));
+  out.failed.assign(count, 0);
+  out.errors.clear();
+  if (count == 0) return ok_status();
+
+  // A program that keeps very many values alive at once (thousands of
+  // outputs, a huge affine) gets shorter blocks, so the columns stay within
+  // a bounded amount of memory.
+  constexpr std::size_t kColumnBudgetBytes = std::size_t{64} << 20;
+  std::size_t block = plan.block;
+  while (block > 8 && static_cast<std::size_t>(plan.nslots) * block * sizeof(double) > kColumnBudgetBytes) block /= 2;
+  while (block > 8 && block / 2 >= count) block /= 2;  // a small batch needs no full-length columns
+  // Uniform values; a non-finite one (a constant overflowing float32) flags
+  // every case so the scalar re-run decides whether it is live.
+  std::vector<double> uval(n, 0.0);
+  double acc_init = 0.0;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!plan.uniform[i]) continue;
+    const Instr& in = p.instrs[i];
+    double v = in.op == Op::Constant    ? p.round(in.value)
+               : in.op == Op::Parameter ? fixed->params[static_cast<std::size_t>(in.slot)]
+                                        : fixed->states[static_cast<std::size_t>(in.slot)];
+    uval[i] = v;
+    if (p.needed[i] && !std::isfinite(v)) acc_init = kNaN;
+    // A constant outside its domain also flags every case; the scalar
+    // re-run reports it where a case really evaluates the constant.
+    if (p.needed[i] && in.check_domain && p.domains[static_cast<std::size_t>(in.domain)].check(v)) acc_init = kNaN;
+  }
+
+  // Chunks of whole blocks, run in any order on any thread: every case's
+  // result depends on its own inputs only, and each chunk keeps its errors
+  // apart, joined in chunk order below, so the output is the same for any
+  // thread count.
+  const std::size_t nthreads = threads == 0 ? static_cast<std::size_t>(tbb::info::default_concurrency()) : threads;
+  const std::size_t blocks = (count + block - 1) / block;
+  const std::size_t chunk_blocks = std::max<std::size_t>(1, std::min<std::size_t>(16, blocks / (nthreads * 4)));
+  const std::size_t chunk = chunk_blocks * block;
+  const std::size_t nchunks = (count + chunk - 1) / chunk;
+  if (nthreads <= 1 || nchunks <= 1) {
+    Worker w(p, block, uval, acc_init);
+    run_range(w, columns, 0, count, *fixed, out, out.errors);
+    return ok_status();
+  }
+  std::vector<std::vector<std::pair<std::size_t, Diagnostic>>> errors(nchunks);
+  tbb::enumerable_thread_specific<std::unique_ptr<Worker>> workers;
+  tbb::task_arena arena(static_cast<int>(nthreads));
+  arena.execute([&] {
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, nchunks, 1), [&](const tbb::blocked_range<std::size_t>& r) {
+      auto& w = workers.local();
+      if (!w) w = std::make_unique<Worker>(p, block, uval, acc_init);
+      for (std::size_t k = r.begin(); k < r.end(); ++k)
+        run_range(*w, columns, k * chunk, std::min(count, (k + 1) * chunk), *fixed, out, errors[k]);
+    });
+  });
+  for (auto& e : errors)
+    for (auto& item : e) out.errors.push_back(std::move(item));
   return ok_status();
 }
 

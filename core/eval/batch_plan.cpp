@@ -72,17 +72,60 @@ void build_plan(Prepared& p) {
       if (drops) plan.check[arg] = 1;
     }
   }
+  // Superinstructions: a mul whose only reader is the add or sub step right
+  // after it is computed inside that step's loop (the product is rounded
+  // as its own node would be, so values stay bit-identical) and never
+  // written to a column. The pair must be adjacent so the mul's operands are
+  // still live; the mul must need no value test and no domain check.
+  plan.fused_mul.assign(n, -1);
+  {
+    std::vector<std::uint32_t> readers(n, 0);
+    for (NodeId id : plan.steps) {
+      const Instr& in = p.instrs[static_cast<std::size_t>(id)];
+      for (std::uint32_t k = 0; k < in.nargs; ++k) ++readers[static_cast<std::size_t>(p.args[in.arg_begin + k])];
+    }
+    std::vector<NodeId> kept;
+    kept.reserve(plan.steps.size());
+    for (std::size_t s = 0; s < plan.steps.size(); ++s) {
+      const NodeId m = plan.steps[s];
+      const auto mi = static_cast<std::size_t>(m);
+      if (s + 1 < plan.steps.size() && p.instrs[mi].op == Op::Mul && !p.instrs[mi].check_domain && !plan.check[mi] &&
+          readers[mi] == 1 && !wants_column[mi]) {
+        const NodeId a = plan.steps[s + 1];
+        const Instr& ain = p.instrs[static_cast<std::size_t>(a)];
+        if ((ain.op == Op::Add || ain.op == Op::Sub) &&
+            (p.args[ain.arg_begin] == m || p.args[ain.arg_begin + 1] == m)) {
+          plan.fused_mul[static_cast<std::size_t>(a)] = m;
+          continue;  // no step of its own
+        }
+      }
+      kept.push_back(m);
+    }
+    plan.steps = std::move(kept);
+  }
+  // The arguments a step really reads: a fused mul's operands instead of the mul.
+  auto for_each_read = [&](NodeId id, auto&& f) {
+    const Instr& in = p.instrs[static_cast<std::size_t>(id)];
+    const NodeId fm = plan.fused_mul[static_cast<std::size_t>(id)];
+    for (std::uint32_t k = 0; k < in.nargs; ++k) {
+      const NodeId arg = p.args[in.arg_begin + k];
+      if (arg != fm) {
+        f(arg);
+        continue;
+      }
+      const Instr& min = p.instrs[static_cast<std::size_t>(fm)];
+      for (std::uint32_t j = 0; j < min.nargs; ++j) f(p.args[min.arg_begin + j]);
+    }
+  };
   // Last reader of every value (targets live to the end of the block).
   constexpr std::size_t kForever = std::numeric_limits<std::size_t>::max();
   std::vector<std::size_t> last(n, 0);
   for (NodeId t : p.targets) last[static_cast<std::size_t>(t)] = kForever;
-  for (std::size_t s = 0; s < plan.steps.size(); ++s) {
-    const Instr& in = p.instrs[static_cast<std::size_t>(plan.steps[s])];
-    for (std::uint32_t k = 0; k < in.nargs; ++k) {
-      std::size_t& l = last[static_cast<std::size_t>(p.args[in.arg_begin + k])];
+  for (std::size_t s = 0; s < plan.steps.size(); ++s)
+    for_each_read(plan.steps[s], [&](NodeId arg) {
+      std::size_t& l = last[static_cast<std::size_t>(arg)];
       if (l != kForever) l = std::max(l, s + 1);  // step index + 1, so 0 means "never read"
-    }
-  }
+    });
   std::vector<std::int32_t> free_slots;
   auto take = [&]() {
     if (!free_slots.empty()) {
@@ -109,14 +152,13 @@ void build_plan(Prepared& p) {
   for (std::size_t s = 0; s < plan.steps.size(); ++s) {
     const NodeId id = plan.steps[s];
     plan.slot_of[static_cast<std::size_t>(id)] = take();
-    const Instr& in = p.instrs[static_cast<std::size_t>(id)];
-    for (std::uint32_t k = 0; k < in.nargs; ++k) {
-      const auto arg = static_cast<std::size_t>(p.args[in.arg_begin + k]);
+    for_each_read(id, [&](NodeId a) {
+      const auto arg = static_cast<std::size_t>(a);
       if (last[arg] == s + 1 && !released[arg] && plan.slot_of[arg] >= 0 && !plan.uniform[arg]) {
         released[arg] = 1;
         free_slots.push_back(plan.slot_of[arg]);
       }
-    }
+    });
   }
 }
 

@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "eval/prepared.h"
+#include "base/number_text.h"
 
 namespace tc {
 
@@ -22,11 +23,7 @@ struct Evaluator::Impl {
 namespace eval_detail {
 
 std::string format_number(double v) {
-  if (std::isnan(v)) return "nan";
-  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  char buf[64];
-  auto res = std::to_chars(buf, buf + sizeof buf, v);
-  return std::string(buf, res.ptr);
+  return shortest_number(v);
 }
 
 Diagnostic node_error(const Prepared& p, NodeId id, const std::string& reason) {
@@ -66,6 +63,11 @@ Result<Fixed> resolve_fixed(const Prepared& p, const Env& env) {
   for (std::size_t k = 0; k < p.params.size(); ++k) {
     if (!std::isfinite(f.params[k]))
       return named_error(p, p.params[k], "parameter", format_number(f.params[k]) + " is not a finite number");
+    // A parameter's domain holds in exact and hybrid evaluation (relaxed
+    // nodes skip domain checks), checked like an input's, before rounding.
+    const Node& pn = p.program.nodes[static_cast<std::size_t>(p.params[k])];
+    if (pn.domain && p.instrs[static_cast<std::size_t>(p.params[k])].mode == Mode::Exact)
+      if (auto why = pn.domain->check(f.params[k])) return named_error(p, pn.id, "parameter", *why);
     f.params[k] = p.round(f.params[k]);
   }
   f.states.resize(p.states.size());
@@ -126,7 +128,11 @@ Result<Evaluator> Evaluator::create(const Program& program, EvalOptions options)
     if (node.domain) {
       in.domain = static_cast<std::int32_t>(p.domains.size());
       p.domains.push_back(*node.domain);
-      in.check_domain = !is_leaf(node.op) && in.mode == Mode::Exact && !eval_detail::domain_implied(node.op, *node.domain);
+      // A constant's domain is checked where the constant is evaluated (so
+      // only when a case reaches it); inputs, parameters and state are
+      // checked on entry.
+      in.check_domain = (!is_leaf(node.op) || node.op == Op::Constant) && in.mode == Mode::Exact &&
+                        !eval_detail::domain_implied(node.op, *node.domain);
     }
     switch (node.op) {
       case Op::Input:
@@ -224,7 +230,21 @@ Result<CaseResult> Evaluator::run(const Env& env, CaseTrace* trace) const {
   }
   auto fixed = eval_detail::resolve_fixed(p, env);
   if (!fixed) return fixed.error();
-  eval_detail::Workspace ws;
+  // One workspace per thread, reused across calls (and evaluators), so run()
+  // allocates nothing for the nodes once it has seen a program this large.
+  // A binding that calls run() again from inside gets a fresh one.
+  thread_local eval_detail::Workspace shared_ws;
+  thread_local bool shared_busy = false;
+  eval_detail::Workspace own_ws;
+  const bool reuse = !shared_busy;
+  eval_detail::Workspace& ws = reuse ? shared_ws : own_ws;
+  struct Release {
+    bool active;
+    ~Release() {
+      if (active) shared_busy = false;
+    }
+  } release{reuse};
+  shared_busy = true;
   Diagnostic err;
   const bool ok = eval_detail::eval_case(p, inputs.data(), *fixed, ws, err);
   if (trace) {
@@ -245,8 +265,8 @@ Result<CaseResult> Evaluator::run(const Env& env, CaseTrace* trace) const {
 }
 
 Status Evaluator::run_batch(std::span<const std::span<const double>> columns, std::size_t count, const Env& fixed,
-                            BatchResult& out) const {
-  return eval_detail::run_batch_impl(impl_->p, columns, count, fixed, out);
+                            BatchResult& out, unsigned threads) const {
+  return eval_detail::run_batch_impl(impl_->p, columns, count, fixed, out, threads);
 }
 
 }  // namespace tc

@@ -93,9 +93,11 @@ class Evaluator {
 
   /// `count` cases; columns[k][c] is input k (input_ids order) of case c.
   /// Parameters and state come from `fixed` (its inputs are ignored). Input
-  /// values are checked against their domains per case.
+  /// values are checked against their domains per case. `threads` workers
+  /// share the blocks of cases (0: every core); the result is bit-identical
+  /// and in the same order whatever the thread count.
   [[nodiscard]] Status run_batch(std::span<const std::span<const double>> columns, std::size_t count,
-                                 const Env& fixed, BatchResult& out) const;
+                                 const Env& fixed, BatchResult& out, unsigned threads = 1) const;
 
  private:
   struct Impl;

@@ -48,6 +48,9 @@ struct BatchPlan {
   std::vector<std::uint8_t> check;     ///< per node: test its values for inf/NaN where produced (see batch.cpp)
   std::vector<NodeId> broadcast;       ///< uniform nodes that also need a filled column (permanent slots)
   std::vector<std::uint8_t> input_rounds;  ///< per input: copied into its slot as binary32
+  /// Per node: for an add/sub step, the mul argument computed inside its loop
+  /// (that mul has no step and no column of its own), else -1.
+  std::vector<NodeId> fused_mul;
   std::int32_t nslots = 0;
   std::uint32_t max_args = 0;
 };
@@ -116,6 +119,6 @@ void build_plan(Prepared& p);
 
 /// The batched fast path; see batch.cpp.
 Status run_batch_impl(const Prepared& p, std::span<const std::span<const double>> columns, std::size_t count,
-                      const Env& fixed_env, BatchResult& out);
+                      const Env& fixed_env, BatchResult& out, unsigned threads);
 
 }  // namespace tc::eval_detail

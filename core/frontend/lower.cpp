@@ -221,7 +221,15 @@ class Lowerer {
     std::memcpy(&bits, &v.c, sizeof bits);
     auto key = std::make_tuple(bits, v.loc.line, v.loc.column);
     auto it = consts_.find(key);
-    if (it != consts_.end()) return it->second;
+    if (it != consts_.end()) {
+      // Shared by several iterations: it belongs to the loops they have in common.
+      const std::vector<LoopStep>& had = b_.peek().nodes[static_cast<std::size_t>(it->second.id())].iteration;
+      std::size_t common = 0;
+      while (common < had.size() && common < loop_path_.size() && had[common] == loop_path_[common]) ++common;
+      if (common < had.size())
+        b_.set_iteration_of(it->second, std::vector<LoopStep>(had.begin(), had.begin() + static_cast<std::ptrdiff_t>(common)));
+      return it->second;
+    }
     b_.set_location(v.loc);
     Value n = b_.constant(v.c);
     check_nodes(v.loc);
@@ -808,7 +816,10 @@ class Lowerer {
       std::vector<Val> items = args;
       if (items.size() == 1) {
         if (!items[0].array) fail(f + "() of a single number: pass two or more values, or a list", loc);
-        items = items[0].items;
+        // Copy out first: assigning a vector from one of its own elements is
+        // not safe with every standard library (libc++ clears it first).
+        std::vector<Val> inner = items[0].items;
+        items = std::move(inner);
       }
       if (items.empty()) fail(f + "() of an empty list", loc);
       Val m = scalar(items[0], loc, (f + "()").c_str());
@@ -850,8 +861,13 @@ class Lowerer {
         }
         case StmtKind::Pass:
           break;
-        default:
-          f = seq(std::move(f), statement(s, f.env), s.loc);
+        default: {
+          // The statement reads f.env before f is moved: argument evaluation
+          // order is unspecified (clang goes left to right, gcc right to left).
+          Flow next = statement(s, f.env);
+          f = seq(std::move(f), std::move(next), s.loc);
+          break;
+        }
       }
     }
     return f;
@@ -1051,6 +1067,12 @@ class Lowerer {
                  " expanded iterations (all loops of the function together): raise it with --max-iterations N or "
                  "use smaller ranges",
              s.loc);
+      // Nodes of this iteration (its joins included) record which one it is.
+      const bool tracked = is_range && target.kind == ExprKind::Name;
+      if (tracked) {
+        loop_path_.push_back(LoopStep{target.text, static_cast<std::int64_t>(item.c)});
+        b_.set_iteration(loop_path_);
+      }
       Env e = st.env;
       assign(target, item, e, /*silent=*/true);
       Flow body = block(s.body, std::move(e));
@@ -1061,6 +1083,10 @@ class Lowerer {
         body.cont_env.clear();
       }
       st = seq(std::move(st), std::move(body), s.loc);
+      if (tracked) {
+        loop_path_.pop_back();
+        b_.set_iteration(loop_path_);
+      }
     }
     // `break` leaves this loop only: it joins the path after the loop, and
     // skips the else block.
@@ -1153,6 +1179,7 @@ class Lowerer {
   std::vector<std::pair<SourceLoc, NodeId>> conditions_;  // dynamic if-statement conditions
   std::optional<Val> ret_shape_;
   std::size_t iterations_ = 0;
+  std::vector<LoopStep> loop_path_;  // enclosing range() iterations, outermost first
 };
 
 }  // namespace

@@ -34,6 +34,9 @@ struct FitOptions {
   /// Semantics/temperature overrides and bindings; output and wrt are ignored.
   GradOptions grad;
   Progress* progress = nullptr;
+  /// Worker threads for the per-case passes (0: every core). Losses and
+  /// gradients are summed in case order, so any count gives the same bits.
+  unsigned threads = 1;
 };
 
 struct FitReport {

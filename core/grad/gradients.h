@@ -31,6 +31,9 @@ namespace tc {
 enum class GradWrt {
   InputsAndParameters,  ///< `grad`, `gradcheck`
   Parameters,           ///< `fit`: inputs are data, so paths from them never count
+  /// Inputs and parameters are reported, and every node counts as a source
+  /// of derivatives (as if each had a parameter added to it): node_adjoints.
+  AllNodes,
 };
 
 struct GradOptions {
@@ -102,6 +105,12 @@ class GradientTape {
   Status reverse(std::span<const double> seeds, std::span<double> gradients);
   /// Single-output convenience: value and gradients by name.
   Result<GradResult> run(const Env& env);
+  /// After a successful reverse pass: d(loss)/d(node) for every node (one per
+  /// program node, by id); NaN for nodes outside the outputs' cone, 0 for
+  /// nodes in it that no derivative reached. Complete only for a tape created
+  /// with GradWrt::AllNodes (otherwise nodes that cannot carry a derivative
+  /// from a reported leaf may read 0 where a hybrid rule would give more).
+  void node_adjoints(std::span<double> per_node) const;
 
  private:
   struct Impl;

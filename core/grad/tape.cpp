@@ -97,7 +97,7 @@ Result<GradientTape> GradientTape::create(const Program& program, const std::vec
     t.policy = &surrogate_policy(p.surrogate_of(n));
     t.first = static_cast<std::int32_t>(m.args.size());
     t.count = static_cast<std::int32_t>(n.args.size());
-    t.checked_domain = n.domain.has_value() && !is_leaf(n.op);
+    t.checked_domain = n.domain.has_value() && (!is_leaf(n.op) || n.op == Op::Constant);
     widest = std::max(widest, n.args.size());
     m.args.insert(m.args.end(), n.args.begin(), n.args.end());
     if (n.op == Op::Input) m.inputs.emplace(n.name, n.id);
@@ -105,15 +105,18 @@ Result<GradientTape> GradientTape::create(const Program& program, const std::vec
     if (n.op == Op::State) m.states.emplace(n.name, n.id);
     // Which leaves are reported and where derivatives can come from.
     if (n.op == Op::Input || n.op == Op::Parameter) {
-      bool wanted = n.differentiable && (n.op == Op::Parameter || options.wrt == GradWrt::InputsAndParameters);
+      bool wanted = n.differentiable && (n.op == Op::Parameter || options.wrt != GradWrt::Parameters);
       t.carries = wanted;
       if (wanted) m.leaves.push_back({n.name, n.op, n.id});
+    } else if (options.wrt == GradWrt::AllNodes) {
+      t.carries = true;
     } else if (n.op == Op::SparseAffine) {
       for (std::int32_t j : n.indices) t.carries = t.carries || m.nodes[static_cast<std::size_t>(n.args[j])].carries;
     } else {
       for (int k = 0; k < t.count; ++k)
         if (edge_may_carry(t, k) && m.nodes[static_cast<std::size_t>(n.args[k])].carries) t.carries = true;
     }
+    if (options.wrt == GradWrt::AllNodes) t.carries = true;
     if (n.op == Op::Call) {
       const Binding* b = nullptr;
       if (options.bindings) {

@@ -43,6 +43,9 @@ Status GradientTape::Impl::load_leaves(const Env& env) {
     auto it = env.params.find(name);
     const double x = it != env.params.end() ? it->second : program.nodes[static_cast<std::size_t>(id)].value;
     if (!std::isfinite(x)) return named(id, "parameter", num(x) + " is not a finite number");
+    if (const auto& d = program.nodes[static_cast<std::size_t>(id)].domain;
+        d && nodes[static_cast<std::size_t>(id)].sem != Semantics::Relaxed)
+      if (auto bad = d->check(x)) return named(id, "parameter", *bad);
     val[static_cast<std::size_t>(id)] = f32 ? round_f32(x) : x;
   }
   for (const auto& [name, id] : states) {
@@ -99,10 +102,9 @@ void GradientTape::Impl::compute(NodeId id) {
       fail[i] = 0;  // loaded by load_leaves
       return;
     case Op::Constant:
-      fail[i] = 0;
+      // Rounded and checked (finite, domain) below like every computed value.
       r = program.nodes[i].value;
-      val[i] = f32 ? round_f32(r) : r;
-      return;
+      break;
     case Op::Add: first_poison(0, 2); r = v(n, 0) + v(n, 1); break;
     case Op::Sub: first_poison(0, 2); r = v(n, 0) - v(n, 1); break;
     case Op::Mul: first_poison(0, 2); r = v(n, 0) * v(n, 1); break;

@@ -19,6 +19,7 @@ using Json = nlohmann::ordered_json;
 
 constexpr std::size_t kMaxTextBytes = kMaxJsonTextBytes;
 constexpr std::size_t kMaxNodes = 10'000'000;
+constexpr std::int64_t kMaxExactInteger = std::int64_t(1) << 53;  // every reader's doubles hold it exactly
 
 const char* kind_name(const Json& j) {
   switch (j.type()) {
@@ -124,6 +125,30 @@ Result<Domain> parse_domain_json(const Json& j, const Where& w) {
   return d;
 }
 
+/// `[["i", 3], ["j", 7]]`: the loops a node was expanded in, outermost
+/// first. Present only when non-empty, so saving a loaded file gives it back.
+Result<std::vector<LoopStep>> parse_iteration_json(const Json& j, const Where& w) {
+  if (!j.is_array()) return w("iteration", std::string("must be an array of [name, integer] pairs, got ") + kind_name(j));
+  if (j.empty()) return w("iteration", "must not be empty (leave the field out for a node outside loops)");
+  std::vector<LoopStep> path;
+  path.reserve(j.size());
+  for (std::size_t k = 0; k < j.size(); ++k) {
+    const Json& step = j[k];
+    const std::string where = "iteration[" + std::to_string(k) + "]";
+    if (!step.is_array() || step.size() != 2)
+      return w(where, "must be a [name, integer] pair");
+    if (!step[0].is_string() || step[0].get<std::string>().empty())
+      return w(where, "must start with a non-empty loop variable name");
+    if (!step[1].is_number_integer() && !step[1].is_number_unsigned())
+      return w(where, std::string("must end with an integer, got ") + kind_name(step[1]) +
+                          (step[1].is_number_float() ? " with a fraction or exponent" : ""));
+    auto v = get_int(step[1], w, where, -kMaxExactInteger, kMaxExactInteger);
+    if (!v) return v.error();
+    path.push_back(LoopStep{step[0].get<std::string>(), *v});
+  }
+  return path;
+}
+
 Result<Node> parse_node(const Json& j, std::size_t index) {
   Where w{"node " + std::to_string(index)};
   if (!j.is_object()) return make_error(w.prefix + ": must be an object, got " + kind_name(j));
@@ -144,7 +169,7 @@ Result<Node> parse_node(const Json& j, std::size_t index) {
   w.prefix += " (" + *opname + ")";
 
   std::vector<const char*> allowed = {"id", "op", "args", "shape", "domain", "differentiable", "location",
-                                      "semantics", "surrogate", "temperature"};
+                                      "iteration", "semantics", "surrogate", "temperature"};
   if (info.has(kNamed)) allowed.push_back("name");
   if (info.has(kHasValue)) allowed.push_back("value");
   if (info.has(kHasCoefficients)) {
@@ -185,6 +210,11 @@ Result<Node> parse_node(const Json& j, std::size_t index) {
     auto col = get_int(loc["column"], w, "location.column", 1, std::numeric_limits<int>::max());
     if (!col) return col.error();
     n.location = SourceLoc{static_cast<int>(*line), static_cast<int>(*col)};
+  }
+  if (j.contains("iteration")) {
+    auto path = parse_iteration_json(j["iteration"], w);
+    if (!path) return path.error();
+    n.iteration = std::move(*path);
   }
   if (info.has(kNamed)) {
     if (!j.contains("name")) return w("name", "is missing");
@@ -565,6 +595,11 @@ Json program_to_json(const Program& p) {
     j["differentiable"] = n.differentiable;
     if (n.location) j["location"] = Json{{"line", n.location->line}, {"column", n.location->column}};
     else j["location"] = nullptr;
+    if (!n.iteration.empty()) {
+      Json path = Json::array();
+      for (const LoopStep& step : n.iteration) path.push_back(Json::array({step.variable, step.value}));
+      j["iteration"] = std::move(path);
+    }
     if (info.has(kHasCoefficients)) {
       Json cs = Json::array();
       for (double c : n.coefficients) cs.push_back(number_json(c));

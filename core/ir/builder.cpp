@@ -19,6 +19,7 @@ void Builder::fail(std::string message) {
 Value Builder::add_node(Node n) {
   n.id = static_cast<NodeId>(prog_.nodes.size());
   if (!n.location) n.location = loc_;
+  if (n.iteration.empty()) n.iteration = iteration_;
   prog_.nodes.push_back(std::move(n));
   return Value(this, prog_.nodes.back().id);
 }
@@ -238,6 +239,9 @@ std::map<std::string, Value> Builder::include(const Program& program, const std:
         break;
     }
     n.location = src.location;
+    // The including loop's iterations come first, then the included node's own.
+    n.iteration = iteration_;
+    n.iteration.insert(n.iteration.end(), src.iteration.begin(), src.iteration.end());
     map[static_cast<std::size_t>(src.id)] = add_node(std::move(n)).id();
   }
   for (const auto& [name, _] : inputs)
@@ -267,6 +271,12 @@ void Builder::freeze(const std::vector<std::string>& names) { freeze_ = names; }
 void Builder::set_domain(Value v, Domain d) {
   NodeId id = resolve(v);
   prog_.nodes[static_cast<std::size_t>(id)].domain = d;
+}
+
+void Builder::set_iteration_of(Value v, std::vector<LoopStep> path) {
+  NodeId id = resolve(v);
+  if (id >= 0 && static_cast<std::size_t>(id) < prog_.nodes.size())
+    prog_.nodes[static_cast<std::size_t>(id)].iteration = std::move(path);
 }
 
 Result<Program> Builder::build(Arg result) { return build({{"result", result}}); }

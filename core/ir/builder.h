@@ -90,6 +90,11 @@ class Builder {
 
   /// Location stamped on nodes created from now on (the frontend uses this).
   void set_location(std::optional<SourceLoc> loc) { loc_ = loc; }
+  /// Loop iteration path stamped on nodes created from now on (outermost first).
+  void set_iteration(std::vector<LoopStep> path) { iteration_ = std::move(path); }
+  /// Replaces the iteration path of an existing node (the frontend shares
+  /// constants across iterations and keeps only the loops they all have in common).
+  void set_iteration_of(Value v, std::vector<LoopStep> path);
   /// Attaches a checked domain to an existing computing node.
   void set_domain(Value v, Domain d);
 
@@ -99,6 +104,9 @@ class Builder {
 
   [[nodiscard]] std::size_t node_count() const { return prog_.nodes.size(); }
   [[nodiscard]] const Program& peek() const { return prog_; }
+  /// The first error recorded so far (build() will return it), so clients
+  /// such as the Python package can report a misuse where it happens.
+  [[nodiscard]] const std::optional<Diagnostic>& error() const { return error_; }
 
  private:
   NodeId resolve(const Arg& a);
@@ -108,6 +116,7 @@ class Builder {
 
   Program prog_;
   std::optional<SourceLoc> loc_;
+  std::vector<LoopStep> iteration_;
   std::optional<Diagnostic> error_;
   std::optional<std::vector<std::string>> freeze_;
   bool built_ = false;

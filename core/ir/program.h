@@ -1,6 +1,7 @@
 #pragma once
 /// The scalar SSA circuit: nodes in topological order (id == index, every
 /// argument has a smaller id), named outputs and state updates.
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <utility>
@@ -13,6 +14,15 @@
 
 namespace tc {
 
+/// One enclosing loop of a node: the loop variable and its value in the
+/// expanded iteration that produced the node.
+struct LoopStep {
+  std::string variable;
+  std::int64_t value = 0;
+
+  bool operator==(const LoopStep&) const = default;
+};
+
 struct Node {
   NodeId id = 0;
   Op op = Op::Constant;
@@ -22,6 +32,9 @@ struct Node {
   std::optional<Domain> domain;    ///< required on input and state; checked at run time when present
   bool differentiable = false;     ///< on input/parameter: whether grad reports it
   std::optional<SourceLoc> location;
+  /// Loop iterations the node was expanded in, outermost first (empty
+  /// outside loops). Only informative: no pass or evaluator reads it.
+  std::vector<LoopStep> iteration;
   // affine / sparse_affine
   std::vector<double> coefficients;
   std::optional<double> bias;

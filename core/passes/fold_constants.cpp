@@ -7,17 +7,14 @@
 
 #include "ir/kernels.h"
 #include "passes/pass_util.h"
+#include "base/number_text.h"
 
 namespace tc {
 
 namespace {
 
 std::string num(double v) {
-  if (std::isnan(v)) return "nan";
-  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  char buf[64];
-  auto res = std::to_chars(buf, buf + sizeof buf, v);
-  return std::string(buf, res.ptr);
+  return shortest_number(v);
 }
 
 class Folder {

@@ -92,11 +92,13 @@ std::vector<CaseInput> program_inputs(const Program& program) {
 
 CaseSet CaseSet::enumerate(std::vector<CaseInput> inputs) {
   CaseSet s;
-  std::size_t count = 1;
-  for (const CaseInput& in : inputs) count *= static_cast<std::size_t>(*in.domain.size());
+  // Recomputed with the overflow check: a count that wrapped would make an
+  // "exhaustive" run of a handful of cases (the replace gate's old hole).
+  auto count = enumerable_count(inputs, SIZE_MAX);
+  TC_ASSERT(count.has_value());
   s.inputs_ = std::move(inputs);
   s.exhaustive_ = true;
-  s.count_ = count;
+  s.count_ = *count;
   return s;
 }
 
@@ -142,11 +144,16 @@ std::vector<double> CaseSet::at(std::size_t index) const {
 }
 
 std::optional<std::size_t> enumerable_count(const std::vector<CaseInput>& inputs, std::size_t limit) {
-  double product = 1.0;
+  // Exact integer arithmetic: every factor is at most 2^32 and the product
+  // stops as soon as it passes `limit` (< 2^64), so 128 bits never overflow.
+  // (A binary64 product equal to 2^64 once converted to a size_t of 0.)
+  unsigned __int128 product = 1;
   for (const CaseInput& in : inputs) {
     if (!in.domain.is_integral()) return std::nullopt;
-    product *= *in.domain.size();
-    if (product > static_cast<double>(limit)) return std::nullopt;
+    auto size = in.domain.size();
+    if (!size || !(*size >= 0) || *size > 0x1p33) return std::nullopt;
+    product *= static_cast<unsigned __int128>(static_cast<std::uint64_t>(*size));
+    if (product > limit) return std::nullopt;
   }
   return static_cast<std::size_t>(product);
 }
@@ -248,6 +255,9 @@ Result<CaseSet> plan_cases(const std::vector<CaseInput>& inputs, const CasePlanO
   if (enumerable_count(inputs, options.max_cases)) return CaseSet::enumerate(inputs);
   if (options.supplied) return *options.supplied;
   if (options.samples == 0) return make_error("the number of samples must be at least 1");
+  if (options.samples > kMaxSamples)
+    return make_error("the number of samples must be at most " + std::to_string(kMaxSamples) + ", not " +
+                      std::to_string(options.samples));
   return sample_cases(inputs, options.samples, options.seed);
 }
 

@@ -82,6 +82,10 @@ inline constexpr std::size_t kMaxCaseLineBytes = std::size_t(1) << 20;
 Result<CaseSet> parse_cases_jsonl(std::string_view text, const std::vector<CaseInput>& inputs,
                                   const std::string& filename = "<cases>");
 
+/// The most cases sample_cases draws (they are held in memory, 8 bytes per
+/// input each).
+inline constexpr std::size_t kMaxSamples = 100'000'000;
+
 /// How verify chooses its cases.
 struct CasePlanOptions {
   std::size_t max_cases = 100000;          ///< largest product that is enumerated

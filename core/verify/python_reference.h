@@ -1,22 +1,28 @@
 #pragma once
-/// The default reference of contract section 5: Python source executed by an
-/// embedded CPython (Debian's libpython3.11), with relu and sigmoid defined
-/// exactly as contract section 4 says.
+/// The default reference of contract section 5: Python source executed by a
+/// real CPython (the build's Python3_EXECUTABLE, Debian's /usr/bin/python3),
+/// with relu and sigmoid defined exactly as contract section 4 says.
 ///
-/// The interpreter starts once per process, isolated (no environment
-/// variables, no user site, no site-packages), with the standard library of
-/// the libpython it was built against. Each reference executes its source in
-/// a fresh namespace; the chosen function is called with keyword arguments,
+/// The source never runs in the calling process. Each reference starts
+/// worker processes (`python3 -I -S`: no environment variables, no user site,
+/// no site-packages) running python_driver.py, which executes the source in a
+/// fresh namespace and calls the chosen function with keyword arguments,
 /// int32/bool inputs as Python int (bools as 0/1) and floating inputs as
 /// float. A scalar return is "result", a tuple/list return is "result[0]" ...,
 /// a dict return names its outputs. Any Python exception counts as raising.
-/// print() and friends go nowhere and input() fails, so user code cannot
-/// disturb the JSON on stdout or wait on stdin. Every case (and loading the
-/// module) runs under a time budget watched by a second thread; past it the
-/// reference is stopped and verification fails with an error naming the
-/// case. Progress::cancelled() is polled before every case. This guards
-/// against hangs, not against hostile code: the reference is the user's own
-/// program.
+/// print() and friends go nowhere and input() fails.
+///
+/// What the user's code cannot do to tensorcode: hang it (a case that runs
+/// past max_seconds_per_case, and loading the module past the same budget,
+/// gets the worker SIGKILLed), crash it (os._exit, os.abort, a segfault end
+/// the worker only), exhaust its memory (the worker has an address-space
+/// limit; a MemoryError ends the verification), or flood it (an exception
+/// message over 64 KiB, or a reply over 64 MiB, ends it). Each of these ends
+/// verify with one error naming the case; the reference cannot be used again
+/// afterwards. Progress::cancelled() is polled while waiting.
+///
+/// verify() asks for one worker per core (VerifyOptions::threads) and hands
+/// each a contiguous slice of every block, so the results keep case order.
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -32,13 +38,15 @@ struct PythonReferenceOptions {
   std::string function;                     ///< the function to call; empty: the module's only function
   std::string preferred_function;           ///< tried when `function` is empty and there are several
   double max_seconds_per_case = 10.0;  ///< wall-clock budget per case (and for loading the module)
+  std::uint64_t max_memory_bytes = std::uint64_t(4) << 30;  ///< address-space limit of each worker process
+  std::string python;                  ///< interpreter to run; empty: the one the build was configured with
 };
 
-/// False when this build has no embedded CPython (TC_ENABLE_PYTHON=OFF) or
-/// the interpreter could not start; `why` says which.
+/// False when this build has no CPython reference (TC_ENABLE_PYTHON=OFF) or
+/// its interpreter is missing; `why` says which.
 bool python_reference_available(std::string* why = nullptr);
 
-/// Executes the module and picks the function. Errors: no embedded Python, a
+/// Starts a worker, executes the module there and picks the function. Errors: no Python, a
 /// syntax error or an exception while loading (with line and column), no such
 /// function, several functions and none chosen.
 Result<std::unique_ptr<Reference>> make_python_reference(const PythonReferenceOptions& options);

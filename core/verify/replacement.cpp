@@ -84,6 +84,11 @@ Result<ReplacementVerdict> verified_replacement(const Program& original, const P
   vo.progress = options.progress;
   auto report = verify(candidate, *reference, vo);
   if (!report) return report.error();
+  // The gate's promise is agreement on every case: never accept on fewer.
+  if (report->passed && (!report->exhaustive || report->cases == 0 || report->cases != report->planned_cases)) {
+    verdict.reason = "only " + std::to_string(report->cases) + " of the input combinations were checked";
+    return verdict;  // without a report: a refusal for a structural reason (exit 3), not a disagreement
+  }
   if (!report->passed)
     verdict.reason = "the candidate disagrees with the original on " + std::to_string(report->mismatch_count) +
                      " of " + std::to_string(report->cases) + " cases";

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <span>
+#include <thread>
 
 namespace tc {
 
@@ -31,11 +32,11 @@ void circuit_outcomes(const Program& program, const BatchResult& batch, std::vec
 }
 
 Status run_circuit(const Evaluator& evaluator, const std::vector<std::vector<double>>& columns, std::size_t count,
-                   const Env& fixed, BatchResult& batch, std::vector<Outcome>& out) {
+                   const Env& fixed, BatchResult& batch, std::vector<Outcome>& out, unsigned threads = 1) {
   std::vector<std::span<const double>> spans;
   spans.reserve(columns.size());
   for (const auto& c : columns) spans.emplace_back(c.data(), count);
-  if (Status s = evaluator.run_batch(spans, count, fixed, batch); !s) return s;
+  if (Status s = evaluator.run_batch(spans, count, fixed, batch, threads); !s) return s;
   circuit_outcomes(evaluator.program(), batch, out);
   return ok_status();
 }
@@ -133,22 +134,38 @@ Result<VerifyReport> verify(const Program& program, Reference& reference, const 
 
   auto evaluator = Evaluator::create(program, options.eval);
   if (!evaluator) return evaluator.error();
+
+  if (cases->size() == 0) return make_error("there is no case to verify (the supplied cases file is empty)");
+  const std::size_t first = std::min(options.first_case, cases->size());
+  const std::size_t end = std::clamp(options.end_case, first, cases->size());
+
+  // One worker per core by default, but no more than the cases can use: a
+  // worker process costs a start-up (tens of milliseconds), worth paying only
+  // for a few thousand cases. An explicit count is taken as given.
+  constexpr std::size_t kCasesPerAutoWorker = 4096;
+  std::size_t workers = options.threads;
+  if (workers == 0) {
+    workers = std::max(1u, std::thread::hardware_concurrency());
+    workers = std::min(workers, std::max<std::size_t>(1, (end - first + kCasesPerAutoWorker - 1) / kCasesPerAutoWorker));
+  }
+  if (Status s = reference.set_workers(workers); !s) return s.error();
   if (Status s = reference.bind(inputs); !s) return s.error();
 
   VerifyReport report;
-  report.cases = cases->size();
-  report.exhaustive = cases->exhaustive();
-  const std::size_t block = std::max<std::size_t>(options.block, 1);
+  report.planned_cases = cases->size();
+  const std::size_t block = std::max<std::size_t>(options.block, 1) * std::max<std::size_t>(reference.workers(), 1);
   std::vector<std::vector<double>> columns;
   BatchResult batch;
   std::vector<Outcome> circuit, expected;
   Progress* progress = options.progress;
-  if (progress) progress->update(0, report.cases, "cases");
-  for (std::size_t begin = 0; begin < report.cases; begin += block) {
+  const std::size_t total = end - first;
+  if (progress) progress->update(0, total, "cases");
+  std::size_t ran = 0;
+  for (std::size_t begin = first; begin < end; begin += block) {
     if (progress && progress->cancelled()) return make_error("cancelled");
-    std::size_t n = std::min(block, report.cases - begin);
+    std::size_t n = std::min(block, end - begin);
     cases->fill(begin, n, columns);
-    if (Status s = run_circuit(*evaluator, columns, n, options.fixed, batch, circuit); !s) return s.error();
+    if (Status s = run_circuit(*evaluator, columns, n, options.fixed, batch, circuit, options.threads); !s) return s.error();
     expected.clear();
     if (Status s = reference.evaluate(columns, n, expected, progress); !s) return s.error();
     if (expected.size() != n)
@@ -160,13 +177,18 @@ Result<VerifyReport> verify(const Program& program, Reference& reference, const 
       ++report.mismatch_count;
       if (report.mismatches.size() >= options.max_reported) continue;
       Mismatch m;
+      m.index = begin + c;
       for (std::size_t k = 0; k < inputs.size(); ++k) m.inputs.emplace_back(inputs[k].name, columns[k][c]);
       m.circuit = std::move(circuit[c]);
       m.reference = std::move(ref);
       report.mismatches.push_back(std::move(m));
     }
-    if (progress) progress->update(begin + n, report.cases, "cases");
+    ran += n;
+    if (progress) progress->update(ran, total, "cases");
   }
+  report.cases = ran;
+  // Exhaustive only when every case of the enumerated set really ran.
+  report.exhaustive = cases->exhaustive() && ran == cases->size();
   report.passed = report.mismatch_count == 0;
   return report;
 }

@@ -13,6 +13,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <thread>
 #include <string>
 #include <vector>
 
@@ -44,6 +45,12 @@ class Reference {
   /// its budget, was cancelled, or its machinery failed).
   virtual Status evaluate(const std::vector<std::vector<double>>& columns, std::size_t count,
                           std::vector<Outcome>& out, Progress* progress) = 0;
+  /// Asks for up to `workers` cases to run at once (verify calls it before
+  /// bind). References that run in one place ignore it; the Python reference
+  /// starts that many worker processes. Results stay in case order.
+  virtual Status set_workers(std::size_t /*workers*/) { return ok_status(); }
+  /// How many cases the reference runs at once (verify sizes its blocks by it).
+  [[nodiscard]] virtual std::size_t workers() const { return 1; }
 };
 
 /// Another circuit as the reference, run by the checked evaluator (used by
@@ -69,18 +76,29 @@ struct VerifyOptions {
   EvalOptions eval;                    ///< bindings and policy overrides for the circuit
   Env fixed;                           ///< parameter values for the circuit (stored values by default)
   Progress* progress = nullptr;        ///< "cases" progress and cancellation
+  /// Reference workers run at once (Reference::set_workers); 0: one per core,
+  /// but at most one per 4096 cases (a worker process is not free to start).
+  std::size_t threads = 0;
+  /// Only the cases [first_case, end_case) of the planned case set run (for
+  /// splitting one verification over several processes or ranks); the report
+  /// then counts those cases and is exhaustive only when they are all of an
+  /// enumerated set.
+  std::size_t first_case = 0;
+  std::size_t end_case = SIZE_MAX;
 };
 
 /// A case where the sides disagree.
 struct Mismatch {
+  std::size_t index = 0;  ///< the case's index in the planned case set
   std::vector<std::pair<std::string, double>> inputs;  ///< in input order
   Outcome circuit;
   Outcome reference;
 };
 
 struct VerifyReport {
-  std::size_t cases = 0;
-  bool exhaustive = false;
+  std::size_t cases = 0;             ///< cases that ran (and were compared)
+  std::size_t planned_cases = 0;     ///< size of the whole planned case set
+  bool exhaustive = false;           ///< every case of an enumerated set ran
   bool passed = false;
   std::vector<Mismatch> mismatches;  ///< the first max_reported, in case order
   std::size_t mismatch_count = 0;    ///< all of them
@@ -88,7 +106,8 @@ struct VerifyReport {
 
 /// Runs the comparison. Errors: the reference cannot bind or run, the program
 /// cannot be evaluated (a call without binding), cancellation ("cancelled"),
-/// or require_exhaustive with domains that cannot be enumerated.
+/// require_exhaustive with domains that cannot be enumerated, or a plan
+/// without a single case (an empty cases file).
 Result<VerifyReport> verify(const Program& program, Reference& reference, const VerifyOptions& options = {});
 
 /// The report as contract section 5 prints it: {"cases", "exhaustive",

@@ -10,12 +10,14 @@
 #include <sstream>
 
 #include "base/atomic_file.h"
+#include "emit/emit_plan.h"
 #include "emit/program_gen.h"
 #include "emit/spirv.h"
 #include "emit/wasm_emitter.h"
 #include "emit/wgsl_emitter.h"
 #include "support/golden.h"
 #include "ir/artifact.h"
+#include "ir/builder.h"
 
 namespace tc {
 namespace {
@@ -220,6 +222,38 @@ TEST(WgslEmitter, F32DomainBoundsAreTheClosestInsideFloats) {
   EXPECT_LE(static_cast<double>(f.hi), 0.2);
   EXPECT_GT(static_cast<double>(std::nextafter(f.hi, 1.0f)), 0.2);
   EXPECT_TRUE(emit::f32_check(Domain::float64(1e39, 1e40)).empty);
+}
+
+// Issue 13, defect 8: a constant or parameter outside its domain fails the
+// cases where it is live (as on the CPU); its value is checked at emit time.
+TEST(WgslEmitter, LeafOutsideItsDomainIsALiveError) {
+  Builder b(Semantics::Exact);
+  Value x = b.input("x", Domain::int32(-5, 5));
+  Value w = b.parameter("w", 1);
+  b.set_domain(w, Domain::int32(0, 1));
+  Value k = b.constant(4);
+  b.set_domain(k, Domain::int32(0, 1));
+  Value ok_k = b.constant(1);
+  b.set_domain(ok_k, Domain::int32(0, 1));
+  auto p = b.build(b.select(x > 0, x * w + k, x + ok_k));
+  ASSERT_TRUE(p.ok()) << p.error().message;
+  auto plan = emit::make_plan(*p, "wgsl");
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  EXPECT_EQ(plan->leaf_error[static_cast<std::size_t>(k.id())], static_cast<std::uint8_t>(emit::ErrorKind::Domain));
+  EXPECT_EQ(plan->leaf_error[static_cast<std::size_t>(w.id())], 0);
+  EXPECT_EQ(plan->leaf_error[static_cast<std::size_t>(ok_k.id())], 0);
+  auto wgsl = emit::emit_wgsl(*p);
+  ASSERT_TRUE(wgsl.ok());
+  // The reverse pass raises the constant's domain error where it is live.
+  const std::string code = std::to_string(emit::encode_error(k.id(), emit::ErrorKind::None)) + "u | " +
+                           std::to_string(static_cast<std::uint32_t>(emit::ErrorKind::Domain)) + "u";
+  EXPECT_NE(wgsl->find(code), std::string::npos) << *wgsl;
+  // A parameter given a value outside its domain is the same error.
+  Program q = *p;
+  q.nodes[static_cast<std::size_t>(w.id())].value = 100;
+  auto plan_q = emit::make_plan(q, "wgsl");
+  ASSERT_TRUE(plan_q.ok());
+  EXPECT_EQ(plan_q->leaf_error[static_cast<std::size_t>(w.id())], static_cast<std::uint8_t>(emit::ErrorKind::Domain));
 }
 
 TEST(WasmEmitter, ModuleLayoutFollowsTheAbi) {

@@ -106,6 +106,26 @@ Program random_program(Gen& g, Semantics sem, Dtype dtype, bool with_state) {
   return p.ok() ? std::move(p.value()) : Program{};
 }
 
+/// Every field of two batch results, bit for bit.
+void expect_same_batch(const BatchResult& a, const BatchResult& b, const std::string& what) {
+  ASSERT_EQ(a.count, b.count) << what;
+  ASSERT_EQ(a.failed, b.failed) << what;
+  ASSERT_EQ(a.outputs.size(), b.outputs.size()) << what;
+  ASSERT_EQ(a.next_state.size(), b.next_state.size()) << what;
+  for (std::size_t o = 0; o < a.outputs.size(); ++o)
+    for (std::size_t i = 0; i < a.count; ++i)
+      ASSERT_TRUE(same_bits(a.outputs[o][i], b.outputs[o][i])) << what << ": case " << i << " output " << o;
+  for (std::size_t u = 0; u < a.next_state.size(); ++u)
+    for (std::size_t i = 0; i < a.count; ++i)
+      ASSERT_TRUE(same_bits(a.next_state[u][i], b.next_state[u][i])) << what << ": case " << i << " update " << u;
+  ASSERT_EQ(a.errors.size(), b.errors.size()) << what;
+  for (std::size_t e = 0; e < a.errors.size(); ++e) {
+    EXPECT_EQ(a.errors[e].first, b.errors[e].first) << what;
+    EXPECT_EQ(a.errors[e].second.message, b.errors[e].second.message) << what;
+    EXPECT_EQ(a.errors[e].second.node, b.errors[e].second.node) << what;
+  }
+}
+
 struct Tally {
   std::size_t cases = 0, failures = 0;
 };
@@ -152,6 +172,12 @@ void compare_paths(const Program& p, Gen& g, std::size_t count, const EvalOption
       ASSERT_TRUE(same_bits(br.next_state[u][i], r->next_state[u])) << "case " << i;
   }
   EXPECT_EQ(err_i, br.errors.size());
+  // Several workers (and every core) give the same result, in the same order.
+  for (unsigned threads : {3u, 0u}) {
+    BatchResult bt;
+    ASSERT_TRUE(ev->run_batch(spans, count, fixed, bt, threads).ok());
+    expect_same_batch(br, bt, std::to_string(threads) + " threads");
+  }
   tally.cases += count;
   tally.failures += failures;
 }
@@ -178,6 +204,84 @@ TEST(EvalBatchVsScalar, RandomProgramsAgreeCaseByCase) {
   EXPECT_GT(tally.failures, tally.cases / 20) << tally.failures << " of " << tally.cases;
   EXPECT_LT(tally.failures, tally.cases / 2) << tally.failures << " of " << tally.cases;
   std::printf("random programs: %zu cases, %zu raised\n", tally.cases, tally.failures);
+}
+
+// Chains of products feeding additions and subtractions, which the batch
+// plan computes as fused steps (s + x*y, s - x*y, x*y - s) with every mix of
+// column and uniform operands, in both dtypes, some with a domain on the sum.
+TEST(EvalBatchVsScalar, FusedProductSumsAgree) {
+  const Bindings bindings = test_bindings();
+  Gen g(4242);
+  Tally tally;
+  for (int round = 0; round < 40; ++round) {
+    SCOPED_TRACE("round " + std::to_string(round));
+    Builder b(Semantics::Exact, Surrogate::Sigmoid, 1.0, round % 2 ? Dtype::Float32 : Dtype::Float64);
+    Value x = b.input("x", Domain::float64(-20, 20));
+    Value n = b.input("n", Domain::int32(-4, 4));
+    Value c = b.input("c", Domain::boolean());
+    Value w = b.parameter("w", 0.75);
+    std::vector<Value> operands = {x, n, c, w};
+    Value s = g.chance(0.5) ? b.constant(0.5) : Value(x);
+    for (int i = 0; i < 30; ++i) {
+      auto operand = [&]() -> Value {
+        if (g.chance(0.3)) return b.constant(g.real(-3, 3));
+        return operands[static_cast<std::size_t>(g.pick(static_cast<int>(operands.size())))];
+      };
+      b.set_location(SourceLoc{i + 1, 3});
+      Value prod = operand() * (g.chance(0.2) ? s : operand());
+      switch (g.pick(4)) {
+        case 0: s = s + prod; break;
+        case 1: s = prod + s; break;
+        case 2: s = s - prod; break;
+        default: s = prod - s; break;
+      }
+      if (g.chance(0.1)) b.set_domain(s, Domain::float64(-1e4, 1e4));
+    }
+    auto p = b.build(s);
+    ASSERT_TRUE(p.ok()) << p.error().message;
+    EvalOptions opts;
+    opts.bindings = &bindings;
+    compare_paths(*p, g, 700, opts, tally);
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+  EXPECT_GT(tally.failures, 0u);  // the domains and input errors do fail some cases
+}
+
+// Large batches (many blocks, so every worker gets several chunks) give
+// bit-identical results and errors in case order for any thread count.
+TEST(EvalBatchVsScalar, ThreadCountDoesNotChangeResults) {
+  const Bindings bindings = test_bindings();
+  Gen g(99);
+  std::size_t failures = 0;
+  for (int round = 0; round < 24; ++round) {
+    SCOPED_TRACE("round " + std::to_string(round));
+    Program p = random_program(g, round % 3 ? Semantics::Exact : Semantics::Relaxed,
+                               round % 2 ? Dtype::Float32 : Dtype::Float64, round % 4 == 0);
+    EvalOptions opts;
+    opts.bindings = &bindings;
+    auto ev = Evaluator::create(p, opts);
+    ASSERT_TRUE(ev.ok()) << ev.error().message;
+    const std::size_t count = 20000 + static_cast<std::size_t>(g.pick(5000));
+    std::vector<std::vector<double>> cols(3, std::vector<double>(count));
+    for (std::size_t i = 0; i < count; ++i) {
+      cols[0][i] = g.chance(0.1) ? 0.0 : g.real(-20, 20);
+      cols[1][i] = g.pick(9) - 4;
+      cols[2][i] = g.pick(2);
+    }
+    std::vector<std::span<const double>> spans(cols.begin(), cols.end());
+    Env fixed;
+    if (p.find_named(Op::State, "s")) fixed.state["s"] = 2.5;
+    BatchResult one;
+    ASSERT_TRUE(ev->run_batch(spans, count, fixed, one, 1).ok());
+    failures += one.errors.size();
+    for (unsigned threads : {2u, 5u, 0u}) {
+      BatchResult many;
+      ASSERT_TRUE(ev->run_batch(spans, count, fixed, many, threads).ok());
+      expect_same_batch(one, many, std::to_string(threads) + " threads");
+      if (::testing::Test::HasFatalFailure()) return;
+    }
+  }
+  EXPECT_GT(failures, 1000u);  // errors from many chunks must be merged in order
 }
 
 TEST(EvalBatchVsScalar, IncludedRegionsKeepTheirSemantics) {

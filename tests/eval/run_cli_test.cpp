@@ -198,6 +198,29 @@ TEST(EvalRunCli, MutatedCasesFilesNeverCrash) {
   }
 }
 
+// --threads changes how many cores run the batch, never the output.
+TEST(EvalRunCli, ThreadsGiveTheSameOutput) {
+  std::string text;
+  for (int i = 0; i < 30000; ++i)
+    text += "{\"a\": " + std::to_string(i % 97 - 48) + ", \"b\": " + std::to_string(i % 13 - 6) + "}\n";
+  const std::string dir = testing::temp_dir();
+  const std::string cases = testing::write_temp(dir, "many.jsonl", text);
+  auto one = run_cli({"run", data("ratio.json"), "--cases", cases, "--threads", "1"});
+  ASSERT_EQ(one.status, 0) << one.err;
+  EXPECT_EQ(json_lines(one.out).size(), 30000u);
+  for (const char* threads : {"2", "3"}) {
+    auto many = run_cli({"run", data("ratio.json"), "--cases", cases, "--threads", threads});
+    ASSERT_EQ(many.status, 0) << many.err;
+    EXPECT_TRUE(many.out == one.out) << threads << " threads";
+  }
+  auto all = run_cli({"run", data("ratio.json"), "--cases", cases});
+  EXPECT_TRUE(all.out == one.out);
+  for (const char* bad : {"0", "-1", "x"}) {
+    auto r = run_cli({"run", data("ratio.json"), "--cases", cases, "--threads", bad});
+    EXPECT_EQ(r.status, 2) << bad;
+  }
+}
+
 TEST(EvalRunCli, UsageErrors) {
   const std::string dir = testing::temp_dir();
   const std::string cases = testing::write_temp(dir, "c.jsonl", "{\"a\": 1}\n");
@@ -207,7 +230,7 @@ TEST(EvalRunCli, UsageErrors) {
   EXPECT_EQ(r.status, 2);
   r = run_cli({"run", "--help"});
   EXPECT_EQ(r.status, 0);
-  for (const char* opt : {"--set", "--param", "--cases", "--backend", "--state"})
+  for (const char* opt : {"--set", "--param", "--cases", "--backend", "--state", "--threads"})
     EXPECT_NE(r.out.find(opt), std::string::npos) << opt;
 }
 

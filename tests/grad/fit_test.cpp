@@ -1,6 +1,8 @@
 // Training through the API: the description's learned-correction example,
 // Adam, multiple cases and failure reporting.
+#include <bit>
 #include <cmath>
+#include <cstdint>
 
 #include <gtest/gtest.h>
 
@@ -138,6 +140,54 @@ TEST(GradFit, FailingCaseIsReported) {
   auto none = fit(*frozen, {cases[0]}, o);
   ASSERT_FALSE(none.ok());
   EXPECT_EQ(none.error().message, "the program has no differentiable parameters to train");
+}
+
+// Fit spreads the cases over threads but sums losses and gradients in case
+// order: any thread count gives the same parameters, bit for bit, and the
+// same first failing case.
+TEST(GradFit, ThreadCountDoesNotChangeTheResult) {
+  Builder b;
+  Value x = b.input("x", Domain::float64(-10, 10));
+  Value w = b.parameter("w", 0.3);
+  Value c = b.parameter("c", -0.2);
+  auto p = b.build(b.select(x > 1, w * x + c, b.sigmoid(w * x) - c * x));
+  ASSERT_TRUE(p.ok());
+  std::vector<FitCase> cases;
+  for (int i = 0; i < 9000; ++i) {
+    const double xv = -10 + 20.0 * ((i * 7919) % 9000) / 9000.0;
+    cases.push_back({Env{{{"x", xv}}, {}, {}}, {0.5 * xv + 0.25 + 0.001 * (i % 13)}});
+  }
+  FitOptions o;
+  o.targets = {"result"};
+  o.optimizer = Optimizer::Adam;
+  o.learning_rate = 0.05;
+  o.steps = 4;
+  o.threads = 1;
+  auto one = fit(*p, cases, o);
+  ASSERT_TRUE(one.ok()) << one.error().message;
+  for (unsigned threads : {2u, 3u, 0u}) {
+    o.threads = threads;
+    auto many = fit(*p, cases, o);
+    ASSERT_TRUE(many.ok()) << many.error().message;
+    EXPECT_EQ(std::bit_cast<std::uint64_t>(many->initial_loss), std::bit_cast<std::uint64_t>(one->initial_loss));
+    EXPECT_EQ(std::bit_cast<std::uint64_t>(many->final_loss), std::bit_cast<std::uint64_t>(one->final_loss));
+    ASSERT_EQ(many->parameters.size(), one->parameters.size());
+    for (std::size_t k = 0; k < one->parameters.size(); ++k)
+      EXPECT_EQ(std::bit_cast<std::uint64_t>(many->parameters[k].second),
+                std::bit_cast<std::uint64_t>(one->parameters[k].second))
+          << threads << " threads, " << one->parameters[k].first;
+  }
+  // The first failing case (in case order) is the one reported.
+  cases[6001].env.inputs["x"] = 50;  // outside the domain
+  cases[7002].env.inputs["x"] = 60;
+  for (unsigned threads : {1u, 2u, 0u}) {
+    o.threads = threads;
+    std::size_t failed = 0;
+    auto r = fit(*p, cases, o, &failed);
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(failed, 6001u) << threads << " threads";
+    EXPECT_EQ(r.error().message, "input 'x': 50 is above the maximum 10");
+  }
 }
 
 }  // namespace

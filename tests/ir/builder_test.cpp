@@ -48,6 +48,17 @@ TEST(Builder, OpByNameAndErrors) {
   EXPECT_NE(r.error().message.find("unknown op 'nonsense'"), std::string::npos);
 }
 
+TEST(Builder, ErrorIsVisibleBeforeBuild) {
+  Builder b;
+  Value x = b.input("x");
+  EXPECT_FALSE(b.error().has_value());
+  b.op("nonsense", x);
+  ASSERT_TRUE(b.error().has_value());
+  EXPECT_NE(b.error()->message.find("unknown op 'nonsense'"), std::string::npos);
+  b.op("also_unknown", x);
+  EXPECT_NE(b.error()->message.find("'nonsense'"), std::string::npos) << "the first error is kept";
+}
+
 TEST(Builder, MixingBuildersIsAnError) {
   Builder a, b;
   Value x = a.input("x");

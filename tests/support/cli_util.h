@@ -17,6 +17,11 @@ CliResult run_cli(const std::vector<std::string>& args, const std::string& stdin
 /// CliResult::out stays empty.
 CliResult run_cli_stdout_to(const std::vector<std::string>& args, const std::string& stdout_path);
 
+/// Starts TC_CLI with `args` (streams on /dev/null), SIGKILLs it after
+/// `micros` microseconds and reaps it; true when the kill ended it (false
+/// when it had finished first).
+bool run_cli_killed_after(const std::vector<std::string>& args, unsigned micros);
+
 /// A fresh temporary directory for one test (removed by the OS's tmp cleanup).
 std::string temp_dir();
 /// Writes `text` to `dir/name` and returns the path.

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <chrono>
 #include <thread>
 
 #include "ir/builder.h"
@@ -228,6 +229,10 @@ TEST(PythonReference, StopsAHangThatSwallowsExceptions) {
   // The interpreter is still usable afterwards.
   auto again = load("def f(a):\n    return a * 2\n");
   EXPECT_EQ(call(*again, {{"a", Domain::int32(0, 9)}}, {{4}}).at(0), value(8));
+  // The stopped one refuses further work instead of hanging again.
+  Status later = ref->evaluate({{0}}, 1, out, nullptr);
+  ASSERT_FALSE(later);
+  EXPECT_NE(later.error().message.find("was stopped earlier"), std::string::npos) << later.error().message;
 }
 
 TEST(PythonReference, StopsOnTheTimeBudget) {
@@ -274,16 +279,19 @@ class CancelAfter : public Progress {
   mutable int polls = 0;
 };
 
-TEST(PythonReference, CancellationIsPolledBeforeEveryCase) {
-  auto ref = load("def f(a):\n    return a\n");
+TEST(PythonReference, CancellationIsPolledWhileTheReferenceRuns) {
+  auto ref = load("import time\ndef f(a):\n    time.sleep(0.05)\n    return a\n");
   ASSERT_TRUE(ref->bind({{"a", Domain::int32(0, 100)}}));
   CancelAfter cancel;
   std::vector<Outcome> out;
-  Status s = ref->evaluate({{1, 2, 3, 4, 5, 6}}, 6, out, &cancel);
+  std::vector<double> many(100, 1.0);
+  const auto start = std::chrono::steady_clock::now();
+  Status s = ref->evaluate({many}, many.size(), out, &cancel);
   ASSERT_FALSE(s);
   EXPECT_EQ(s.error().message, "cancelled");
   EXPECT_EQ(cancel.polls, 4);
   EXPECT_TRUE(out.empty());
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(3)) << "100 x 50 ms ran to the end";
 }
 
 TEST(PythonReference, LoadErrorsAreLocated) {

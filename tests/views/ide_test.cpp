@@ -24,6 +24,7 @@
 #include "views/main_window.h"
 #include "views/panels.h"
 #include "views/timeline.h"
+#include "views/verify_panel.h"
 
 using namespace tc;
 using namespace tc::views;
@@ -210,21 +211,25 @@ class IdeTest : public QObject {
     for (int s = 1; s <= 5; ++s) {
       w.timeline()->stepForward();
       QCOMPARE(w.session()->step(), s);
-      QCOMPARE(w.timeline()->shownValue(QStringLiteral("state count")), expected[s - 1]);
+      QCOMPARE(w.timeline()->shownValue(QStringLiteral("state count (after)")), expected[s - 1]);
     }
     w.timeline()->stepBack();
-    QCOMPARE(w.timeline()->shownValue(QStringLiteral("state count")), 3.0);
+    QCOMPARE(w.timeline()->shownValue(QStringLiteral("state count (after)")), 3.0);
     w.timeline()->scrubber()->setValue(2);
     QCOMPARE(w.session()->step(), 2);
     QCOMPARE(w.timeline()->shownValue(QStringLiteral("output result")), 1.0);  // outputs see the old state
-    // Snapshot at step 2, then restore it: the replay continues from count 2 with the budget kept.
+    // Snapshot at step 2, then restore it: the timeline goes back to step 2 of the same log.
     QTemporaryDir dir;
     const QString snap = dir.filePath(QStringLiteral("s.json"));
+    QSignalSpy saved(w.session(), &Session::snapshotSaved);
     QVERIFY(w.session()->saveSnapshot(snap, &err));
+    QVERIFY(saved.wait(30000));  // written on the worker, answered by a signal
+    w.session()->setStep(4);
     QVERIFY(w.session()->restoreSnapshot(snap, &err));
     QVERIFY(w.waitUntilSettled(30000));
-    QCOMPARE(w.session()->snapshotBase(), 2);
-    QCOMPARE(w.timeline()->shownValue(QStringLiteral("state count")), 2.0);
+    QCOMPARE(w.session()->snapshotBase(), 0);
+    QCOMPARE(w.session()->step(), 2);
+    QCOMPARE(w.timeline()->shownValue(QStringLiteral("state count (after)")), 2.0);
   }
 
   void exportWritesAnArtifactThatLoads_data() {
@@ -241,7 +246,10 @@ class IdeTest : public QObject {
     QTemporaryDir dir;
     const QString out = dir.filePath(QStringLiteral("out.json"));
     QString err;
-    QVERIFY2(w.exportTo(kind, out, &err), qPrintable(err));
+    QString done = QStringLiteral("pending");
+    QVERIFY2(w.exportTo(kind, out, &err, [&done](const QString& e) { done = e; }), qPrintable(err));
+    QTRY_VERIFY_WITH_TIMEOUT(done != QStringLiteral("pending"), 30000);  // written on the worker
+    QVERIFY2(done.isEmpty(), qPrintable(done));
     QFile f(out);
     QVERIFY(f.open(QIODevice::ReadOnly));
     auto loaded = load_artifact(f.readAll().toStdString());
@@ -262,11 +270,16 @@ class IdeTest : public QObject {
     QVERIFY(w.waitUntilSettled(30000));
     QTemporaryDir dir;
     QString err;
+    QSignalSpy exported(&w, &MainWindow::exported);
     QVERIFY(w.exportTo(QStringLiteral("dot"), dir.filePath(QStringLiteral("c.dot")), &err));
+    QVERIFY(exported.wait(30000));
+    QCOMPARE(exported.takeFirst().at(1).toString(), QString());
     QFile dot(dir.filePath(QStringLiteral("c.dot")));
     QVERIFY(dot.open(QIODevice::ReadOnly));
     QVERIFY(dot.readAll().startsWith("digraph"));
     QVERIFY2(w.exportTo(QStringLiteral("wgsl"), dir.filePath(QStringLiteral("c.wgsl")), &err), qPrintable(err));
+    QVERIFY(exported.wait(30000));
+    QCOMPARE(exported.takeFirst().at(1).toString(), QString());
     QFile wgsl(dir.filePath(QStringLiteral("c.wgsl")));
     QVERIFY(wgsl.open(QIODevice::ReadOnly));
     QVERIFY(wgsl.readAll().contains("@compute"));

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "base/atomic_file.h"
+#include "frontend/compile.h"
 #include "ir/artifact.h"
 #include "views/engine.h"
 #include "views/graph_layout.h"
@@ -195,6 +196,128 @@ class LayoutTest : public QObject {
     for (NodeId id : ids) QVERIFY((*g)->index_of[static_cast<std::size_t>(id)] >= 0);
   }
 
+  void groupsATenThousandNodeLoopByStatement() {
+    CompileOptions opts;
+    opts.function = "f";
+    opts.inputs = {{"x", Domain::float64(-1, 1)}};
+    opts.max_iterations = 6000;
+    auto out = compile_python("def f(x):\n    s = x\n    for i in range(100):\n        for j in range(50):\n"
+                              "            s = s * 0.5 + x\n    return s\n",
+                              opts);
+    QVERIFY2(out.ok(), out.ok() ? "" : out.error().message.c_str());
+    const Program& p = out->program;
+    QVERIFY(p.nodes.size() >= 10000);
+    const auto layers = schedule_layers(p);
+    auto plan = std::make_shared<const GroupPlan>(plan_groups(p, layers));
+    // The loop body's statement is one level-1 group, split into layer bands.
+    int body = -1;
+    for (std::size_t k = 0; k < plan->groups.size(); ++k)
+      if (plan->groups[k].line == 5 && plan->groups[k].parent < 0) body = static_cast<int>(k);
+    QVERIFY(body >= 0);
+    QVERIFY(plan->groups[static_cast<std::size_t>(body)].size >= 10000);
+    std::vector<char> expanded(plan->groups.size(), 0);
+    auto closed = grouped_layout(p, layers, plan, expanded);
+    QVERIFY2(closed->ids.size() <= 300, qPrintable(QString::number(closed->ids.size())));
+    // Every node but the constants maps to a box; the body's nodes all to one.
+    const int body_entry = closed->index_of[static_cast<std::size_t>(p.outputs.front().second)];
+    QVERIFY(body_entry >= 0);
+    QCOMPARE(closed->group[static_cast<std::size_t>(body_entry)], body);
+    for (const auto& n : p.nodes) {
+      if (n.op == Op::Constant) QCOMPARE(closed->index_of[static_cast<std::size_t>(n.id)], -1);
+      else QVERIFY(closed->index_of[static_cast<std::size_t>(n.id)] >= 0);
+    }
+    // Bundled edges: their counts add up to the node edges between different boxes.
+    long between = 0, bundled = 0;
+    for (const auto& n : p.nodes)
+      for (NodeId a : n.args) {
+        const int ea = closed->index_of[static_cast<std::size_t>(a)], en = closed->index_of[static_cast<std::size_t>(n.id)];
+        if (ea >= 0 && en >= 0 && ea != en) ++between;
+      }
+    for (const auto& e : closed->edges) bundled += e.count;
+    QCOMPARE(bundled, between);
+    // Opening the statement shows its bands; opening a band shows its nodes.
+    expanded[static_cast<std::size_t>(body)] = 1;
+    auto open = grouped_layout(p, layers, plan, expanded);
+    QVERIFY(open->ids.size() > closed->ids.size());
+    QVERIFY(open->ids.size() <= 300);
+    const int band = open->group[static_cast<std::size_t>(open->index_of[static_cast<std::size_t>(p.outputs.front().second)])];
+    QVERIFY(band >= 0);
+    QCOMPARE(plan->groups[static_cast<std::size_t>(band)].parent, body);
+    // With the frontend's iteration paths the statement splits by its outer loop: one group per i.
+    QVERIFY2(plan->groups[static_cast<std::size_t>(band)].label.find(" · i=") != std::string::npos,
+             plan->groups[static_cast<std::size_t>(band)].label.c_str());
+    expanded[static_cast<std::size_t>(band)] = 1;
+    auto nodes = grouped_layout(p, layers, plan, expanded);
+    const int out_entry = nodes->index_of[static_cast<std::size_t>(p.outputs.front().second)];
+    QCOMPARE(nodes->group[static_cast<std::size_t>(out_entry)], -1);
+    QCOMPARE(nodes->ids[static_cast<std::size_t>(out_entry)], p.outputs.front().second);
+  }
+
+  void theNeighbourhoodDoesNotFloodThroughConstants() {
+    // One constant shared by 180 users, each also using its own input.
+    Program p;
+    auto add = [&](Node n) {
+      n.id = static_cast<NodeId>(p.nodes.size());
+      p.nodes.push_back(std::move(n));
+      return p.nodes.back().id;
+    };
+    Node c;
+    c.op = Op::Constant;
+    c.value = 2.0;
+    const NodeId k = add(c);
+    NodeId first = -1;
+    for (int i = 0; i < 180; ++i) {
+      Node in;
+      in.op = Op::Input;
+      in.name = "x" + std::to_string(i);
+      in.domain = Domain::float64();
+      const NodeId x = add(in);
+      Node m;
+      m.op = Op::Mul;
+      m.args = {x, k};
+      const NodeId id = add(m);
+      if (first < 0) first = id;
+      p.outputs.emplace_back("y" + std::to_string(i), id);
+    }
+    const auto ids = neighbourhood(p, first, 300);
+    // The user, its input and the constant; not the 179 other users.
+    QCOMPARE(ids.size(), std::size_t{3});
+    QVERIFY(std::find(ids.begin(), ids.end(), k) != ids.end());
+    // From the constant itself its users are one hop away.
+    QVERIFY(neighbourhood(p, k, 300).size() > 100);
+  }
+
+  void aLargeCircuitOpensGroupedAndAClickOpensAGroup() {
+    const Program p = layered_program(100, 99);  // 10,000 nodes
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("ten.json"));
+    QVERIFY(write_file_atomic(path.toStdString(), save_artifact(p)).ok());
+    MainWindow w;
+    w.resize(1280, 800);
+    w.show();
+    QVERIFY(w.openPath(path));
+    QVERIFY(w.waitUntilSettled(120000));
+    GraphView* view = w.graph();
+    QVERIFY(view->groupPlan());
+    const std::size_t closed = view->entryCount();
+    QVERIFY2(closed <= 300, qPrintable(QString::number(closed)));
+    // A click on a group box opens it in place.
+    const auto* g = view->graphLayout();
+    int entry = -1;
+    for (std::size_t e = 0; e < g->ids.size(); ++e)
+      if (g->group[e] >= 0) entry = static_cast<int>(e);
+    QVERIFY(entry >= 0);
+    const int group = g->group[static_cast<std::size_t>(entry)];
+    view->centerOnSelection();
+    const QPointF at = view->nodeViewPos(g->ids[static_cast<std::size_t>(entry)]);
+    if (!view->rect().contains(at.toPoint())) QSKIP("the group box is off screen at this size");
+    QTest::mouseClick(view, Qt::LeftButton, {}, at.toPoint());
+    QVERIFY(w.waitUntilSettled(120000));
+    QVERIFY(view->entryCount() > closed);
+    QVERIFY(view->graphLayout()->group.size() == view->entryCount());
+    Q_UNUSED(group);
+  }
+
   void opensAHundredThousandNodeArtifact() {
     // 100 inputs and 999 layers of 100: 100,000 nodes. Not timed here (the
     // figure is measured with `tensorcode-ide --screenshot --timing`), only
@@ -214,8 +337,12 @@ class LayoutTest : public QObject {
     const auto* g = w.graph()->graphLayout();
     QVERIFY(g);
     QVERIFY(!g->graphviz);
-    QCOMPARE(g->ids.size(), std::size_t{100000});
-    qInfo("100,000 nodes: ready in %lld ms, layout %.0f ms", static_cast<long long>(clock.elapsed()), g->milliseconds);
+    // Grouped: no locations, so bands of layers, collapsed; every node maps to a box.
+    QVERIFY(w.graph()->groupPlan());
+    QVERIFY2(g->ids.size() <= 300, qPrintable(QString::number(g->ids.size())));
+    for (std::size_t i = 0; i < p.nodes.size(); ++i) QVERIFY(g->index_of[i] >= 0);
+    qInfo("100,000 nodes: ready in %lld ms, layout %.0f ms, %zu boxes", static_cast<long long>(clock.elapsed()), g->milliseconds,
+          g->ids.size());
     // Selecting a node lays out its neighbourhood with Graphviz.
     w.session()->select(50000);
     QVERIFY(w.waitUntilSettled(120000));

@@ -101,6 +101,13 @@ case("state_initial_outside_domain", "initial",
                                               domain={"type": "int32", "min": 0, "max": 10})))
 case("nan_literal", "invalid json", text=json.dumps(BASE).replace('"value": 4', '"value": NaN'))
 case("call_without_name", "field 'name' is missing", setn(5, op="call", args=[0]))
+case("iteration_not_array", "field 'iteration' must be an array", setn(2, iteration={"i": 3}))
+case("iteration_empty", "field 'iteration' must not be empty", setn(2, iteration=[]))
+case("iteration_not_pair", "field 'iteration[0]' must be a [name, integer] pair", setn(2, iteration=[["i", 3, 4]]))
+case("iteration_nameless", "field 'iteration[1]' must start with a non-empty loop variable name",
+     setn(2, iteration=[["i", 3], ["", 1]]))
+case("iteration_float", "field 'iteration[0]' must end with an integer", setn(2, iteration=[["i", 3.0]]))
+case("iteration_too_large", "field 'iteration[0]' is out of range", setn(2, iteration=[["i", 9007199254740993]]))
 
 os.makedirs("malformed", exist_ok=True)
 for f in os.listdir("malformed"):

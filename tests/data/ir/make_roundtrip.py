@@ -51,6 +51,13 @@ doubles = [node(0, "input", name="x", domain={"type": "float64", "min": -1e308, 
            node(4, "constant", value=1.7976931348623157e308), node(5, "constant", value=9007199254740992),
            node(6, "affine", [0, 1, 2, 3, 4, 5], coefficients=[1e-300, 0.3, 2.5, -7, 1 / 3, 1e22], bias=0.7)]
 
+# Nodes of an expanded `for i in range(2): for j in range(3)` loop nest
+# keep their iteration path; the input outside the loops has none.
+iterations = [node(0, "input", name="a", domain={"type": "int32", "min": -5, "max": 5}),
+              node(1, "constant", value=2, iteration=[["i", 1]]),
+              node(2, "mul", [0, 1], location={"line": 4, "column": 13}, iteration=[["i", 1], ["j", 2]]),
+              node(3, "add", [2, 0], iteration=[["i", -9007199254740992], ["j", 9007199254740992]])]
+
 os.makedirs("roundtrip", exist_ok=True)
 files = {
     "all_ops.json": prog(all_ops, {"result": 24, "parts[0]": 17, "parts[1]": 20}),
@@ -58,6 +65,7 @@ files = {
     "state.json": prog(state, {"result": 1, "previous": 2}, {"1": 3, "2": 0}),
     "per_node.json": prog(per_node, {"result": 3}, semantics="hybrid", temperature=1.5),
     "doubles.json": prog(doubles, {"result": 6}),
+    "iterations.json": prog(iterations, {"result": 3}),
 }
 for name, doc in files.items():
     with open(os.path.join("roundtrip", name), "w") as f:

@@ -1,0 +1,157 @@
+// The extension module tensorcode.program._core: domains, compile, and the
+// classes bound in the other files. The public API is the Python layer in
+// tensorcode/program/__init__.py; this module is its private core.
+#include <cmath>
+
+#include <pybind11/operators.h>
+
+#include "frontend/compile.h"
+#include "program.h"
+
+namespace tcpy {
+namespace {
+
+tc::Domain make_domain(tc::DomainType type, std::optional<double> lo, std::optional<double> hi) {
+  tc::Domain d{type, lo, hi};
+  if ((lo && !std::isfinite(*lo)) || (hi && !std::isfinite(*hi))) throw py::value_error("domain bounds must be finite");
+  // The spelling's parser holds every rule (order, range, integral bounds).
+  if (auto checked = tc::parse_domain(d.to_string()); !checked) throw py::value_error(checked.error().message);
+  return d;
+}
+
+py::object domain_bound(const std::optional<double>& v) {
+  return v ? py::object(py::float_(*v)) : py::object(py::none());
+}
+
+}  // namespace
+
+void bind_misc(py::module_& m) {
+  py::class_<tc::Domain>(m, "Domain")
+      .def_property_readonly("type", [](const tc::Domain& d) { return std::string(tc::to_string(d.type)); })
+      .def_property_readonly("min", [](const tc::Domain& d) { return domain_bound(d.min); })
+      .def_property_readonly("max", [](const tc::Domain& d) { return domain_bound(d.max); })
+      .def_property_readonly("lo", &tc::Domain::lo)
+      .def_property_readonly("hi", &tc::Domain::hi)
+      .def("check",
+           [](const tc::Domain& d, double v) -> py::object {
+             auto why = d.check(v);
+             return why ? py::object(to_str(*why)) : py::object(py::none());
+           })
+      .def("__str__", &tc::Domain::to_string)
+      .def("__repr__", [](const tc::Domain& d) {
+        std::string t = d.type == tc::DomainType::Boolean ? "boolean" : std::string(tc::to_string(d.type));
+        if (d.type == tc::DomainType::Boolean || (!d.min && !d.max)) return t + "()";
+        auto num = [](const std::optional<double>& v) {
+          return v ? py::repr(py::float_(*v)).cast<std::string>() : std::string("None");
+        };
+        return t + "(min=" + num(d.min) + ", max=" + num(d.max) + ")";
+      })
+      .def(py::self == py::self)
+      .def(py::pickle([](const tc::Domain& d) { return d.to_string(); },
+                      [](const std::string& s) {
+                        auto d = tc::parse_domain(s);
+                        if (!d) throw py::value_error(d.error().message);
+                        return *d;
+                      }));
+  m.def("int32", [](std::optional<double> lo, std::optional<double> hi) {
+    return make_domain(tc::DomainType::Int32, lo, hi);
+  }, py::arg("min") = py::none(), py::arg("max") = py::none());
+  m.def("float32", [](std::optional<double> lo, std::optional<double> hi) {
+    return make_domain(tc::DomainType::Float32, lo, hi);
+  }, py::arg("min") = py::none(), py::arg("max") = py::none());
+  m.def("float64", [](std::optional<double> lo, std::optional<double> hi) {
+    return make_domain(tc::DomainType::Float64, lo, hi);
+  }, py::arg("min") = py::none(), py::arg("max") = py::none());
+  m.def("boolean", [] { return tc::Domain::boolean(); });
+  m.def("parse_domain", [](const std::string& s) {
+    auto d = tc::parse_domain(s);
+    if (!d) throw py::value_error(d.error().message);
+    return *d;
+  });
+
+  m.def("register_errors", &register_error_classes);
+
+  m.def("compile_source",
+        [](std::string_view source, const std::string& filename, const std::string& function,
+           std::vector<std::pair<std::string, tc::Domain>> inputs, const std::string& dtype,
+           const std::string& semantics, const std::string& surrogate, double temperature,
+           std::size_t max_iterations, std::size_t max_nodes) {
+          tc::CompileOptions o;
+          o.filename = filename;
+          o.function = function;
+          o.inputs = std::move(inputs);
+          auto d = tc::dtype_from(dtype);
+          if (!d) throw py::value_error("unknown dtype '" + dtype + "' (expected float64 or float32)");
+          auto s = tc::semantics_from(semantics);
+          if (!s) throw py::value_error("unknown semantics '" + semantics + "' (expected exact, relaxed or hybrid)");
+          auto g = tc::surrogate_from(surrogate);
+          if (!g) throw py::value_error("unknown surrogate '" + surrogate + "' (expected sigmoid)");
+          if (!std::isfinite(temperature) || temperature <= 0)
+            throw py::value_error("temperature must be finite and greater than 0");
+          o.dtype = *d;
+          o.semantics = *s;
+          o.surrogate = *g;
+          o.temperature = temperature;
+          o.max_iterations = max_iterations;
+          o.max_nodes = max_nodes;
+          o.use_input_directives = true;
+          auto r = tc::compile_python(source, o);
+          if (!r) raise_diagnostic(ErrorKind::Compile, r.error());
+          py::list warnings;
+          for (const tc::Diagnostic& w : r->warnings) warnings.append(to_str(w.format()));
+          return py::make_tuple(std::make_shared<CoreProgram>(std::move(r->program)), warnings);
+        });
+
+  m.def("list_functions", [](std::string_view source, const std::string& filename) {
+    auto r = tc::list_functions(source, filename);
+    if (!r) raise_diagnostic(ErrorKind::Compile, r.error());
+    py::list out;
+    for (const auto& f : *r) out.append(py::make_tuple(f.name, f.parameters, f.location.line));
+    return out;
+  });
+}
+
+namespace {
+
+// run(program, inputs, params): Program.run's hot path as a plain CPython
+// fast-call function, skipping pybind11's argument dispatch (about half of
+// the package's per-call overhead).
+PyObject* run_fast(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+  if (nargs != 3) {
+    PyErr_SetString(PyExc_TypeError, "run(program, inputs, params) takes 3 arguments");
+    return nullptr;
+  }
+  try {
+    return checked<CoreProgram>(args[0]).run(args[1], args[2]).release().ptr();
+  } catch (py::error_already_set& e) {
+    e.restore();
+  } catch (py::builtin_exception& e) {
+    e.set_error();
+  } catch (const std::exception& e) {
+    PyErr_SetString(PyExc_RuntimeError, e.what());
+  }
+  return nullptr;
+}
+
+PyMethodDef kRunFast = {"run", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&run_fast)),
+                        METH_FASTCALL, "run(program, inputs, params) -> dict of outputs"};
+
+}  // namespace
+
+void bind_fast_paths(py::module_& m) {
+  PyObject* f = PyCFunction_NewEx(&kRunFast, nullptr, m.attr("__name__").ptr());
+  if (!f) throw py::error_already_set();
+  m.add_object("run", py::reinterpret_steal<py::object>(f));
+}
+
+}  // namespace tcpy
+
+PYBIND11_MODULE(_core, m) {
+  m.doc() = "tensorcode core (private): use tensorcode.program";
+  tcpy::bind_misc(m);
+  tcpy::bind_program(m);
+  tcpy::bind_builder(m);
+  tcpy::bind_runtime(m);
+  tcpy::bind_verify(m);
+  tcpy::bind_fast_paths(m);
+}

@@ -1,0 +1,60 @@
+#pragma once
+// The core side of tensorcode.program.Program: a validated circuit with its
+// prepared evaluator, gradient tapes and optional host bindings.
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common.h"
+#include "grad/gradients.h"
+#include "ir/program.h"
+
+namespace tcpy {
+
+class CoreProgram {
+ public:
+  explicit CoreProgram(tc::Program program, std::shared_ptr<HostBindings> bindings = nullptr);
+
+  const tc::Program& program() const { return program_; }
+  const std::shared_ptr<HostBindings>& bindings() const { return bindings_; }
+  const tc::Bindings* binding_map() const { return bindings_ ? &bindings_->map : nullptr; }
+
+  /// One checked case: {output: value}.
+  py::dict run(py::handle inputs, py::handle params);
+  /// Cases as a list of dicts (-> list of dicts) or a dict of columns
+  /// (-> dict of float64 numpy arrays). errors: "raise" or "nan".
+  py::object run_batch(py::handle cases, py::handle params, const std::string& errors);
+  /// {leaf: d output / d leaf} for differentiable inputs and parameters.
+  py::dict gradients(py::handle inputs, const std::string& output, py::handle params);
+  /// For the torch bridge: outputs (list, Program::outputs order) and, when
+  /// `seeds` is not None, the gradients as ({input: g}, {parameter: g}).
+  py::tuple forward_backward(py::handle inputs, py::handle params, py::handle seeds);
+
+  tc::Evaluator& evaluator();
+
+ private:
+  tc::Env env_from(py::handle inputs, py::handle params) const;
+  [[noreturn]] void raise_case_error(const tc::Diagnostic& d, std::size_t case_index) const;
+
+  tc::Program program_;
+  std::shared_ptr<HostBindings> bindings_;
+  std::optional<tc::Evaluator> eval_;
+  std::map<std::string, tc::GradientTape, std::less<>> tapes_;
+  std::optional<tc::GradientTape> all_outputs_tape_;
+  bool differentiating_ = false;     ///< a tape is running (a binding may call back in)
+  tc::Env fast_env_;                 ///< every input name present; values overwritten per call
+  std::vector<py::object> out_keys_;  ///< output names as interned str
+};
+
+/// From a Python object: a _core.Program (pybind cast).
+CoreProgram& core_program(py::handle o);
+
+void bind_program(py::module_& m);
+void bind_builder(py::module_& m);
+void bind_runtime(py::module_& m);
+void bind_verify(py::module_& m);
+void bind_misc(py::module_& m);
+
+}  // namespace tcpy

@@ -1,0 +1,4 @@
+"""tensorcode: compile, run, differentiate and verify small numerical programs.
+
+The Python interface lives in :mod:`tensorcode.program`.
+"""

@@ -1,0 +1,483 @@
+"""tensorcode.program: compile bounded Python functions (or build programs
+with Builder) into a checked scalar circuit, then run, differentiate, verify,
+optimize and replay them. A thin layer over the C++ core: every evaluation,
+gradient, check and pass happens there.
+
+Importing this package never imports torch; Program.to_tensor_module() does.
+"""
+import json as _json
+
+from . import _core
+from .errors import ArtifactError, CompileError, EvaluationError, VerificationError
+
+_core.register_errors(CompileError, EvaluationError, ArtifactError, VerificationError)
+
+__all__ = [
+    "compile", "int32", "boolean", "float32", "float64", "Domain", "Builder", "Program", "Runtime",
+    "analyze", "verified_replacement", "CompileError", "EvaluationError", "ArtifactError",
+    "VerificationError",
+]
+
+Domain = _core.Domain
+_run = _core.run
+
+
+def int32(min=None, max=None):  # noqa: A002 - the description's spelling
+    """Integers in [min, max] (default: the whole int32 range)."""
+    return _core.int32(min, max)
+
+
+def boolean():
+    """A 0/1 wire."""
+    return _core.boolean()
+
+
+def float32(min=None, max=None):  # noqa: A002
+    """Finite binary32 values in [min, max]."""
+    return _core.float32(min, max)
+
+
+def float64(min=None, max=None):  # noqa: A002
+    """Finite binary64 values in [min, max] (default: every finite value)."""
+    return _core.float64(min, max)
+
+
+def _domain(value, name):
+    if isinstance(value, Domain):
+        return value
+    if isinstance(value, str):
+        return _core.parse_domain(value)
+    raise TypeError(f"the domain of input '{name}' must be int32(...), boolean(), float32(...), float64(...) "
+                    f"or a spelling such as 'int32:-128:127', not {type(value).__name__}")
+
+
+def _core_of(program):
+    if isinstance(program, Program):
+        return program._c
+    raise TypeError(f"expected a tensorcode.program.Program, not {type(program).__name__}")
+
+
+class Program:
+    """A validated circuit. Build one with compile(), Builder.build() or
+    Program.from_json(); it is immutable (freeze, optimize, bind return new
+    programs)."""
+
+    __slots__ = ("_c", "_reference", "_source", "_warnings", "_bound", "_stepper")
+
+    def __init__(self, core, *, reference=None, source=None, warnings=()):
+        if not isinstance(core, _core.Program):
+            raise TypeError("use compile(), Builder.build() or Program.from_json() to make a Program")
+        self._c = core
+        self._reference = reference
+        self._source = source
+        self._warnings = tuple(warnings)
+        self._bound = None
+        self._stepper = None
+
+    def _derive(self, core):
+        return Program(core, reference=self._reference, source=self._source)
+
+    def _with(self, bindings):
+        if bindings is None:
+            return self._c
+        # One prepared program per bindings dict, until the dict changes.
+        key = tuple(bindings.items()) if isinstance(bindings, dict) else None
+        cached = self._bound
+        if cached is not None and cached[0] is bindings and cached[1] == key:
+            return cached[2]
+        core = self._c.bind(bindings)
+        self._bound = (bindings, key, core)
+        return core
+
+    # -- evaluation -------------------------------------------------------
+    def run(self, inputs, *, params=None, bindings=None):
+        """Runs one checked case: {output name: value}. `params` overrides
+        stored parameter values by name."""
+        if bindings is None:
+            return _run(self._c, inputs, params)
+        return _run(self._with(bindings), inputs, params)
+
+    def run_batch(self, cases, *, params=None, bindings=None, errors="raise"):
+        """Runs many cases with the batched evaluator. `cases` is a list of
+        input dicts (returns a list of output dicts) or a dict of columns such
+        as numpy arrays (returns a dict of float64 numpy arrays). A failing
+        case raises EvaluationError (with .case), or gives NaN outputs with
+        errors="nan"."""
+        return self._with(bindings).run_batch(cases, params, errors)
+
+    def gradients(self, inputs, output="result", *, params=None, bindings=None):
+        """{name: d output / d name} for the differentiable inputs and
+        parameters, in the program's semantics (exact, relaxed or hybrid)."""
+        return self._with(bindings).gradients(inputs, output, params)
+
+    def step(self, inputs, state=None, *, bindings=None):
+        """One pure event: (outputs, next_state). `state` defaults to the
+        initial state; nothing is committed (see Runtime for that)."""
+        if bindings is None and self._stepper is not None:
+            stepper = self._stepper
+        else:
+            stepper = _core.Runtime(self._c, 1, bindings)
+            if bindings is None:
+                self._stepper = stepper
+        return stepper.step(inputs, state)
+
+    # -- verification -----------------------------------------------------
+    def verify(self, reference=None, *, cases=None, max_cases=100000, atol=0, rtol=0, samples=10000,
+               bindings=None):
+        """Compares the circuit with an independent reference (contract
+        section 5) and returns {"cases", "exhaustive", "passed", "mismatches"}.
+        Without `reference`, a program compiled from a function is checked
+        against that function. `reference` may be a callable (called with
+        the inputs as keyword arguments), Python source text or a Program.
+        `cases` (a list of input dicts) is used when the domains cannot be
+        enumerated within max_cases."""
+        if reference is None:
+            reference = self._reference
+            if reference is None:
+                raise VerificationError(
+                    "this program has no Python function to verify against (it was compiled from source text, "
+                    "built or loaded): pass reference=a function, source text or a Program")
+        elif isinstance(reference, str):
+            reference = _function_from_source(reference, self._function_name())
+        if isinstance(reference, Program):
+            reference = reference._c
+        if cases is not None and not isinstance(cases, str):
+            cases = "\n".join(_json.dumps(c, allow_nan=True) for c in cases) + "\n"
+        return _core.verify(self._with(bindings), reference, cases, int(max_cases), float(atol), float(rtol),
+                            int(samples))
+
+    def _function_name(self):
+        ref = self._reference
+        return getattr(ref, "__name__", None)
+
+    # -- passes and views -------------------------------------------------
+    def optimize(self):
+        """Checked constant folding, dead-code elimination and affine packing:
+        a program with bit-identical results."""
+        core, _stats = self._c.optimize()
+        return self._derive(core)
+
+    def schedule(self):
+        """Dependency layers: a list of lists of node ids."""
+        return self._c.schedule()
+
+    def graph(self):
+        """The IR as data: the artifact as a dict (nodes, outputs, updates, ...)."""
+        return _json.loads(self._c.to_json())
+
+    def freeze(self, names=None):
+        """Turns the named parameters (all when None) into constants."""
+        if isinstance(names, str):
+            names = [names]
+        if names is None:
+            return self._derive(self._c.freeze([]))  # the core's empty list means every parameter
+        names = list(names)
+        return self._derive(self._c.freeze(names)) if names else self
+
+    def bind(self, bindings):
+        """A program whose `call` nodes use these host functions:
+        {"name": (forward, vjp)}; vjp may be None (forward only). Bindings
+        are never written into JSON."""
+        p = Program(self._c.bind(bindings), reference=self._reference, source=self._source)
+        return p
+
+    # -- artifact ---------------------------------------------------------
+    def to_json(self):
+        """Artifact version 1 as JSON text."""
+        return self._c.to_json()
+
+    @classmethod
+    def from_json(cls, text):
+        """Loads and validates an artifact (str, bytes or an already parsed dict)."""
+        if isinstance(text, (bytes, bytearray)):
+            text = bytes(text).decode("utf-8", errors="replace")
+        elif isinstance(text, dict):
+            text = _json.dumps(text)
+        elif not isinstance(text, str):
+            raise TypeError(f"from_json() takes the artifact's text, not {type(text).__name__}")
+        return cls(_core.Program.from_json(text))
+
+    def to_tensor_module(self):
+        """A torch.nn.Module over this program (imports torch)."""
+        from .torch_module import TensorModule
+        return TensorModule(self)
+
+    # -- description ------------------------------------------------------
+    @property
+    def inputs(self):
+        """{name: Domain} in node order."""
+        return {name: dom for name, dom, _ in self._c.info()["inputs"]}
+
+    @property
+    def parameters(self):
+        """{name: stored value}."""
+        return dict(self._c.info()["parameters"])
+
+    @property
+    def state(self):
+        """{name: initial value} of the state nodes."""
+        return {name: value for name, value, _ in self._c.info()["state"]}
+
+    @property
+    def outputs(self):
+        """Output names in order."""
+        return list(self._c.info()["outputs"])
+
+    @property
+    def semantics(self):
+        return self._c.info()["semantics"]
+
+    @property
+    def dtype(self):
+        return self._c.info()["dtype"]
+
+    @property
+    def warnings(self):
+        """Compiler warnings (e.g. unused assignments)."""
+        return self._warnings
+
+    def __eq__(self, other):
+        if not isinstance(other, Program):
+            return NotImplemented
+        return self._c.same_circuit(other._c)
+
+    __hash__ = None
+
+    def __repr__(self):
+        info = self._c.info()
+        return (f"<tensorcode Program: {info['nodes']} nodes, inputs {[i[0] for i in info['inputs']]}, "
+                f"outputs {info['outputs']}, {info['semantics']}>")
+
+
+def _function_from_source(source, preferred=None):
+    """The function defined by reference source text, run in this interpreter."""
+    namespace = {"relu": _relu, "sigmoid": _sigmoid}
+    try:
+        exec(_compile_builtin(source, "<reference>", "exec"), namespace)  # noqa: S102 - the user's own reference
+    except SyntaxError as e:
+        raise VerificationError(f"the reference source does not compile: {e}") from e
+    except Exception as e:  # noqa: BLE001 - loading the reference failed
+        raise VerificationError(f"the reference source raised while loading: {type(e).__name__}: {e}") from e
+    import inspect as _inspect
+    functions = {k: v for k, v in namespace.items()
+                 if _inspect.isfunction(v) and k not in ("relu", "sigmoid") and v.__module__ != __name__}
+    if preferred in functions:
+        return functions[preferred]
+    if len(functions) == 1:
+        return next(iter(functions.values()))
+    raise VerificationError(f"the reference source defines {len(functions)} functions: pass a callable instead")
+
+
+def _relu(x):
+    return x if x > 0 else 0
+
+
+def _with_builtins_of_the_subset(fn):
+    """The function verify() calls: `fn` itself, or, when it uses relu or
+    sigmoid without defining them, a copy that sees the contract's definitions
+    (the CLI's CPython reference defines them the same way)."""
+    import builtins
+    wanted = {"relu": _relu, "sigmoid": _sigmoid}
+    missing = {k: v for k, v in wanted.items()
+               if k in fn.__code__.co_names and k not in fn.__globals__ and not hasattr(builtins, k)}
+    if not missing:
+        return fn
+    import types
+    copy = types.FunctionType(fn.__code__, {**fn.__globals__, **missing}, fn.__name__, fn.__defaults__,
+                              fn.__closure__)
+    copy.__qualname__ = fn.__qualname__
+    return copy
+
+
+def _sigmoid(x):
+    import math
+    if x >= 0:
+        return 1.0 / (1.0 + math.exp(-x))
+    e = math.exp(x)
+    return e / (1.0 + e)
+
+
+_compile_builtin = compile
+
+
+def compile(fn_or_source, inputs=None, *, dtype="float64", semantics="exact", surrogate="sigmoid",  # noqa: A001
+            temperature=1.0, max_iterations=1024, max_nodes=100000, function=None):
+    """Compiles a Python function (its source via inspect.getsource; verify()
+    then checks against the function itself) or source text to a Program.
+    `inputs` maps every parameter to a domain; a parameter left out takes its
+    domain from a `# tensorcode: input NAME=DOMAIN` comment in the source."""
+    import inspect as _inspect  # here, not at import: it is slow to import
+    import textwrap as _textwrap
+    if inputs is not None and not isinstance(inputs, dict):
+        raise TypeError(f"inputs must be a dict of parameter name to domain, not {type(inputs).__name__}")
+    domains = []
+    for name, dom in (inputs or {}).items():
+        domains.append((name, _domain(dom, name)))
+    reference = None
+    indent = 0
+    if isinstance(fn_or_source, str):
+        source, filename, fname = fn_or_source, "<source>", function or ""
+    elif _inspect.isfunction(fn_or_source):
+        fn = fn_or_source
+        reference = fn
+        fname = fn.__name__
+        if fname == "<lambda>":
+            raise CompileError("a lambda cannot be compiled: write a def function")
+        if fn.__closure__:
+            free = ", ".join(fn.__code__.co_freevars)
+            raise CompileError(f"function {fname} is a closure (it uses {free} of an enclosing function): "
+                               "pass the values as inputs or use self-contained source text")
+        if fn.__defaults__ or fn.__kwdefaults__:
+            raise CompileError(f"function {fname} has default argument values: every parameter must be an input")
+        try:
+            lines, first = _inspect.getsourcelines(fn)
+        except (OSError, TypeError) as e:
+            raise CompileError(f"the source of function {fname} cannot be inspected ({e}): "
+                               "pass the source text or use Builder") from e
+        raw = "".join(lines)
+        source = _textwrap.dedent(raw)
+        indent = len(lines[0]) - len(lines[0].lstrip()) if source != raw else 0
+        if source.lstrip().startswith("@"):
+            raise CompileError(f"function {fname} is decorated: decorators are rejected")
+        filename = _inspect.getsourcefile(fn) or "<function>"
+        reference = _with_builtins_of_the_subset(fn)
+        # Keep the file's line numbers in errors and node locations.
+        source = "\n" * (max(first, 1) - 1) + source
+    elif callable(fn_or_source):
+        raise CompileError(f"only plain Python functions can be compiled, not {type(fn_or_source).__name__}")
+    else:
+        raise TypeError(f"compile() takes a function or source text, not {type(fn_or_source).__name__}")
+    try:
+        core, warnings = _core.compile_source(source, filename, fname, domains, dtype, semantics, surrogate,
+                                              float(temperature), int(max_iterations), int(max_nodes))
+    except CompileError as e:
+        if indent and e.column is not None:
+            e.column += indent
+            e.args = (f"{filename}:{e.line}:{e.column}: error: {e.message}",)
+        raise
+    return Program(core, reference=reference, source=source, warnings=warnings)
+
+
+class Builder(_core.Builder):
+    """Builds a program node by node. Values are symbolic: + - * / // % and
+    unary minus and the ordered comparisons build nodes; use op("eq", x, y)
+    for equality and select(c, yes, no) instead of if (a symbolic value used
+    as a Python bool raises TypeError)."""
+
+    def __init__(self, semantics="exact", surrogate="sigmoid", temperature=1.0, dtype="float64"):
+        super().__init__(semantics, surrogate, float(temperature), dtype)
+
+    def input(self, name, domain=None, *, differentiable=None):
+        """An input (default domain float64(); floating inputs are differentiable)."""
+        return super().input(name, float64() if domain is None else _domain(domain, name), differentiable)
+
+    def state(self, name, initial, domain):
+        """A state node with its initial value; set its next value with update()."""
+        return super().state(name, initial, _domain(domain, name))
+
+    def relu(self, x):
+        return self.op("relu", x)
+
+    def sigmoid(self, x):
+        return self.op("sigmoid", x)
+
+    def include(self, program, inputs, prefix="region"):
+        """Copies `program` in with its inputs wired from `inputs`; its
+        parameters and state become PREFIX.NAME and its nodes keep its
+        semantics. Returns its outputs by name."""
+        return super().include(_core_of(program), inputs, prefix)
+
+    def scan(self, body, init, sequence):
+        """carry = body(carry, item) for each item (expanded)."""
+        return super().scan(body, init, list(sequence))
+
+    def freeze(self, names=None):
+        """Parameters to turn into constants at build() (all when None)."""
+        if isinstance(names, str):
+            names = [names]
+        if names is None:
+            super().freeze(None)
+        elif list(names):
+            super().freeze(list(names))
+
+    def build(self, outputs):
+        """Finishes the program: a value (output "result"), a list/tuple
+        (outputs "result[0]"...) or a dict of named outputs."""
+        return Program(super().build(outputs))
+
+
+class Runtime:
+    """Event state (contract section 3): each dispatch sees the old state and
+    commits every update together, only when all checks passed."""
+
+    __slots__ = ("_c",)
+
+    def __init__(self, program, max_steps=1_000_000, *, bindings=None):
+        if isinstance(program, _core.Runtime):
+            self._c = program
+            return
+        core = _core_of(program)
+        if max_steps is None or int(max_steps) < 0:
+            raise ValueError("max_steps must be a non-negative integer")
+        self._c = _core.Runtime(core, int(max_steps), bindings)
+
+    def dispatch(self, inputs):
+        """Runs and commits one event: its outputs."""
+        return self._c.dispatch(inputs)
+
+    def step(self, inputs, state=None):
+        """Pure: (outputs, next_state) against `state` (default: the committed one)."""
+        return self._c.step(inputs, state)
+
+    def replay(self, events):
+        """Dispatches events in order: one {"step", "outputs", "state"} per
+        event. Stops at the first failure with EvaluationError (.event is its
+        index, .records what committed before it)."""
+        return self._c.replay(events)
+
+    def snapshot(self):
+        """The snapshot (contract section 3) as a dict: program, state, steps, max_steps."""
+        return _json.loads(self._c.snapshot())
+
+    @staticmethod
+    def restore(snapshot, *, bindings=None):
+        """Resumes from snapshot() (a dict, or its JSON text), keeping the consumed steps."""
+        if isinstance(snapshot, (bytes, bytearray)):
+            snapshot = bytes(snapshot).decode("utf-8", errors="replace")
+        elif isinstance(snapshot, dict):
+            snapshot = _json.dumps(snapshot)
+        elif not isinstance(snapshot, str):
+            raise TypeError(f"restore() takes a snapshot dict or its JSON text, not {type(snapshot).__name__}")
+        return Runtime(_core.Runtime.restore(snapshot, bindings))
+
+    @property
+    def state(self):
+        return self._c.state
+
+    @property
+    def steps(self):
+        return self._c.steps
+
+    @property
+    def max_steps(self):
+        return self._c.max_steps
+
+    @property
+    def program(self):
+        return Program(self._c.program())
+
+
+def analyze(program, *, params=None, free_parameters=False):
+    """Interval of every node and warnings about operations that may fail
+    (a diagnostic, not a proof): {"nodes", "outputs", "warnings"}."""
+    return _core_of(program).analyze(params, bool(free_parameters))
+
+
+def verified_replacement(original, candidate, *, max_cases=100000, atol=0, rtol=0):
+    """Returns `candidate` when it agrees with `original` on every value of
+    the original's finite domains (frozen parameters, no state or calls, same
+    inputs and outputs); raises VerificationError with the first disagreement
+    otherwise. The original's Python function is the reference when it has one."""
+    _core.verified_replacement(_core_of(original), _core_of(candidate), original._reference, int(max_cases),
+                               float(atol), float(rtol))
+    return candidate

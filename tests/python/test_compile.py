@@ -1,0 +1,131 @@
+"""compile() of functions and source text, domains, and CompileError."""
+import os
+import subprocess
+import sys
+
+import pytest
+
+from tensorcode.program import (CompileError, Domain, boolean, compile, float32, float64, int32)
+
+
+def test_importing_the_package_does_not_import_torch():
+    code = "import sys, tensorcode.program; print('torch' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=dict(os.environ),
+                         check=True)
+    assert out.stdout.strip() == "False"
+
+
+def test_domains():
+    assert repr(int32(min=-128, max=127)) == "int32(min=-128.0, max=127.0)"
+    assert str(int32(min=-128, max=127)) == "int32:-128:127"
+    assert str(boolean()) == "bool" and str(float64()) == "float64" and str(float32(min=-1, max=1)) == "float32:-1:1"
+    assert int32(min=0, max=3) == int32(min=0, max=3)
+    assert isinstance(float64(), Domain)
+    with pytest.raises(ValueError, match="minimum is above maximum"):
+        int32(min=5, max=1)
+    with pytest.raises(ValueError, match="must be integers"):
+        int32(min=0.5, max=2)
+    with pytest.raises(ValueError, match="finite"):
+        float64(min=float("-inf"))
+    with pytest.raises(TypeError):
+        int32(min="zero")
+
+
+SOURCE = """
+def f(a, b):
+    c = a * 2
+    return c + b if a > 0 else c - b
+"""
+
+
+def test_compile_source_text_and_domain_spelling():
+    p = compile(SOURCE, {"a": "int32:-10:10", "b": float64(min=-1, max=1)})
+    assert p.run({"a": 3, "b": 0.5}) == {"result": 6.5}
+    assert p.run({"a": -3, "b": 0.5}) == {"result": -6.5}
+    assert list(p.inputs) == ["a", "b"] and p.outputs == ["result"]
+
+
+def test_compile_directives_give_missing_domains():
+    src = "# tensorcode: input a=int32:0:3\ndef g(a):\n    return a + 1\n"
+    assert compile(src).run({"a": 2}) == {"result": 3}
+
+
+def test_compile_options_reach_the_core():
+    p = compile(SOURCE, {"a": int32(min=-10, max=10), "b": float64()}, dtype="float32", semantics="hybrid",
+                temperature=0.5)
+    assert p.dtype == "float32" and p.semantics == "hybrid"
+    with pytest.raises(ValueError, match="unknown semantics"):
+        compile(SOURCE, {"a": int32(), "b": float64()}, semantics="fuzzy")
+
+
+def test_syntax_error_is_located():
+    with pytest.raises(CompileError) as e:
+        compile("def f(a):\n    return a +\n", {"a": int32()})
+    assert isinstance(e.value, ValueError)
+    assert e.value.line == 2 and e.value.column is not None
+    assert str(e.value).startswith("<source>:2:")
+
+
+def test_budgets():
+    src = "def f(a):\n    s = a\n    for i in range(2000):\n        s = s + 1\n    return s\n"
+    with pytest.raises(CompileError, match="iteration"):
+        compile(src, {"a": int32(min=0, max=1)})
+    assert compile(src, {"a": int32(min=0, max=1)}, max_iterations=5000).run({"a": 1}) == {"result": 2001}
+    with pytest.raises(CompileError, match="node"):
+        compile(src, {"a": int32(min=0, max=1)}, max_iterations=5000, max_nodes=100)
+
+
+def test_a_missing_domain_is_a_compile_error():
+    with pytest.raises(CompileError, match="b"):
+        compile(SOURCE, {"a": int32()})
+
+
+def test_callable_errors_have_file_positions():
+    def bad(a):
+        return unknown_call(a)  # noqa: F821
+
+    with pytest.raises(CompileError) as e:
+        compile(bad, {"a": int32()})
+    assert e.value.line == bad.__code__.co_firstlineno + 1
+    assert e.value.column == 16  # where `unknown_call` starts in this file
+    assert __file__ in str(e.value)
+
+
+def test_closures_defaults_decorators_and_lambdas_are_rejected():
+    k = 3
+
+    def closure(a):
+        return a + k
+
+    def defaults(a=1):
+        return a
+
+    def deco(f):
+        return f
+
+    @deco
+    def decorated(a):
+        return a
+
+    with pytest.raises(CompileError, match="closure"):
+        compile(closure, {"a": int32()})
+    with pytest.raises(CompileError, match="default"):
+        compile(defaults, {"a": int32()})
+    with pytest.raises(CompileError, match="decorat"):
+        compile(decorated, {"a": int32()})
+    with pytest.raises(CompileError, match="lambda"):
+        compile(lambda a: a, {"a": int32()})
+    with pytest.raises(CompileError, match="only plain Python functions"):
+        compile(len, {"a": int32()})
+    with pytest.raises(TypeError):
+        compile(42, {})
+    with pytest.raises(TypeError):
+        compile(SOURCE, {"a": 5, "b": float64()})
+
+
+def test_star_args_are_rejected():
+    def star(*a):
+        return 1
+
+    with pytest.raises(CompileError):
+        compile(star, {})

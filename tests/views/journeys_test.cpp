@@ -1,0 +1,431 @@
+// The IDE journeys of issue 12, driven through the real widgets with QTest
+// key and mouse events (offscreen): a transient compile error keeps the
+// case, a snapshot restores onto the same log, the step's two states are
+// labelled and followed by every panel, exports and verify refuse while the
+// source is broken, and Verify checks against a real reference.
+#include <QAction>
+#include <QApplication>
+#include <QComboBox>
+#include <QTextBlock>
+#include <QFile>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMenu>
+#include <QMenuBar>
+#include <QPushButton>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QStatusBar>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTreeWidget>
+
+#include "views/editor.h"
+#include "views/graph_view.h"
+#include "views/main_window.h"
+#include "views/panels.h"
+#include "views/timeline.h"
+#include "views/verify_panel.h"
+
+using namespace tc;
+using namespace tc::views;
+
+namespace {
+
+QString data(const char* name) { return QStringLiteral(TC_VIEWS_TEST_DATA "/") + QLatin1String(name); }
+QString example(const char* name) { return QStringLiteral(TC_EXAMPLES "/") + QLatin1String(name); }
+
+/// Types `text` into the cell (row, col) of `table` as a user does: F2, keys, Return.
+void typeIntoCell(QTableWidget* table, int row, int col, const QString& text) {
+  QApplication::setActiveWindow(table->window());
+  table->setFocus();
+  table->setCurrentCell(row, col);
+  QTest::keyClick(table, Qt::Key_F2);
+  QWidget* editor = QApplication::focusWidget();
+  QVERIFY(editor && editor != table);
+  if (auto* line = qobject_cast<QLineEdit*>(editor)) line->selectAll();
+  QTest::keyClicks(editor, text);
+  QTest::keyClick(editor, Qt::Key_Return);
+}
+
+/// Types at the end of the source editor.
+void typeAtEnd(SourceEditor* editor, const QString& text) {
+  editor->setFocus();
+  const int last = editor->lines() - 1;
+  editor->setCursorPosition(last, editor->text(last).size());
+  QTest::keyClicks(editor, text);
+}
+
+QAction* findAction(QWidget* w, const QString& text) {
+  for (QAction* a : w->findChildren<QAction*>())
+    if (a->text() == text) return a;
+  return nullptr;
+}
+
+}  // namespace
+
+class JourneysTest : public QObject {
+  Q_OBJECT
+ private slots:
+  void initTestCase() {
+    QCoreApplication::setOrganizationName(QStringLiteral("tensorcode-test"));
+    QCoreApplication::setApplicationName(QStringLiteral("tensorcode-ide-journeys"));
+    QSettings().clear();
+  }
+
+  void aCompileErrorKeepsInputsDomainsAndSelection() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("choose.py"));
+    QVERIFY(QFile::copy(data("choose.py"), path));
+    MainWindow w;
+    w.resize(1280, 800);
+    w.show();
+    QVERIFY(w.openPath(path));
+    QVERIFY(w.waitUntilSettled(30000));
+    w.session()->setDebounceMs(30);
+    auto* table = w.inputs()->table();
+    const int row = w.inputs()->rowOf(QStringLiteral("a"));
+    QVERIFY(row >= 0);
+    typeIntoCell(table, row, 4, QStringLiteral("7"));
+    QVERIFY(w.waitUntilSettled(30000));
+    QCOMPARE(w.session()->currentCase().at("a"), 7.0);
+    QCOMPARE(w.session()->exactRun().outputs.at(0), 10.0);
+    w.session()->select(1);
+    // Break the source with a keystroke: a dangling operator.
+    typeAtEnd(w.editor(), QStringLiteral(" +"));
+    QVERIFY(w.waitUntilSettled(30000));
+    QVERIFY(w.session()->compileFailed());
+    QVERIFY(!w.session()->upToDate());
+    // Nothing the user set is lost: the row, its domain, its value, the selection.
+    QCOMPARE(table->rowCount(), 1);
+    QCOMPARE(table->item(row, 4)->text(), QStringLiteral("7"));
+    QCOMPARE(table->item(row, 2)->text(), QStringLiteral("-128"));
+    QCOMPARE(w.session()->currentCase().at("a"), 7.0);
+    QCOMPARE(w.session()->inputs().size(), std::size_t{1});
+    QCOMPARE(w.session()->selected(), NodeId{1});
+    // Fix it again: the value is still 7 and the new program runs with it.
+    QTest::keyClick(w.editor(), Qt::Key_Backspace);
+    QTest::keyClick(w.editor(), Qt::Key_Backspace);
+    QVERIFY(w.waitUntilSettled(30000));
+    QVERIFY(!w.session()->compileFailed());
+    QVERIFY(w.session()->upToDate());
+    QCOMPARE(w.session()->currentCase().at("a"), 7.0);
+    QCOMPARE(table->item(row, 4)->text(), QStringLiteral("7"));
+    QCOMPARE(w.session()->exactRun().outputs.at(0), 10.0);
+    QCOMPARE(w.session()->selected(), NodeId{1});
+  }
+
+  void snapshotRestoresOntoTheSameLog() {
+    MainWindow w;
+    w.show();
+    QVERIFY(w.openPath(example("counter.json")));
+    QVERIFY(w.waitUntilSettled(30000));
+    QString err;
+    QVERIFY(w.session()->loadEvents(example("counter_events.jsonl"), &err));
+    QVERIFY(w.waitUntilSettled(30000));
+    for (int i = 0; i < 3; ++i) QTest::keyClick(&w, Qt::Key_F10);
+    QCOMPARE(w.session()->step(), 3);
+    QTemporaryDir dir;
+    const QString snap = dir.filePath(QStringLiteral("step3.json"));
+    QSignalSpy saved(w.session(), &Session::snapshotSaved);
+    QVERIFY2(w.session()->saveSnapshot(snap, &err), qPrintable(err));
+    QVERIFY(saved.wait(30000));
+    QTest::keyClick(&w, Qt::Key_F10);
+    QTest::keyClick(&w, Qt::Key_F10);
+    QCOMPARE(w.session()->step(), 5);
+    QVERIFY(w.session()->restoreSnapshot(snap, &err));
+    QVERIFY(w.waitUntilSettled(30000));
+    // At the snapshot's step of the same log, not a new log on top of it.
+    QCOMPARE(w.session()->step(), 3);
+    QCOMPARE(w.session()->replay().steps.size(), std::size_t{5});
+    QCOMPARE(w.session()->snapshotBase(), 0);
+    QCOMPARE(w.timeline()->shownValue(QStringLiteral("state count (after)")), 2.0);
+    // The rest of the log replays from the snapshot's state; nothing counted twice.
+    QTest::keyClick(&w, Qt::Key_F10);
+    QTest::keyClick(&w, Qt::Key_F10);
+    QCOMPARE(w.session()->step(), 5);
+    QCOMPARE(w.timeline()->shownValue(QStringLiteral("state count (after)")), 4.0);
+    QTest::keyClick(&w, Qt::Key_F10);  // past the end: stays
+    QCOMPARE(w.session()->step(), 5);
+  }
+
+  void aSnapshotWithoutTheLogStandsAlone() {
+    QTemporaryDir dir;
+    const QString snap = dir.filePath(QStringLiteral("s.json"));
+    QString err;
+    {
+      MainWindow w0;
+      w0.show();
+      QVERIFY(w0.openPath(example("counter.json")));
+      QVERIFY(w0.waitUntilSettled(30000));
+      QVERIFY(w0.session()->loadEvents(example("counter_events.jsonl"), &err));
+      QVERIFY(w0.waitUntilSettled(30000));
+      w0.session()->setStep(5);
+      QSignalSpy saved(w0.session(), &Session::snapshotSaved);
+      QVERIFY(w0.session()->saveSnapshot(snap, &err));
+      QVERIFY(saved.wait(30000));
+    }
+    MainWindow w;
+    w.show();
+    QVERIFY(w.openPath(example("counter.json")));
+    QVERIFY(w.waitUntilSettled(30000));
+    // No log open: the snapshot's state alone, at its own step.
+    QVERIFY(w.session()->restoreSnapshot(snap, &err));
+    QVERIFY(w.waitUntilSettled(30000));
+    QCOMPARE(w.session()->step(), 0);
+    QCOMPARE(w.session()->snapshotBase(), 5);
+    QCOMPARE(w.timeline()->shownValue(QStringLiteral("state count")), 4.0);
+    // A log opened now continues from it: counts 5, 6, 6, 7, 8 at steps 6 to 10.
+    QVERIFY(w.session()->loadEvents(example("counter_events.jsonl"), &err));
+    QVERIFY(w.waitUntilSettled(30000));
+    QCOMPARE(w.session()->snapshotBase(), 5);
+    w.session()->setStep(5);
+    QCOMPARE(w.timeline()->shownValue(QStringLiteral("state count (after)")), 8.0);
+    // A snapshot that is not one is refused with a message, the timeline untouched.
+    const QString bad = dir.filePath(QStringLiteral("bad.json"));
+    QFile f(bad);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write("{\"format\": \"tensorcode.snapshot\"}");
+    f.close();
+    QVERIFY(w.session()->restoreSnapshot(bad, &err));
+    QVERIFY(w.waitUntilSettled(30000));
+    QVERIFY(!w.lastWarning().isEmpty());
+    QCOMPARE(w.session()->replay().steps.size(), std::size_t{5});
+    QCOMPARE(w.session()->step(), 5);
+  }
+
+  void eachPanelFollowsTheStepAndLabelsBothStates() {
+    MainWindow w;
+    w.show();
+    QVERIFY(w.openPath(example("counter.json")));
+    QVERIFY(w.waitUntilSettled(30000));
+    QString err;
+    QVERIFY(w.session()->loadEvents(example("counter_events.jsonl"), &err));
+    QVERIFY(w.waitUntilSettled(30000));
+    const NodeId count = *w.session()->program()->find_named(Op::State, "count");
+    w.session()->select(count);
+    for (int i = 0; i < 4; ++i) QTest::keyClick(&w, Qt::Key_F10);
+    QCOMPARE(w.session()->step(), 4);
+    // Counts after each step: 1, 2, 2, 3, 4. Step 4 saw 2 and committed 3.
+    QCOMPARE(w.timeline()->shownValue(QStringLiteral("state count (before)")), 2.0);
+    QCOMPARE(w.timeline()->shownValue(QStringLiteral("state count (after)")), 3.0);
+    const QString detail = w.inspector()->detailText();
+    QVERIFY2(detail.contains(QStringLiteral("value at step 4: <b>2</b>")), qPrintable(detail));
+    QVERIFY2(detail.contains(QStringLiteral("committed <b>3</b>")), qPrintable(detail));
+    QCOMPARE(w.inspector()->model()->data(w.inspector()->model()->index(count, InspectorModel::Value), Qt::DisplayRole).toString(),
+             QStringLiteral("2"));
+    // The Inputs panel shows the step's event, read-only, and its outputs.
+    const int row = w.inputs()->rowOf(QStringLiteral("event"));
+    QCOMPARE(w.inputs()->table()->item(row, 4)->text(), QStringLiteral("1"));
+    QVERIFY(!(w.inputs()->table()->item(row, 4)->flags() & Qt::ItemIsEditable));
+    bool statusHasStep = false;
+    for (QLabel* l : w.statusBar()->findChildren<QLabel*>())
+      if (l->text() == QStringLiteral("step 4: result = 2")) statusHasStep = true;
+    QVERIFY(statusHasStep);
+    // Step 3's event was 0.
+    QTest::keyClick(&w, Qt::Key_F10, Qt::ShiftModifier);
+    QCOMPARE(w.inputs()->table()->item(row, 4)->text(), QStringLiteral("0"));
+    // Back at step 0 the case is editable again.
+    w.session()->setStep(0);
+    QVERIFY(w.inputs()->table()->item(row, 4)->flags() & Qt::ItemIsEditable);
+  }
+
+  void stepKeysWithoutALogSaySo() {
+    MainWindow w;
+    w.show();
+    QVERIFY(w.openPath(data("choose.py")));
+    QVERIFY(w.waitUntilSettled(30000));
+    QTest::keyClick(&w, Qt::Key_F10);
+    QVERIFY2(w.statusBar()->currentMessage().contains(QStringLiteral("no event log")), qPrintable(w.statusBar()->currentMessage()));
+  }
+
+  void exportAndVerifyRefuseWhileTheSourceIsBroken() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("choose.py"));
+    QVERIFY(QFile::copy(data("choose.py"), path));
+    MainWindow w;
+    w.show();
+    QVERIFY(w.openPath(path));
+    QVERIFY(w.waitUntilSettled(30000));
+    w.session()->setDebounceMs(30);
+    typeAtEnd(w.editor(), QStringLiteral(" +"));
+    QVERIFY(w.waitUntilSettled(30000));
+    QVERIFY(w.session()->compileFailed());
+    const QString out = dir.filePath(QStringLiteral("out.json"));
+    QString err;
+    QVERIFY(!w.exportTo(QStringLiteral("artifact"), out, &err));
+    QVERIFY2(err.contains(QStringLiteral("does not compile")), qPrintable(err));
+    QVERIFY(!QFile::exists(out));
+    // The menu says the same in a warning (and opens no file dialog).
+    QAction* a = findAction(&w, QStringLiteral("Artifact JSON…"));
+    QVERIFY(a);
+    a->trigger();
+    QVERIFY2(w.lastWarning().contains(QStringLiteral("does not compile")), qPrintable(w.lastWarning()));
+    // Verify refuses too, naming the problem.
+    QTest::mouseClick(w.verifyPanel()->runButton(), Qt::LeftButton);
+    QVERIFY2(w.verifyPanel()->summary().contains(QStringLiteral("does not compile")), qPrintable(w.verifyPanel()->summary()));
+    QCOMPARE(w.verifyPanel()->mismatches()->topLevelItemCount(), 0);
+  }
+
+  void exportProposesANameAndWarnsAboutFloat32() {
+    MainWindow w;
+    w.show();
+    QVERIFY(w.openPath(data("choose.py")));
+    QVERIFY(w.waitUntilSettled(30000));
+    QCOMPARE(w.defaultExportPath(QStringLiteral("wgsl")), QStringLiteral(TC_VIEWS_TEST_DATA "/choose.wgsl"));
+    QCOMPARE(w.defaultExportPath(QStringLiteral("dot")), QStringLiteral(TC_VIEWS_TEST_DATA "/choose.dot"));
+    QVERIFY(w.exportWarning(QStringLiteral("wgsl")).contains(QStringLiteral("float32")));
+    QVERIFY(w.exportWarning(QStringLiteral("artifact")).isEmpty());
+    // The labels are real ellipses, not UTF-8 read as Latin-1.
+    QVERIFY(findAction(&w, QString::fromUtf8("WGSL\u2026")));
+    for (QAction* act : w.findChildren<QAction*>()) QVERIFY2(!act->text().contains(QString::fromUtf8("\u00e2\u20ac")), qPrintable(act->text()));
+  }
+
+  void verifyAgainstAWrongReferenceListsTheMismatch() {
+    QTemporaryDir dir;
+    const QString ref = dir.filePath(QStringLiteral("ref.py"));
+    QFile f(ref);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write("def choose(a):\n    return 10 if a > 5 else 12\n");  // disagrees at a = 5 only
+    f.close();
+    const QString path = dir.filePath(QStringLiteral("choose.py"));
+    QVERIFY(QFile::copy(data("choose.py"), path));
+    MainWindow w;
+    w.show();
+    QVERIFY(w.openPath(path));
+    QVERIFY(w.waitUntilSettled(30000));
+    w.session()->setDebounceMs(30);
+    VerifyPanel* v = w.verifyPanel();
+    v->referenceEdit()->setFocus();
+    QTest::keyClicks(v->referenceEdit(), ref);
+    QTest::mouseClick(v->runButton(), Qt::LeftButton);
+    QVERIFY(w.waitUntilSettled(60000));
+    if (v->summary().contains(QStringLiteral("CPython"))) QSKIP("this build has no embedded CPython");
+    QVERIFY2(v->summary().contains(QStringLiteral("1 mismatch")), qPrintable(v->summary()));
+    QCOMPARE(v->mismatches()->topLevelItemCount(), 1);
+    QTreeWidgetItem* item = v->mismatches()->topLevelItem(0);
+    QCOMPARE(item->text(VerifyPanel::Inputs), QStringLiteral("a=5"));
+    QVERIFY2(item->text(VerifyPanel::Circuit).contains(QStringLiteral("10")), qPrintable(item->text(VerifyPanel::Circuit)));
+    QVERIFY2(item->text(VerifyPanel::Reference).contains(QStringLiteral("12")), qPrintable(item->text(VerifyPanel::Reference)));
+    QVERIFY2(item->text(VerifyPanel::Difference).contains(QStringLiteral("-2")), qPrintable(item->text(VerifyPanel::Difference)));
+    QVERIFY(!v->stale());
+    // A click loads the case.
+    const QRect r = v->mismatches()->visualItemRect(item);
+    QTest::mouseClick(v->mismatches()->viewport(), Qt::LeftButton, {}, r.center());
+    QVERIFY(w.waitUntilSettled(30000));
+    QCOMPARE(w.session()->currentCase().at("a"), 5.0);
+    QCOMPARE(w.session()->exactRun().outputs.at(0), 10.0);
+    // A tolerance of 2 accepts the difference.
+    v->atolEdit()->clear();
+    QTest::keyClicks(v->atolEdit(), QStringLiteral("2"));
+    QVERIFY(v->stale());
+    QTest::mouseClick(v->runButton(), Qt::LeftButton);
+    QVERIFY(w.waitUntilSettled(60000));
+    QVERIFY2(v->summary().contains(QStringLiteral("passed")), qPrintable(v->summary()));
+    // Editing the code makes the result stale.
+    typeAtEnd(w.editor(), QString());
+    QTest::keyClick(w.editor(), Qt::Key_Return);
+    QVERIFY(w.waitUntilSettled(30000));
+    QVERIFY(v->stale());
+    QVERIFY(v->summary().contains(QStringLiteral("stale")));
+  }
+
+  void hybridGradientFailureIsAProblemWithItsSelect() {
+    MainWindow w;
+    w.show();
+    QVERIFY(w.openPath(data("ratio.py")));
+    QVERIFY(w.waitUntilSettled(30000));
+    QCOMPARE(w.session()->semantics(), Semantics::Hybrid);
+    auto* table = w.inputs()->table();
+    typeIntoCell(table, w.inputs()->rowOf(QStringLiteral("x")), 4, QStringLiteral("3"));
+    QVERIFY(w.waitUntilSettled(30000));
+    QVERIFY(w.session()->exactRun().ok);  // the forward run is fine at y = 0
+    const auto& g = w.session()->chosenGrad();
+    QVERIFY(!g.ok);
+    QVERIFY(g.failed_select >= 0);
+    QVERIFY(g.failed_node >= 0);
+    auto p = w.session()->program();
+    QCOMPARE(p->nodes[static_cast<std::size_t>(g.failed_select)].op, Op::Select);
+    QCOMPARE(p->nodes[static_cast<std::size_t>(g.failed_node)].op, Op::FloorDiv);
+    // Problems lists it with the jump term and the untaken branch's value.
+    QTreeWidgetItem* problem = nullptr;
+    for (int i = 0; i < w.problems()->topLevelItemCount(); ++i)
+      if (w.problems()->topLevelItem(i)->text(2).contains(QStringLiteral("did not choose"))) problem = w.problems()->topLevelItem(i);
+    QVERIFY(problem);
+    const QString text = problem->text(2);
+    QVERIFY2(text.contains(QStringLiteral("jump term (yes - no) * surrogate'")), qPrintable(text));
+    QVERIFY2(text.contains(QStringLiteral("undefined (not taken)")), qPrintable(text));
+    QVERIFY2(text.contains(QStringLiteral("= 3 (taken)")), qPrintable(text));  // x / (y + 1) = 3
+    // The inspector marks both nodes instead of leaving the column blank.
+    auto* m = w.inspector()->model();
+    QCOMPARE(m->data(m->index(g.failed_select, InspectorModel::ChosenGrad), Qt::DisplayRole).toString(), QStringLiteral("fails"));
+    QCOMPARE(m->data(m->index(g.failed_node, InspectorModel::ChosenGrad), Qt::DisplayRole).toString(), QStringLiteral("fails"));
+    // Clicking the problem selects the select and puts the cursor on its line.
+    const QRect r = w.problems()->visualItemRect(problem);
+    QTest::mouseClick(w.problems()->viewport(), Qt::LeftButton, {}, r.center());
+    QCOMPARE(w.session()->selected(), g.failed_select);
+    // Exact semantics has no jump term: no problem.
+    auto* box = w.inspector()->semanticsBox();
+    box->setCurrentIndex(box->findData(static_cast<int>(Semantics::Exact)));
+    QVERIFY(w.waitUntilSettled(30000));
+    for (int i = 0; i < w.problems()->topLevelItemCount(); ++i)
+      QVERIFY(!w.problems()->topLevelItem(i)->text(2).contains(QStringLiteral("did not choose")));
+    // One semantics label: the IR header says what the inspector says.
+    QVERIFY2(w.irText()->document()->firstBlock().text().startsWith(QStringLiteral("; semantics exact")),
+             qPrintable(w.irText()->document()->firstBlock().text()));
+    box->setCurrentIndex(box->findData(static_cast<int>(Semantics::Hybrid)));
+    QVERIFY(w.waitUntilSettled(30000));
+    QVERIFY2(w.irText()->document()->firstBlock().text().startsWith(QStringLiteral("; semantics hybrid")),
+             qPrintable(w.irText()->document()->firstBlock().text()));
+  }
+
+  void brokenSourceGreysTheOldCircuit() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("choose.py"));
+    QVERIFY(QFile::copy(data("choose.py"), path));
+    MainWindow w;
+    w.show();
+    QVERIFY(w.openPath(path));
+    QVERIFY(w.waitUntilSettled(30000));
+    w.session()->setDebounceMs(30);
+    QVERIFY(!w.graph()->outOfDate());
+    QVERIFY(w.inspector()->isEnabled());
+    typeAtEnd(w.editor(), QStringLiteral(" +"));
+    QVERIFY(w.waitUntilSettled(30000));
+    QVERIFY(w.graph()->outOfDate());
+    QVERIFY(!w.inspector()->isEnabled());
+    QVERIFY(!w.irText()->isEnabled());
+    // The caret no longer tints nodes by line numbers of the old circuit.
+    w.editor()->setCursorPosition(2, 2);
+    QTest::qWait(50);
+    QVERIFY(w.session()->highlighted().empty());
+    const int last = w.editor()->lines() - 1;
+    w.editor()->setCursorPosition(last, w.editor()->text(last).size());
+    QTest::keyClick(w.editor(), Qt::Key_Backspace);
+    QTest::keyClick(w.editor(), Qt::Key_Backspace);
+    QVERIFY(w.waitUntilSettled(30000));
+    QVERIFY(!w.graph()->outOfDate());
+    QVERIFY(w.inspector()->isEnabled());
+  }
+
+  void aMissingFileGetsADialog() {
+    MainWindow w;
+    w.show();
+    QVERIFY(!w.openPath(QStringLiteral("/nonexistent/missing.py")));
+    QVERIFY(w.lastWarning().contains(QStringLiteral("missing.py")));
+    QTemporaryDir dir;
+    const QString corrupt = dir.filePath(QStringLiteral("corrupt.json"));
+    QFile f(corrupt);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write("{ not json");
+    f.close();
+    QVERIFY(w.openPath(corrupt));
+    QVERIFY(w.waitUntilSettled(30000));
+    QVERIFY2(w.lastWarning().contains(QStringLiteral("corrupt.json")), qPrintable(w.lastWarning()));
+  }
+};
+
+QTEST_MAIN(JourneysTest)
+#include "journeys_test.moc"

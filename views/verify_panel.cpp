@@ -1,0 +1,237 @@
+#include "views/verify_panel.h"
+
+#include <QComboBox>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QGridLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QToolButton>
+#include <QTreeWidget>
+#include <QVBoxLayout>
+
+namespace tc {
+namespace views {
+
+VerifyPanel::VerifyPanel(Session* session, QWidget* parent) : QWidget(parent), session_(session) {
+  auto* lay = new QVBoxLayout(this);
+  lay->setContentsMargins(4, 4, 4, 4);
+  auto* grid = new QGridLayout;
+  grid->setContentsMargins(0, 0, 0, 0);
+  auto browse = [this](QLineEdit* edit, const QString& title, const QString& filter) {
+    auto* b = new QToolButton(this);
+    b->setText(tr("…"));
+    b->setToolTip(title);
+    connect(b, &QToolButton::clicked, this, [this, edit, title, filter] {
+      const QString start = session_->filePath().isEmpty() ? QString() : QFileInfo(session_->filePath()).absolutePath();
+      const QString path = QFileDialog::getOpenFileName(this, title, start, filter);
+      if (!path.isEmpty()) edit->setText(path);
+    });
+    return b;
+  };
+  reference_ = new QLineEdit(this);
+  reference_->setPlaceholderText(tr("the source itself, run by CPython"));
+  reference_->setToolTip(tr("A Python file whose function is the reference (empty: the program's own source)"));
+  function_ = new QLineEdit(this);
+  function_->setPlaceholderText(tr("its only function"));
+  function_->setToolTip(tr("The reference file's function (empty: its only one, or the one named like the program's)"));
+  atol_ = new QLineEdit(QStringLiteral("0"), this);
+  rtol_ = new QLineEdit(QStringLiteral("0"), this);
+  atol_->setToolTip(tr("Absolute tolerance (0 and 0: values must be equal)"));
+  rtol_->setToolTip(tr("Relative tolerance"));
+  atol_->setMaximumWidth(90);
+  rtol_->setMaximumWidth(90);
+  dtype_ = new QComboBox(this);
+  dtype_->addItem(QStringLiteral("float64"), static_cast<int>(Dtype::Float64));
+  dtype_->addItem(QStringLiteral("float32"), static_cast<int>(Dtype::Float32));
+  dtype_->setToolTip(tr("The circuit's arithmetic for the check"));
+  cases_edit_ = new QLineEdit(this);
+  cases_edit_->setPlaceholderText(tr("enumerate or sample the inputs' domains"));
+  cases_edit_->setToolTip(tr("A JSON Lines file of cases ({\"a\": 5} per line)"));
+  grid->addWidget(new QLabel(tr("Reference:"), this), 0, 0);
+  grid->addWidget(reference_, 0, 1);
+  grid->addWidget(browse(reference_, tr("Reference Python file"), tr("Python (*.py)")), 0, 2);
+  grid->addWidget(new QLabel(tr("Function:"), this), 0, 3);
+  grid->addWidget(function_, 0, 4);
+  grid->addWidget(new QLabel(tr("Cases:"), this), 1, 0);
+  grid->addWidget(cases_edit_, 1, 1);
+  grid->addWidget(browse(cases_edit_, tr("Case file"), tr("JSON Lines (*.jsonl *.json)")), 1, 2);
+  auto* tol = new QHBoxLayout;
+  tol->addWidget(new QLabel(tr("atol"), this));
+  tol->addWidget(atol_);
+  tol->addWidget(new QLabel(tr("rtol"), this));
+  tol->addWidget(rtol_);
+  tol->addWidget(new QLabel(tr("dtype"), this));
+  tol->addWidget(dtype_);
+  tol->addStretch(1);
+  grid->addLayout(tol, 1, 3, 1, 2);
+  grid->setColumnStretch(1, 3);
+  grid->setColumnStretch(4, 1);
+  lay->addLayout(grid);
+
+  auto* bar = new QHBoxLayout;
+  run_ = new QPushButton(tr("Verify"), this);
+  run_->setToolTip(tr("Check the circuit against the reference over the inputs' domains (F6)"));
+  cancel_ = new QPushButton(tr("Cancel"), this);
+  cancel_->setEnabled(false);
+  progress_ = new QProgressBar(this);
+  progress_->setRange(0, 100);
+  progress_->setValue(0);
+  summary_ = new QLabel(tr("not run yet"), this);
+  summary_->setTextFormat(Qt::RichText);
+  bar->addWidget(run_);
+  bar->addWidget(cancel_);
+  bar->addWidget(progress_, 1);
+  bar->addWidget(summary_, 3);
+  lay->addLayout(bar);
+  list_ = new QTreeWidget(this);
+  list_->setHeaderLabels({tr("Inputs"), tr("Circuit"), tr("Reference"), tr("Difference")});
+  list_->setRootIsDecorated(false);
+  list_->setToolTip(tr("Click a mismatch to load its inputs as the current case"));
+  list_->header()->setStretchLastSection(true);
+  list_->header()->setSectionResizeMode(QHeaderView::Interactive);
+  lay->addWidget(list_, 1);
+  connect(run_, &QPushButton::clicked, this, &VerifyPanel::start);
+  connect(cancel_, &QPushButton::clicked, this, &VerifyPanel::cancel);
+  connect(list_, &QTreeWidget::itemActivated, this, [this](QTreeWidgetItem* item) {
+    const int i = item->data(0, Qt::UserRole).toInt();
+    if (i >= 0 && i < static_cast<int>(cases_.size())) emit caseChosen(cases_[static_cast<std::size_t>(i)]);
+  });
+  connect(list_, &QTreeWidget::itemClicked, this, [this](QTreeWidgetItem* item) { emit list_->itemActivated(item, 0); });
+  connect(&session_->worker(), &EngineWorker::progress, this,
+          [this](const QString& tag, quint64 done, quint64 total, const QString&) {
+            if (tag != QLatin1String("verify") || total == 0) return;
+            progress_->setValue(static_cast<int>(100.0 * static_cast<double>(done) / static_cast<double>(total)));
+          });
+  // A result describes one source and one set of options: mark it when either moves on.
+  connect(session_, &Session::compiled, this, &VerifyPanel::markStale);
+  connect(session_, &Session::documentChanged, this, &VerifyPanel::markStale);
+  for (QLineEdit* e : {reference_, function_, atol_, rtol_, cases_edit_}) connect(e, &QLineEdit::textChanged, this, &VerifyPanel::markStale);
+  connect(dtype_, &QComboBox::currentIndexChanged, this, &VerifyPanel::markStale);
+}
+
+QString VerifyPanel::summary() const { return summary_->text(); }
+
+QString VerifyPanel::settingsKey() const {
+  return QStringList{reference_->text(), function_->text(), atol_->text(), rtol_->text(), dtype_->currentText(), cases_edit_->text()}
+      .join(QChar(0x1f));
+}
+
+void VerifyPanel::markStale() {
+  if (!has_result_) return;
+  const bool now = session_->source() != verified_source_ || settingsKey() != verified_settings_;
+  if (now == stale_) return;
+  stale_ = now;
+  showResult();
+}
+
+void VerifyPanel::showResult() {
+  if (!stale_) {
+    summary_->setText(result_text_);
+  } else {
+    summary_->setText(tr("<b style='color:#8a5a00'>stale</b> (the code or the settings changed since; F6 runs it again): %1")
+                          .arg(result_text_));
+  }
+  const QColor fg = stale_ ? QColor(0x99, 0x99, 0x99) : palette().color(QPalette::Text);
+  for (int i = 0; i < list_->topLevelItemCount(); ++i)
+    for (int c = 0; c < list_->columnCount(); ++c) list_->topLevelItem(i)->setForeground(c, fg);
+}
+
+void VerifyPanel::start() {
+  auto refuse = [this](const QString& why) {
+    has_result_ = false;
+    stale_ = false;
+    list_->clear();
+    cases_.clear();
+    summary_->setText(QStringLiteral("<span style='color:#c02020'>%1</span>").arg(why.toHtmlEscaped()));
+  };
+  if (session_->readOnly() && reference_->text().trimmed().isEmpty()) {
+    refuse(tr("an artifact has no source to verify against: choose a reference file"));
+    return;
+  }
+  if (session_->readOnly()) {
+    refuse(tr("verifying an artifact against a reference file is available on the command line (tensorcode verify --reference)"));
+    return;
+  }
+  if (session_->source().isEmpty()) {
+    refuse(tr("there is no source to verify"));
+    return;
+  }
+  if (session_->compileFailed()) {
+    refuse(tr("cannot verify: %1").arg(session_->outOfDateReason()));
+    return;
+  }
+  VerifySettings vs;
+  bool ok1 = false, ok2 = false;
+  vs.atol = atol_->text().trimmed().isEmpty() ? 0.0 : atol_->text().trimmed().toDouble(&ok1);
+  vs.rtol = rtol_->text().trimmed().isEmpty() ? 0.0 : rtol_->text().trimmed().toDouble(&ok2);
+  if ((!atol_->text().trimmed().isEmpty() && !ok1) || (!rtol_->text().trimmed().isEmpty() && !ok2)) {
+    refuse(tr("atol and rtol must be numbers"));
+    return;
+  }
+  vs.reference_path = reference_->text().trimmed().toStdString();
+  vs.reference_function = function_->text().trimmed().toStdString();
+  vs.dtype = static_cast<Dtype>(dtype_->currentData().toInt());
+  vs.cases_path = cases_edit_->text().trimmed().toStdString();
+  run_->setEnabled(false);
+  cancel_->setEnabled(true);
+  progress_->setValue(0);
+  summary_->setText(tr("verifying…"));
+  list_->clear();
+  cases_.clear();
+  has_result_ = false;
+  stale_ = false;
+  const QString source = session_->source();
+  const QString settings = settingsKey();
+  const std::string src = source.toStdString();
+  const std::string file = QFileInfo(session_->filePath()).fileName().toStdString();
+  const std::string fn = session_->function().toStdString();
+  session_->worker().post(QStringLiteral("verify"), [this, src, file, fn, vs, source, settings](JobControl& ctl) -> EngineWorker::Deliver {
+    auto r = std::make_shared<VerifyResult>(verify_source(src, file.empty() ? "untitled.py" : file, fn, vs, &ctl));
+    return [this, r, source, settings] {
+      run_->setEnabled(true);
+      cancel_->setEnabled(false);
+      progress_->setValue(100);
+      verified_source_ = source;
+      verified_settings_ = settings;
+      has_result_ = true;
+      if (!r->ok) {
+        result_text_ = QStringLiteral("<span style='color:#c02020'>%1</span>")
+                           .arg(r->error ? QString::fromStdString(r->error->format()).toHtmlEscaped() : tr("failed"));
+      } else if (r->passed) {
+        result_text_ = tr("<b style='color:#1a7f37'>passed</b>: %1 cases%2 against %3")
+                           .arg(r->cases)
+                           .arg(r->exhaustive ? tr(" (exhaustive)") : QString(), QString::fromStdString(r->reference).toHtmlEscaped());
+      } else {
+        result_text_ = tr("<b style='color:#c02020'>%1 mismatch(es)</b> in %2 cases against %3")
+                           .arg(r->mismatch_count)
+                           .arg(r->cases)
+                           .arg(QString::fromStdString(r->reference).toHtmlEscaped());
+      }
+      for (const auto& m : r->mismatches) {
+        QStringList in;
+        for (const auto& [k, v] : m.inputs) in << QStringLiteral("%1=%2").arg(QString::fromStdString(k), QString::fromStdString(format_number(v)));
+        auto* item = new QTreeWidgetItem(list_, {in.join(QStringLiteral(", ")), QString::fromStdString(m.circuit),
+                                                 QString::fromStdString(m.reference), QString::fromStdString(m.difference)});
+        item->setData(0, Qt::UserRole, static_cast<int>(cases_.size()));
+        cases_.push_back(m.inputs);
+      }
+      for (int c = 0; c < list_->columnCount(); ++c) list_->resizeColumnToContents(c);
+      stale_ = session_->source() != verified_source_ || settingsKey() != verified_settings_;
+      showResult();
+    };
+  }, this);
+}
+
+void VerifyPanel::cancel() {
+  session_->worker().cancel(QStringLiteral("verify"));
+  run_->setEnabled(true);
+  cancel_->setEnabled(false);
+  summary_->setText(tr("cancelled"));
+}
+
+}  // namespace views
+}  // namespace tc

@@ -1,0 +1,70 @@
+#pragma once
+// The Verify panel: the circuit against a reference (the source itself run by
+// CPython, or another Python file and function) with the CLI's options:
+// tolerances, dtype and a case file. Mismatches are listed side by side and
+// load into the Inputs panel on a click; a result goes stale when the code
+// or the settings change after it.
+#include <QWidget>
+
+#include "views/session.h"
+
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QProgressBar;
+class QPushButton;
+class QTreeWidget;
+
+namespace tc {
+namespace views {
+
+class VerifyPanel : public QWidget {
+  Q_OBJECT
+ public:
+  enum Column { Inputs, Circuit, Reference, Difference };
+  explicit VerifyPanel(Session* session, QWidget* parent = nullptr);
+  [[nodiscard]] QTreeWidget* mismatches() const { return list_; }
+  [[nodiscard]] QString summary() const;
+  [[nodiscard]] QLineEdit* referenceEdit() const { return reference_; }
+  [[nodiscard]] QLineEdit* referenceFunctionEdit() const { return function_; }
+  [[nodiscard]] QLineEdit* atolEdit() const { return atol_; }
+  [[nodiscard]] QLineEdit* rtolEdit() const { return rtol_; }
+  [[nodiscard]] QComboBox* dtypeBox() const { return dtype_; }
+  [[nodiscard]] QLineEdit* casesEdit() const { return cases_edit_; }
+  [[nodiscard]] QPushButton* runButton() const { return run_; }
+  /// A result is shown but the source or the settings changed since it was computed.
+  [[nodiscard]] bool stale() const { return stale_; }
+
+ public slots:
+  void start();
+  void cancel();
+
+ signals:
+  void caseChosen(const tc::views::Case& c);
+
+ private:
+  void markStale();
+  void showResult();
+  [[nodiscard]] QString settingsKey() const;
+  Session* session_;
+  QLineEdit* reference_;
+  QLineEdit* function_;
+  QLineEdit* atol_;
+  QLineEdit* rtol_;
+  QComboBox* dtype_;
+  QLineEdit* cases_edit_;
+  QPushButton* run_;
+  QPushButton* cancel_;
+  QProgressBar* progress_;
+  QLabel* summary_;
+  QTreeWidget* list_;
+  std::vector<Case> cases_;
+  QString result_text_;    // summary of the last result
+  QString verified_source_;  // the source and settings it was computed for
+  QString verified_settings_;
+  bool has_result_ = false;
+  bool stale_ = false;
+};
+
+}  // namespace views
+}  // namespace tc
