@@ -9,7 +9,7 @@
 #   installer/setup.sh build   build only
 #
 # Environment: BUILD_DIR (default build), JOBS (default: all cores),
-# FUZZ_SECONDS (default 20 per fuzz target in `test`).
+# FUZZ_SECONDS (default 15 per fuzz target in `test`).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
@@ -43,9 +43,9 @@ tsan_stage() {
 }
 
 # libFuzzer: every target in fuzz/ for a bounded time on its committed corpus
-# (FUZZ_SECONDS each, default 20), in a clang tree of its own.
+# (FUZZ_SECONDS each, default 15), in a clang tree of its own.
 fuzz_stage() {
-  local dir="${BUILD_DIR}-fuzz" seconds=${FUZZ_SECONDS:-20}
+  local dir="${BUILD_DIR}-fuzz" seconds=${FUZZ_SECONDS:-15}
   CC=clang CXX=clang++ configure "$dir" -DTC_BUILD_FUZZERS=ON -DTC_BUILD_TESTS=OFF -DTC_BUILD_IDE=OFF \
     -DTC_BUILD_BENCH=OFF -DTC_ENABLE_VULKAN=OFF -DTC_ENABLE_PYTHON=OFF -DCMAKE_BUILD_TYPE=Debug \
     "-DCMAKE_CXX_FLAGS_DEBUG=-O1 -gline-tables-only -DNDEBUG" "-DCMAKE_C_FLAGS_DEBUG=-O1 -gline-tables-only -DNDEBUG"
