@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "emit/program_gen.h"
 #include "eval/evaluator.h"
 #ifdef TC_HAVE_VULKAN
 #include "vulkan/runner.h"
@@ -32,62 +33,12 @@ namespace {
 
 using namespace tc;
 
-/// A layered circuit whose values stay in [-1, 1], so no case fails: affine
-/// means, products, relu, max via compare + select, sigmoid.
+/// The layered circuit (values stay in [-1, 1], so no case fails: affine
+/// means, products, relu, max via compare + select, and sigmoid, or negation
+/// in its place for the twin compared bit for bit) is the tests'
+/// bounded_program with seed 2024.
 Program circuit(int nodes, int inputs, bool with_sigmoid = true) {
-  std::mt19937_64 rng(2024);
-  auto uni = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
-  Program p;
-  p.dtype = Dtype::Float32;
-  auto add = [&](Node n) {
-    n.id = static_cast<NodeId>(p.nodes.size());
-    p.nodes.push_back(std::move(n));
-    return p.nodes.back().id;
-  };
-  std::vector<NodeId> pool;
-  for (int k = 0; k < inputs; ++k) {
-    Node n;
-    n.op = Op::Input;
-    n.name = "x" + std::to_string(k);
-    n.domain = Domain::float32(-1, 1);
-    pool.push_back(add(n));
-  }
-  auto pick = [&] { return pool[pool.size() - 1 - static_cast<std::size_t>(uni(0, std::min<int>(15, static_cast<int>(pool.size()) - 1)))]; };
-  while (static_cast<int>(p.nodes.size()) < nodes) {
-    Node n;
-    const int c = uni(0, 19);
-    if (c < 6) {
-      n.op = Op::Affine;
-      n.args = {pick(), pick()};
-      n.coefficients = {0.5, c < 3 ? 0.5 : -0.5};
-    } else if (c < 9) {
-      n.op = Op::Mul;
-      n.args = {pick(), pick()};
-    } else if (c < 12) {
-      n.op = Op::Relu;
-      n.args = {pick()};
-    } else if (c < 17) {
-      Node g;
-      g.op = Op::Gt;
-      const NodeId a = pick(), b = pick();
-      g.args = {a, b};
-      n.op = Op::Select;
-      n.args = {add(g), a, b};
-    } else if (with_sigmoid) {
-      n.op = Op::Sigmoid;
-      n.args = {pick()};
-    } else {
-      // 0.5 - 0.5 x: like sigmoid, lifts values back into (0, 1), so
-      // products do not all decay to 0.
-      n.op = Op::Affine;
-      n.args = {pick()};
-      n.coefficients = {-0.5};
-      n.bias = 0.5;
-    }
-    pool.push_back(add(n));
-  }
-  for (int k = 0; k < 4; ++k) p.outputs.push_back({"result[" + std::to_string(k) + "]", pool[pool.size() - 1 - static_cast<std::size_t>(k)]});
-  return p;
+  return testgen::bounded_program(nodes, 2024, with_sigmoid, inputs);
 }
 
 /// Tolerance classes of docs/backends.md, from the node's dependencies.
@@ -216,7 +167,7 @@ int main(int argc, char** argv) {
   }
   // In the circuit above nearly every output lies behind a decision on a
   // sigmoid result, which the tolerance rules leave uncompared; the same
-  // generator without sigmoid (0.5 - 0.5 x instead) must then match bit for bit
+  // generator without sigmoid (negation instead) must then match bit for bit
   // on every output.
   std::size_t exact_compared = 0, exact_nonzero = 0;
   {

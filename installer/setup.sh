@@ -3,10 +3,13 @@
 #
 #   installer/setup.sh ide     build, then open the IDE on a bundled example
 #   installer/setup.sh test    build, then run the whole test suite (also an
-#                              ASan+UBSan build of the engine's tests)
+#                              ASan+UBSan+LSan build of the engine's tests, a
+#                              TSan build of the IDE worker/session test and
+#                              every fuzzer for FUZZ_SECONDS on its corpus)
 #   installer/setup.sh build   build only
 #
-# Environment: BUILD_DIR (default build), JOBS (default: all cores).
+# Environment: BUILD_DIR (default build), JOBS (default: all cores),
+# FUZZ_SECONDS (default 15 per fuzz target in `test`).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
@@ -26,6 +29,42 @@ configure() {  # configure DIR [cmake args...]
 
 configure "$BUILD_DIR"
 cmake --build "$BUILD_DIR" -j "$JOBS"
+
+# ThreadSanitizer: the IDE's engine thread and session (QtCore only), in a
+# small tree of its own that builds just that test and what it links.
+tsan_stage() {
+  local dir="${BUILD_DIR}-tsan"
+  configure "$dir" -DTC_BUILD_BENCH=OFF -DTC_ENABLE_VULKAN=OFF -DTC_ENABLE_PYTHON=OFF \
+    -DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS_DEBUG=-O1 -DNDEBUG -fsanitize=thread" \
+    "-DCMAKE_C_FLAGS_DEBUG=-O1 -DNDEBUG -fsanitize=thread" -DCMAKE_EXE_LINKER_FLAGS=-fsanitize=thread
+  cmake --build "$dir" -j "$JOBS" --target tc_views_worker_session_test
+  TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$root/installer/sanitizers/tsan.supp" \
+    ctest --test-dir "$dir" --output-on-failure -R '^views\.worker_session_test$'
+}
+
+# libFuzzer: every target in fuzz/ for a bounded time on its committed corpus
+# (FUZZ_SECONDS each, default 15), in a clang tree of its own.
+fuzz_stage() {
+  local dir="${BUILD_DIR}-fuzz" seconds=${FUZZ_SECONDS:-15}
+  CC=clang CXX=clang++ configure "$dir" -DTC_BUILD_FUZZERS=ON -DTC_BUILD_TESTS=OFF -DTC_BUILD_IDE=OFF \
+    -DTC_BUILD_BENCH=OFF -DTC_ENABLE_VULKAN=OFF -DTC_ENABLE_PYTHON=OFF -DCMAKE_BUILD_TYPE=Debug \
+    "-DCMAKE_CXX_FLAGS_DEBUG=-O1 -gline-tables-only -DNDEBUG" "-DCMAKE_C_FLAGS_DEBUG=-O1 -gline-tables-only -DNDEBUG"
+  local targets=() src name
+  for src in "$root"/fuzz/*_fuzz.cpp; do targets+=(--target "tc_$(basename "$src" .cpp)"); done
+  cmake --build "$dir" -j "$JOBS" "${targets[@]}"
+  for src in "$root"/fuzz/*_fuzz.cpp; do
+    name=$(basename "$src" .cpp)
+    echo "fuzz: $name for ${seconds}s on fuzz/corpus/${name%_fuzz}"
+    # A scratch copy of the corpus: new inputs found here are not committed.
+    local work; work=$(mktemp -d)
+    cp -r "$root/fuzz/corpus/${name%_fuzz}/." "$work/"
+    "$dir/bin/tc_$name" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+      -artifact_prefix="$dir/crash-$name-" "$work" 2>&1 | tail -n 12
+    local rc=${PIPESTATUS[0]}
+    rm -rf "$work"
+    [ "$rc" = 0 ] || { echo "fuzz: $name failed (exit $rc); the input is in $dir"; return 1; }
+  done
+}
 
 case "$mode" in
   build)
@@ -47,8 +86,12 @@ case "$mode" in
     configure "$asan_dir" -DTC_SANITIZE=ON -DTC_BUILD_IDE=OFF -DTC_BUILD_BENCH=OFF -DTC_ENABLE_VULKAN=OFF \
       -DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS_DEBUG=-O1 -DNDEBUG" "-DCMAKE_C_FLAGS_DEBUG=-O1 -DNDEBUG"
     cmake --build "$asan_dir" -j "$JOBS"
-    ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 \
+    # LeakSanitizer on; only the embedded CPython's lifetime allocations are suppressed.
+    ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS="suppressions=$root/installer/sanitizers/lsan.supp print_suppressions=0" \
+      UBSAN_OPTIONS=print_stacktrace=1 \
       ctest --test-dir "$asan_dir" -j "$JOBS" --output-on-failure -LE "acceptance|gpu|slow"
+    tsan_stage
+    fuzz_stage
     # The full suite last, so its summary closes the output. Tests labelled
     # "slow" (the 100,000-node circuit on lavapipe, minutes) run only when
     # TC_SLOW_TESTS=1: `TC_SLOW_TESTS=1 installer/setup.sh test`.

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "common.h"
+#include "base/json_append.h"
 #include "options.h"
 #include "passes/analyze.h"
 
@@ -54,7 +55,7 @@ int run_analyze(const AnalyzeArgs& args) {
     nodes.push_back(std::move(j));
   }
   nlohmann::ordered_json outputs = nlohmann::ordered_json::object();
-  for (const auto& [name, id] : p.outputs) outputs[name] = interval_json(a->intervals[static_cast<std::size_t>(id)]);
+  for (const auto& [name, id] : p.outputs) json_append(outputs, name, interval_json(a->intervals[static_cast<std::size_t>(id)]));
   nlohmann::ordered_json warnings = nlohmann::ordered_json::array();
   for (const AnalysisWarning& w : a->warnings) {
     nlohmann::ordered_json j;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "common.h"
+#include "verify/cases.h"
 #include "options.h"
 #include "scale_out.h"
 #include "grad/fit.h"
@@ -71,8 +72,10 @@ Status read_data(std::istream& in, std::uint64_t first_line, const std::string& 
   std::string line;
   std::size_t lineno = static_cast<std::size_t>(first_line) - 1;
   auto fail = [&](const std::string& msg) { return make_error(msg, SourceLoc{static_cast<int>(lineno), 0}); };
-  while (std::getline(in, line)) {
+  for (LineRead got; (got = read_line_bounded(in, line, kMaxCaseLineBytes)) != LineRead::End;) {
     ++lineno;
+    if (got == LineRead::TooLong)
+      return fail("the line is longer than " + std::to_string(kMaxCaseLineBytes) + " bytes (a case is one short object)");
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
     auto j = parse_json_limited(line, 4);
     if (!j) return fail(j.error().message);
@@ -87,9 +90,9 @@ Status read_data(std::istream& in, std::uint64_t first_line, const std::string& 
       } else if (it->is_boolean()) {
         v = it->get<bool>() ? 1.0 : 0.0;
       } else {
-        return fail("field '" + it.key() + "' must be a number");
+        return fail("field '" + quote_user(it.key()) + "' must be a number");
       }
-      if (!std::isfinite(v)) return fail("field '" + it.key() + "' is not a finite number");
+      if (!std::isfinite(v)) return fail("field '" + quote_user(it.key()) + "' is not a finite number");
       bool used = false;
       for (std::size_t t = 0; t < targets.size(); ++t)
         if (targets[t].field == it.key()) {
@@ -101,7 +104,7 @@ Status read_data(std::istream& in, std::uint64_t first_line, const std::string& 
         c.env.inputs[it.key()] = v;
         used = true;
       }
-      if (!used) return fail("field '" + it.key() + "' is neither an input nor a target");
+      if (!used) return fail("field '" + quote_user(it.key()) + "' is neither an input nor a target");
     }
     for (std::size_t t = 0; t < targets.size(); ++t)
       if (!have[t]) return fail("missing target field '" + targets[t].field + "'");

@@ -6,6 +6,7 @@
 #include <map>
 
 #include "common.h"
+#include "base/json_append.h"
 #include "ir/printer.h"
 #include "passes/schedule.h"
 
@@ -56,19 +57,19 @@ int run_info(const InfoArgs& info) {
   std::map<std::string, std::size_t> ops;
   for (const Node& n : p.nodes) {
     ++ops[std::string(op_name(n.op))];
-    if (n.op == Op::Input) inputs[n.name] = domain_json(*n.domain);
-    if (n.op == Op::Parameter) params[n.name] = number(n.value);
+    if (n.op == Op::Input) json_append(inputs, n.name, domain_json(*n.domain));
+    if (n.op == Op::Parameter) json_append(params, n.name, number(n.value));
     if (n.op == Op::State) {
       auto s = domain_json(*n.domain);
       s["initial"] = number(n.value);
-      state[n.name] = s;
+      json_append(state, n.name, s);
     }
   }
   out["inputs"] = inputs;
   out["parameters"] = params;
   out["state"] = state;
   nlohmann::ordered_json outs = nlohmann::ordered_json::object();
-  for (const auto& [name, id] : p.outputs) outs[name] = id;
+  for (const auto& [name, id] : p.outputs) json_append(outs, name, id);
   out["outputs"] = outs;
   nlohmann::ordered_json opj = nlohmann::ordered_json::object();
   for (const auto& [name, count] : ops) opj[name] = count;

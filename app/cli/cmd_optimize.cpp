@@ -37,8 +37,12 @@ int run_optimize(const OptimizeArgs& args) {
   }
   const OptimizeStats& s = result->stats;
   const double percent = s.nodes_before ? 100.0 * (1.0 - double(s.nodes_after) / double(s.nodes_before)) : 0.0;
-  std::fprintf(stderr, "optimize: %zu -> %zu nodes (%.1f%% fewer)\n", s.nodes_before, s.nodes_after, percent);
-  return write_output(args.out, save_artifact(result->program));
+  // The summary comes after the write and only when it succeeded, so a
+  // failing optimize prints exactly one line on stderr: its error.
+  const int status = write_output(args.out, save_artifact(result->program));
+  if (status == kOk)
+    std::fprintf(stderr, "optimize: %zu -> %zu nodes (%.1f%% fewer)\n", s.nodes_before, s.nodes_after, percent);
+  return status;
 }
 
 CommandRegistration reg{"optimize",

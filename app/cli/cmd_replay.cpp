@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "base/atomic_file.h"
+#include "base/json_append.h"
 #include "common.h"
 #include "runtime/runtime.h"
 
@@ -57,7 +58,7 @@ bool is_blank(const std::string& line) {
 
 nlohmann::ordered_json named_json(const std::vector<std::string>& names, std::span<const double> values) {
   nlohmann::ordered_json out = nlohmann::ordered_json::object();
-  for (std::size_t i = 0; i < names.size(); ++i) out[names[i]] = number(values[i]);
+  for (std::size_t i = 0; i < names.size(); ++i) json_append(out, names[i], number(values[i]));
   return out;
 }
 
@@ -179,7 +180,7 @@ int run_replay(const ReplayArgs& a) {
     if (live) std::fflush(stdout);
   }
   std::fflush(stdout);
-  if (failure) std::fprintf(stderr, "%s:%zu: error: %s\n", a.events.c_str(), line_no, failure->c_str());
+  if (failure) report_line(a.events, line_no, *failure);
   // The snapshot holds the last committed state, also after a failed event.
   if (int status = write_snapshot(a, rt); status != kOk) return status;
   return failure ? kRejected : kOk;

@@ -12,6 +12,8 @@
 #include <vector>
 
 #include "common.h"
+#include "base/json_append.h"
+#include "verify/cases.h"
 #include "options.h"
 #include "scale_out.h"
 #include "ir/artifact.h"
@@ -105,7 +107,7 @@ void report_runtime(const Diagnostic& d, const LoadedProgram& loaded, const std:
 
 nlohmann::ordered_json outputs_json(const Program& p, const std::vector<std::vector<double>>& cols, std::size_t c) {
   nlohmann::ordered_json j = nlohmann::ordered_json::object();
-  for (std::size_t o = 0; o < p.outputs.size(); ++o) j[p.outputs[o].first] = number(cols[o][c]);
+  for (std::size_t o = 0; o < p.outputs.size(); ++o) json_append(j, p.outputs[o].first, number(cols[o][c]));
   return j;
 }
 
@@ -154,7 +156,7 @@ int run_single(const RunArgs& args, const LoadedProgram& loaded, const Evaluator
     return kRejected;
   }
   nlohmann::ordered_json j = nlohmann::ordered_json::object();
-  for (std::size_t o = 0; o < p.outputs.size(); ++o) j[p.outputs[o].first] = number(r->outputs[o]);
+  for (std::size_t o = 0; o < p.outputs.size(); ++o) json_append(j, p.outputs[o].first, number(r->outputs[o]));
   print_json(j);
   return kOk;
 }
@@ -175,8 +177,10 @@ Status read_cases(std::istream& in, std::uint64_t first_line, const std::string&
   std::size_t lineno = static_cast<std::size_t>(first_line) - 1;
   std::vector<std::uint8_t> seen(ids.size());
   auto fail = [&](const std::string& msg) { return make_error(msg, SourceLoc{static_cast<int>(lineno), 0}); };
-  while (std::getline(in, line)) {
+  for (LineRead got; (got = read_line_bounded(in, line, kMaxCaseLineBytes)) != LineRead::End;) {
     ++lineno;
+    if (got == LineRead::TooLong)
+      return fail("the line is longer than " + std::to_string(kMaxCaseLineBytes) + " bytes (a case is one short object)");
     if ((lineno & 0xffff) == 0) progress.update("read", count, 0);
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
     auto j = parse_json_limited(line, 4);
@@ -186,14 +190,14 @@ Status read_cases(std::istream& in, std::uint64_t first_line, const std::string&
     for (auto& col : columns) col.push_back(0.0);
     for (auto it = j->begin(); it != j->end(); ++it) {
       auto k = index.find(it.key());
-      if (k == index.end()) return fail("unknown input '" + it.key() + "'");
+      if (k == index.end()) return fail("unknown input '" + quote_user(it.key()) + "'");
       double v;
       if (it->is_number()) {
         v = it->get<double>();
       } else if (it->is_boolean()) {
         v = it->get<bool>() ? 1.0 : 0.0;
       } else {
-        return fail("input '" + it.key() + "' must be a number");
+        return fail("input '" + quote_user(it.key()) + "' must be a number");
       }
       columns[k->second].back() = v;
       seen[k->second] = 1;

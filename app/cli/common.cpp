@@ -1,6 +1,8 @@
 #include "common.h"
 
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
@@ -73,7 +75,8 @@ Result<CompileOptions> compile_options_from(const ProgramArgs& args) {
 }
 
 Result<LoadedProgram> load_program(const ProgramArgs& args) {
-  auto text = read_file(args.path);
+  // An artifact over the loader's limit is refused by its size, unread.
+  auto text = ends_with(args.path, ".py") ? read_file(args.path) : read_file(args.path, kMaxJsonTextBytes);
   if (!text) return text.error();
   LoadedProgram out;
   if (ends_with(args.path, ".py")) {
@@ -157,6 +160,25 @@ void report(const Diagnostic& d, const std::string& file) {
   std::fprintf(stderr, "%s\n", copy.format().c_str());
 }
 
+void report_line(const std::string& file, std::size_t line, const std::string& message) {
+  Diagnostic d = make_error(message);
+  d.file = file + ":" + std::to_string(line);
+  std::fprintf(stderr, "%s\n", d.format().c_str());
+}
+
+LineRead read_line_bounded(std::istream& in, std::string& line, std::size_t max_bytes) {
+  line.clear();
+  std::streambuf* buf = in.rdbuf();
+  bool any = false;
+  for (int c = buf->sbumpc(); c != std::char_traits<char>::eof(); c = buf->sbumpc()) {
+    any = true;
+    if (c == '\n') return LineRead::Line;
+    if (line.size() >= max_bytes) return LineRead::TooLong;
+    line.push_back(static_cast<char>(c));
+  }
+  return any ? LineRead::Line : LineRead::End;
+}
+
 void report_warnings(const Diagnostics& ds, const std::string& file) {
   for (const Diagnostic& d : ds) report(d, file);
 }
@@ -176,7 +198,13 @@ void print_json(const nlohmann::ordered_json& j) {
 int write_output(const std::string& path, const std::string& text) {
   if (path.empty() || path == "-") {
     std::fwrite(text.data(), 1, text.size(), stdout);
-    std::fflush(stdout);
+    errno = 0;
+    if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+      const int err = errno;
+      report(make_error(std::string("cannot write to standard output") + (err ? ": " : "") +
+                        (err ? std::strerror(err) : "")));
+      return kRejected;
+    }
     return kOk;
   }
   if (Status s = write_file_atomic(path, text); !s) {

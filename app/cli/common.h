@@ -1,6 +1,7 @@
 #pragma once
 /// Helpers shared by the CLI commands: loading PROGRAM (artifact or Python),
 /// NAME=VALUE lists, JSON output and error reporting.
+#include <istream>
 #include <map>
 #include <optional>
 #include <string>
@@ -67,6 +68,16 @@ Result<CompileOptions> compile_options_from(const ProgramArgs& args);
 void report(const Diagnostic& d, const std::string& file = {});
 /// Prints warnings (compile warnings and the like) to stderr.
 void report_warnings(const Diagnostics& ds, const std::string& file = {});
+
+/// Prints "FILE:LINE: error: MESSAGE" (a JSON Lines input's failing line) as
+/// one escaped, bounded line, like report().
+void report_line(const std::string& file, std::size_t line, const std::string& message);
+
+/// Reads the next line of a JSON Lines input without its '\n' (a last line
+/// without one still counts). A line longer than `max_bytes` is not read
+/// into memory whole: the answer is TooLong.
+enum class LineRead { Line, End, TooLong };
+LineRead read_line_bounded(std::istream& in, std::string& line, std::size_t max_bytes);
 
 /// JSON number for output: integral values print without a fraction.
 nlohmann::ordered_json number(double v);

@@ -1,10 +1,13 @@
 // tensorcode: the command-line client of the engine.
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <cstdio>
 #include <exception>
 #include <iostream>
 #include <memory>
 
+#include "base/diagnostic.h"
 #include "command.h"
 #include "scale_out.h"
 
@@ -16,6 +19,21 @@ std::vector<CommandSpec>& command_registry() {
 }  // namespace tc::cli
 
 namespace {
+
+/// Every command writes its result to stdout through stdio; a failed write
+/// (a full disk, /dev/full, a closed pipe) sets the stream's error flag,
+/// which stays set. Flushing here and checking the flag once covers every
+/// write of every command: the result is then incomplete, so exit 3.
+int checked_stdout(int status) {
+  errno = 0;
+  const bool flushed = std::fflush(stdout) == 0;
+  if (flushed && !std::ferror(stdout)) return status;
+  // A command that failed has said why already (one line per error).
+  if (status != tc::cli::kOk && status != tc::cli::kMismatch) return status;
+  const int err = errno;
+  std::fprintf(stderr, "error: cannot write to standard output%s%s\n", err ? ": " : "", err ? std::strerror(err) : "");
+  return tc::cli::kRejected;
+}
 
 int run_cli(int argc, char** argv) {
   using namespace tc::cli;
@@ -43,13 +61,15 @@ int run_cli(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "error: %s\n", e.what());
-    std::fprintf(stderr, "run 'tensorcode --help' or 'tensorcode COMMAND --help' for usage\n");
+    // One line, like every other error (the flag text is the user's: escaped).
+    std::string message = e.what();
+    message += " (run 'tensorcode --help' or 'tensorcode COMMAND --help' for usage)";
+    std::fprintf(stderr, "%s\n", tc::make_error(message).format().c_str());
     return kUsage;
   }
   try {
     for (auto& [sub, run] : runners)
-      if (sub->parsed()) return run();
+      if (sub->parsed()) return checked_stdout(run());
   } catch (const std::bad_alloc&) {
     std::fprintf(stderr, "error: out of memory\n");
     scale::abort_after_internal_error();

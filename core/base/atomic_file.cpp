@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cerrno>
 #include <csignal>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <fcntl.h>
@@ -276,6 +277,13 @@ Result<std::string> read_file(const std::string& path, std::size_t max_bytes) {
   if (::fstat(::fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
     std::fclose(f);
     return make_error("cannot read '" + path + "': it is a directory");
+  }
+  // Refuse an oversized regular file before reading any of it (pipes and
+  // other streams are still cut off at the limit while reading).
+  if (S_ISREG(st.st_mode) && static_cast<std::uint64_t>(st.st_size) > max_bytes) {
+    std::fclose(f);
+    return make_error("'" + path + "' is larger than the " + std::to_string(max_bytes) + "-byte limit (" +
+                      std::to_string(st.st_size) + " bytes)");
   }
   std::string out;
   char buf[65536];

@@ -54,7 +54,10 @@ struct Col {
 #else
 #define TC_INLINE inline
 #endif
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(TC_NO_TARGET_CLONES)
+// Not under ThreadSanitizer: the clones' ifunc resolver runs during
+// relocation, before the TSan runtime is initialised, and crashes.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(TC_NO_TARGET_CLONES) && \
+    !defined(__SANITIZE_THREAD__)
 #define TC_VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
 #else
 #define TC_VECTOR_CLONES

@@ -5,7 +5,11 @@
 #include <clocale>
 #include <cmath>
 #include <cstdlib>
+#include <cstdio>
 #include <locale.h>
+#include <optional>
+
+#include "frontend/unicode_names.h"
 
 namespace tc::py {
 
@@ -26,6 +30,71 @@ constexpr std::array<std::string_view, 47> kOperators = {
 bool is_ident_start(unsigned char c) { return std::isalpha(c) || c == '_' || c >= 0x80; }
 bool is_ident_char(unsigned char c) { return std::isalnum(c) || c == '_' || c >= 0x80; }
 
+/// Length of the valid UTF-8 sequence at s[i], or 0 when it is invalid
+/// (overlong forms, surrogates and code points above U+10FFFF included).
+std::size_t utf8_length(std::string_view s, std::size_t i) {
+  const auto b = static_cast<unsigned char>(s[i]);
+  const std::size_t n = b < 0x80 ? 1 : (b >> 5) == 0x6 ? 2 : (b >> 4) == 0xe ? 3 : (b >> 3) == 0x1e ? 4 : 0;
+  if (n == 0 || i + n > s.size()) return 0;
+  for (std::size_t k = 1; k < n; ++k)
+    if ((static_cast<unsigned char>(s[i + k]) >> 6) != 0x2) return 0;
+  const auto c = static_cast<unsigned char>(s[i + 1 < s.size() ? i + 1 : i]);
+  if (n == 2 && b < 0xc2) return 0;
+  if (n == 3 && ((b == 0xe0 && c < 0xa0) || (b == 0xed && c >= 0xa0))) return 0;
+  if (n == 4 && ((b == 0xf0 && c < 0x90) || b > 0xf4 || (b == 0xf4 && c >= 0x90))) return 0;
+  return n;
+}
+
+char32_t decode_utf8(std::string_view s, std::size_t i, std::size_t n) {
+  const auto b = static_cast<unsigned char>(s[i]);
+  char32_t cp = n == 1 ? b : n == 2 ? (b & 0x1f) : n == 3 ? (b & 0x0f) : (b & 0x07);
+  for (std::size_t k = 1; k < n; ++k) cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3f);
+  return cp;
+}
+
+std::optional<std::size_t> first_invalid_utf8(std::string_view s) {
+  for (std::size_t i = 0; i < s.size();) {
+    if (static_cast<unsigned char>(s[i]) < 0x80) {
+      ++i;
+      continue;
+    }
+    const std::size_t n = utf8_length(s, i);
+    if (n == 0) return i;
+    i += n;
+  }
+  return std::nullopt;
+}
+
+std::string hex_byte(unsigned char b) {
+  static const char* digits = "0123456789abcdef";
+  return {digits[b >> 4], digits[b & 15]};
+}
+
+/// "U+200B", as CPython writes code points in its messages.
+std::string code_point_text(char32_t cp) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "U+%04X", static_cast<unsigned>(cp));
+  return buf;
+}
+
+void append_utf8(std::string& out, char32_t cp) {
+  if (cp < 0x80) {
+    out += static_cast<char>(cp);
+  } else if (cp < 0x800) {
+    out += static_cast<char>(0xc0 | (cp >> 6));
+    out += static_cast<char>(0x80 | (cp & 0x3f));
+  } else if (cp < 0x10000) {
+    out += static_cast<char>(0xe0 | (cp >> 12));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3f));
+    out += static_cast<char>(0x80 | (cp & 0x3f));
+  } else {
+    out += static_cast<char>(0xf0 | (cp >> 18));
+    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3f));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3f));
+    out += static_cast<char>(0x80 | (cp & 0x3f));
+  }
+}
+
 // strtod in the "C" locale whatever the process locale (the IDE's Qt sets it
 // from the environment, and a German locale would read "1.5" as 1).
 double c_strtod(const std::string& s, char** end) {
@@ -39,14 +108,28 @@ class Lexer {
 
   Result<std::vector<Token>> run() {
     indents_.push_back(0);
+    alt_indents_.push_back(0);
+    if (auto bad = first_invalid_utf8(s_)) {
+      i_ = *bad;
+      for (std::size_t k = 0; k < *bad; ++k)
+        if (s_[k] == '\n') {
+          ++line_;
+          line_start_ = k + 1;
+        }
+      return err("source is not valid utf-8: byte 0x" + hex_byte(static_cast<unsigned char>(s_[*bad])) +
+                 " cannot appear here");
+    }
     bool at_line_start = true;
     while (true) {
       if (at_line_start && depth_ == 0) {
         // Measure indentation; blank and comment-only lines do not count.
-        int width = 0;
+        // `alt` counts a tab as one column: CPython's check that tabs and
+        // spaces are used consistently compares indentation both ways.
+        int width = 0, alt = 0;
         std::size_t p = i_;
         while (p < s_.size() && (s_[p] == ' ' || s_[p] == '\t' || s_[p] == '\f')) {
           width = s_[p] == '\t' ? (width / 8 + 1) * 8 : s_[p] == '\f' ? 0 : width + 1;
+          alt = s_[p] == '\f' ? 0 : alt + 1;
           ++p;
         }
         if (p >= s_.size()) {
@@ -62,18 +145,23 @@ class Lexer {
         }
         advance_to(p);
         at_line_start = false;
+        constexpr const char* kTabError = "inconsistent use of tabs and spaces in indentation";
         if (width > indents_.back()) {
+          if (alt <= alt_indents_.back()) return err(kTabError);
           if (static_cast<int>(indents_.size()) > max_indent_)
             return err("indentation is nested too deeply (more than " + std::to_string(max_indent_) + " levels)");
           indents_.push_back(width);
+          alt_indents_.push_back(alt);
           push(Tok::Indent, "");
         } else {
           while (width < indents_.back()) {
             indents_.pop_back();
+            alt_indents_.pop_back();
             push(Tok::Dedent, "");
           }
           if (width != indents_.back())
             return err("unindent does not match any outer indentation level");
+          if (alt != alt_indents_.back()) return err(kTabError);
         }
       }
       if (i_ >= s_.size()) break;
@@ -105,8 +193,20 @@ class Lexer {
       }
       if (is_ident_start(c)) {
         std::size_t b = i_;
-        while (i_ < s_.size() && is_ident_char(static_cast<unsigned char>(s_[i_]))) advance();
-        tokens_.push_back({Tok::Name, std::string(s_.substr(b, i_ - b)), SourceLoc{line_, col_of(b)}});
+        bool ascii = true;
+        while (i_ < s_.size() && is_ident_char(static_cast<unsigned char>(s_[i_]))) {
+          ascii = ascii && static_cast<unsigned char>(s_[i_]) < 0x80;
+          advance();
+        }
+        std::string name(s_.substr(b, i_ - b));
+        if (!ascii) {
+          // As CPython: every character must be XID_Start (first) or
+          // XID_Continue, and the name is NFKC-normalised, so `ℌ` is `H`.
+          auto normal = non_ascii_identifier(b, name);
+          if (!normal) return normal.error();
+          name = std::move(*normal);
+        }
+        tokens_.push_back({Tok::Name, std::move(name), SourceLoc{line_, col_of(b)}});
         continue;
       }
       bool matched = false;
@@ -324,7 +424,31 @@ class Lexer {
   int depth_ = 0;
   std::vector<SourceLoc> brackets_;
   std::vector<int> indents_;
+  std::vector<int> alt_indents_;
   std::vector<Token> tokens_;
+
+  /// Checks the characters of a non-ASCII name (bytes [b, b + name.size()))
+  /// and returns its NFKC form, or CPython's error at the first bad one.
+  Result<std::string> non_ascii_identifier(std::size_t b, const std::string& name) const {
+    std::u32string wide;
+    std::size_t k = 0;
+    while (k < name.size()) {
+      const std::size_t n = utf8_length(name, k);  // the source was validated
+      const char32_t cp = decode_utf8(name, k, n);
+      const bool ok = k == 0 ? (cp == '_' || is_xid_start(cp)) : is_xid_continue(cp);
+      if (!ok) {
+        const std::string code = code_point_text(cp);
+        std::string message = is_printable(cp) ? "invalid character '" + name.substr(k, n) + "' (" + code + ")"
+                                               : "invalid non-printable character " + code;
+        return make_error(std::move(message), SourceLoc{line_, col_of(b + k)});
+      }
+      wide += cp;
+      k += n;
+    }
+    std::string out;
+    for (char32_t cp : nfkc(wide)) append_utf8(out, cp);
+    return out;
+  }
 };
 
 }  // namespace

@@ -146,7 +146,9 @@ class Parser {
   }
 
   ExprPtr test() {
-    Guard g(this);
+    // No guard here: a bracket already costs one level in atom(), and the
+    // message's "levels of brackets" must be the user's count. Only the
+    // recursion of a conditional expression's else part is guarded.
     if (is_kw("lambda")) return lambda();
     if (is_kw("yield")) return yield_expr();
     ExprPtr body = or_test();
@@ -155,6 +157,7 @@ class Parser {
       auto e = node(ExprKind::IfExp, body->outer);
       ExprPtr cond = or_test();
       expect_kw("else");
+      Guard g(this);  // `a if c else b if d else ...` recurses here
       ExprPtr orelse = test();
       e->kids.push_back(std::move(cond));
       e->kids.push_back(std::move(body));
@@ -165,6 +168,7 @@ class Parser {
   }
 
   ExprPtr lambda() {
+    Guard g(this);  // `lambda: lambda: ...` recurses through test()
     SourceLoc loc = peek().loc;
     ++p_;
     int depth = 0;
@@ -181,6 +185,7 @@ class Parser {
   }
 
   ExprPtr yield_expr() {
+    Guard g(this);
     SourceLoc loc = peek().loc;
     ++p_;
     auto u = unsupported("yield expressions (generators)", loc);

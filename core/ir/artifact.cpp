@@ -1,6 +1,12 @@
 #include "ir/artifact.h"
 
+#include "base/json_append.h"
+
 #include <cmath>
+#include <cstdio>
+#include <iterator>
+#include <memory>
+#include <unordered_set>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -11,7 +17,7 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-constexpr std::size_t kMaxTextBytes = std::size_t(512) << 20;  // 512 MiB
+constexpr std::size_t kMaxTextBytes = kMaxJsonTextBytes;
 constexpr std::size_t kMaxNodes = 10'000'000;
 constexpr std::int64_t kMaxExactInteger = std::int64_t(1) << 53;  // every reader's doubles hold it exactly
 
@@ -42,16 +48,18 @@ struct Where {
 Result<double> get_number(const Json& j, const Where& w, const std::string& field) {
   if (!j.is_number()) return w(field, std::string("must be a number, got ") + kind_name(j));
   // An integer literal that binary64 cannot hold would not read back identically.
-  if (j.is_number_integer()) {
-    auto i = j.get<std::int64_t>();
-    if (i != std::numeric_limits<std::int64_t>::min() &&
-        static_cast<std::int64_t>(static_cast<double>(i)) != i)
-      return w(field, "is the integer " + std::to_string(i) + ", which binary64 cannot represent exactly");
-  } else if (j.is_number_unsigned()) {
+  // Unsigned first: nlohmann's is_number_integer() is also true for unsigned
+  // values, and reading 2^64 - 1 as int64 gives -1, which looks exact.
+  if (j.is_number_unsigned()) {
     auto u = j.get<std::uint64_t>();
     double d = static_cast<double>(u);
     if (d >= 18446744073709551616.0 || static_cast<std::uint64_t>(d) != u)
       return w(field, "is the integer " + std::to_string(u) + ", which binary64 cannot represent exactly");
+  } else if (j.is_number_integer()) {
+    auto i = j.get<std::int64_t>();
+    if (i != std::numeric_limits<std::int64_t>::min() &&
+        static_cast<std::int64_t>(static_cast<double>(i)) != i)
+      return w(field, "is the integer " + std::to_string(i) + ", which binary64 cannot represent exactly");
   }
   double v = j.get<double>();
   if (!std::isfinite(v)) return w(field, "is not a finite number");
@@ -89,7 +97,7 @@ Status check_keys(const Json& obj, const Where& w, std::initializer_list<const c
     bool ok = false;
     for (const char* a : allowed)
       if (key == a) ok = true;
-    if (!ok) return make_error(w.prefix + ": unknown field '" + key + "'");
+    if (!ok) return make_error(w.prefix + ": unknown field '" + quote_user(key) + "'");
   }
   return ok_status();
 }
@@ -101,7 +109,7 @@ Result<Domain> parse_domain_json(const Json& j, const Where& w) {
   auto type = get_string(j["type"], w, "domain.type");
   if (!type) return type.error();
   auto t = domain_type_from(*type);
-  if (!t) return w("domain.type", "is '" + *type + "', expected int32, boolean, float32 or float64");
+  if (!t) return w("domain.type", "is '" + quote_user(*type) + "', expected int32, boolean, float32 or float64");
   Domain d;
   d.type = *t;
   if (j.contains("min")) {
@@ -155,7 +163,7 @@ Result<Node> parse_node(const Json& j, std::size_t index) {
   auto opname = get_string(j["op"], w, "op");
   if (!opname) return opname.error();
   auto op = op_from_name(*opname);
-  if (!op) return w("op", "names unknown op '" + *opname + "'");
+  if (!op) return w("op", "names unknown op '" + quote_user(*opname) + "'");
   n.op = *op;
   const OpInfo& info = op_info(n.op);
   w.prefix += " (" + *opname + ")";
@@ -173,7 +181,7 @@ Result<Node> parse_node(const Json& j, std::size_t index) {
     bool ok = false;
     for (const char* a : allowed)
       if (key == a) ok = true;
-    if (!ok) return make_error(w.prefix + ": field '" + key + "' is not allowed on this op");
+    if (!ok) return make_error(w.prefix + ": field '" + quote_user(key) + "' is not allowed on this op");
   }
 
   const Json& args = j["args"];
@@ -250,14 +258,14 @@ Result<Node> parse_node(const Json& j, std::size_t index) {
     auto s = get_string(j["semantics"], w, "semantics");
     if (!s) return s.error();
     auto sem = semantics_from(*s);
-    if (!sem) return w("semantics", "is '" + *s + "', expected exact, relaxed or hybrid");
+    if (!sem) return w("semantics", "is '" + quote_user(*s) + "', expected exact, relaxed or hybrid");
     n.semantics = *sem;
   }
   if (j.contains("surrogate")) {
     auto s = get_string(j["surrogate"], w, "surrogate");
     if (!s) return s.error();
     auto sur = surrogate_from(*s);
-    if (!sur) return w("surrogate", "is '" + *s + "', expected sigmoid");
+    if (!sur) return w("surrogate", "is '" + quote_user(*s) + "', expected sigmoid");
     n.surrogate = *sur;
   }
   if (j.contains("temperature")) {
@@ -287,6 +295,171 @@ std::size_t nesting_depth(std::string_view text) {
   return max_depth;
 }
 
+SourceLoc line_column(std::string_view text, std::size_t offset) {
+  SourceLoc at{1, 1};
+  for (std::size_t i = 0; i < offset && i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      ++at.line;
+      at.column = 1;
+    } else {
+      ++at.column;
+    }
+  }
+  return at;
+}
+
+/// True when the decimal integer literal `token` is exactly the double `v`.
+bool exact_integer(double v, std::string_view token) {
+  if (!std::isfinite(v)) return false;
+  char buf[400];
+  const int n = std::snprintf(buf, sizeof buf, "%.0f", v);  // glibc prints the exact value
+  if (n <= 0 || static_cast<std::size_t>(n) >= sizeof buf) return false;
+  std::string_view printed(buf, static_cast<std::size_t>(n));
+  if (!token.empty() && token[0] == '-' && !printed.empty() && printed[0] == '-') {
+    token.remove_prefix(1);
+    printed.remove_prefix(1);
+  }
+  return token == printed;
+}
+
+/// A char iterator that records how far the parser has read, so that an
+/// error found in a SAX callback (a duplicate key) can name its line.
+struct TrackingIterator {
+  using iterator_category = std::input_iterator_tag;
+  using value_type = char;
+  using difference_type = std::ptrdiff_t;
+  using pointer = const char*;
+  using reference = const char&;
+  const char* p = nullptr;
+  const char** mark = nullptr;
+  reference operator*() const { return *p; }
+  TrackingIterator& operator++() {
+    *mark = ++p;
+    return *this;
+  }
+  TrackingIterator operator++(int) {
+    TrackingIterator old = *this;
+    ++*this;
+    return old;
+  }
+  bool operator==(const TrackingIterator& o) const { return p == o.p; }
+  bool operator!=(const TrackingIterator& o) const { return p != o.p; }
+};
+
+/// Builds the ordered JSON value like nlohmann's own DOM parser, except that
+/// (1) a key given twice in one object is an error with its line and column
+/// (nlohmann keeps the last silently), and (2) keys are appended without the
+/// linear search of ordered_map::operator[], so an object of n keys loads in
+/// O(n) (small objects) or O(n) expected with a hash set (large ones) rather
+/// than O(n^2).
+class StrictDomBuilder {
+ public:
+  StrictDomBuilder(std::string_view text, const char*& read_to) : text_(text), read_to_(read_to) {}
+
+  Json root;
+  std::string error;  ///< set when parsing stopped on a duplicate key
+
+  bool null() { return put(Json(nullptr)); }
+  bool boolean(bool v) { return put(Json(v)); }
+  bool number_integer(Json::number_integer_t v) { return put(Json(v)); }
+  bool number_unsigned(Json::number_unsigned_t v) { return put(Json(v)); }
+  bool number_float(Json::number_float_t v, const Json::string_t& token) {
+    // nlohmann reads an integer literal beyond the 64-bit range as a double,
+    // rounding it silently; refuse one that binary64 cannot hold exactly.
+    if (token.find_first_of(".eE") == std::string::npos && !exact_integer(v, token)) {
+      const SourceLoc at = line_column(text_, static_cast<std::size_t>(read_to_ - text_.data()));
+      error = "the integer " + quote_user(token) + " at line " + std::to_string(at.line) + ", column " +
+              std::to_string(at.column) + " cannot be represented exactly in binary64";
+      return false;
+    }
+    return put(Json(v));
+  }
+  bool string(Json::string_t& v) { return put(Json(std::move(v))); }
+  bool binary(Json::binary_t& v) { return put(Json(Json::binary_t(std::move(v)))); }
+  bool start_object(std::size_t) {
+    Json* obj = put_container(Json::object());
+    stack_.push_back(Frame{obj, {}});
+    return true;
+  }
+  bool key(Json::string_t& k) {
+    Frame& f = stack_.back();
+    auto& members = *f.value->get_ptr<Json::object_t*>();
+    bool duplicate = false;
+    if (f.seen) {
+      duplicate = !f.seen->insert(k).second;
+    } else {
+      for (const auto& m : members) duplicate = duplicate || m.first == k;
+      if (!duplicate && members.size() >= kHashFrom) {
+        f.seen = std::make_unique<std::unordered_set<std::string>>();
+        for (const auto& m : members) f.seen->insert(m.first);
+        f.seen->insert(k);
+      }
+    }
+    if (duplicate) {
+      const SourceLoc at = line_column(text_, static_cast<std::size_t>(read_to_ - text_.data()));
+      error = "duplicate key '" + quote_user(k) + "' at line " + std::to_string(at.line) + ", column " +
+              std::to_string(at.column);
+      return false;
+    }
+    // Append directly to the underlying vector: ordered_map::emplace would
+    // search the keys again.
+    members.Container::emplace_back(std::move(k), nullptr);
+    pending_ = &members.back().second;
+    return true;
+  }
+  bool end_object() {
+    stack_.pop_back();
+    return true;
+  }
+  bool start_array(std::size_t) {
+    Json* arr = put_container(Json::array());
+    stack_.push_back(Frame{arr, {}});
+    return true;
+  }
+  bool end_array() {
+    stack_.pop_back();
+    return true;
+  }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& ex) {
+    std::string what = ex.what();
+    if (auto pos = what.find("] "); pos != std::string::npos) what = what.substr(pos + 2);
+    error = what;
+    return false;
+  }
+
+ private:
+  static constexpr std::size_t kHashFrom = 16;
+  struct Frame {
+    Json* value;
+    std::unique_ptr<std::unordered_set<std::string>> seen;
+  };
+
+  Json* place(Json&& v) {
+    if (stack_.empty()) {
+      root = std::move(v);
+      return &root;
+    }
+    Json* top = stack_.back().value;
+    if (top->is_array()) {
+      auto& items = *top->get_ptr<Json::array_t*>();
+      items.push_back(std::move(v));
+      return &items.back();
+    }
+    *pending_ = std::move(v);
+    return pending_;
+  }
+  bool put(Json&& v) {
+    place(std::move(v));
+    return true;
+  }
+  Json* put_container(Json&& v) { return place(std::move(v)); }
+
+  std::string_view text_;
+  const char*& read_to_;
+  std::vector<Frame> stack_;
+  Json* pending_ = nullptr;
+};
+
 Json number_json(double v) {
   if (v == std::floor(v) && std::fabs(v) <= 9007199254740992.0 && !(v == 0 && std::signbit(v)))
     return static_cast<std::int64_t>(v);
@@ -298,18 +471,26 @@ Json number_json(double v) {
 Result<Json> parse_json_limited(std::string_view text, int max_depth) {
   if (text.size() > kMaxTextBytes)
     return make_error("json text is larger than the " + std::to_string(kMaxTextBytes >> 20) + " MiB limit");
+  // nlohmann's lexer takes a NUL byte for the end of input, which would
+  // accept `{"a":1}` followed by NUL and anything at all. JSON has no place
+  // for a raw NUL (inside strings it must be escaped), so refuse it here.
+  if (const std::size_t nul = text.find('\0'); nul != std::string_view::npos) {
+    const SourceLoc at = line_column(text, nul);
+    return make_error("invalid json: a NUL byte at line " + std::to_string(at.line) + ", column " +
+                      std::to_string(at.column));
+  }
   if (nesting_depth(text) > static_cast<std::size_t>(max_depth))
     return make_error("json nests deeper than " + std::to_string(max_depth) + " levels");
+  const char* read_to = text.data();
+  StrictDomBuilder dom(text, read_to);
   try {
-    return Json::parse(text.begin(), text.end());
-  } catch (const Json::parse_error& e) {
-    std::string what = e.what();
-    auto pos = what.find("] ");
-    if (pos != std::string::npos) what = what.substr(pos + 2);
-    return make_error("invalid json: " + what);
+    Json::sax_parse(TrackingIterator{text.data(), &read_to}, TrackingIterator{text.data() + text.size(), &read_to},
+                    &dom, Json::input_format_t::json, true);
   } catch (const std::exception& e) {
     return make_error(std::string("invalid json: ") + e.what());
   }
+  if (!dom.error.empty()) return make_error("invalid json: " + dom.error);
+  return std::move(dom.root);
 }
 
 Result<Program> program_from_json(const Json& j) {
@@ -331,15 +512,15 @@ Result<Program> program_from_json(const Json& j) {
   auto sem = get_string(j["semantics"], root, "semantics");
   if (!sem) return sem.error();
   if (auto s = semantics_from(*sem)) p.semantics = *s;
-  else return root("semantics", "is '" + *sem + "', expected exact, relaxed or hybrid");
+  else return root("semantics", "is '" + quote_user(*sem) + "', expected exact, relaxed or hybrid");
   auto dt = get_string(j["dtype"], root, "dtype");
   if (!dt) return dt.error();
   if (auto d = dtype_from(*dt)) p.dtype = *d;
-  else return root("dtype", "is '" + *dt + "', expected float64 or float32");
+  else return root("dtype", "is '" + quote_user(*dt) + "', expected float64 or float32");
   auto sur = get_string(j["surrogate"], root, "surrogate");
   if (!sur) return sur.error();
   if (auto s = surrogate_from(*sur)) p.surrogate = *s;
-  else return root("surrogate", "is '" + *sur + "', expected sigmoid");
+  else return root("surrogate", "is '" + quote_user(*sur) + "', expected sigmoid");
   auto temp = get_number(j["temperature"], root, "temperature");
   if (!temp) return temp.error();
   p.temperature = *temp;
@@ -356,7 +537,7 @@ Result<Program> program_from_json(const Json& j) {
   const Json& outs = j["outputs"];
   if (!outs.is_object()) return root("outputs", "must be an object of name -> node id");
   for (const auto& [name, id] : outs.items()) {
-    auto v = get_int(id, root, "outputs." + name, 0, std::numeric_limits<NodeId>::max());
+    auto v = get_int(id, root, "outputs." + quote_user(name), 0, std::numeric_limits<NodeId>::max());
     if (!v) return v.error();
     p.outputs.emplace_back(name, static_cast<NodeId>(*v));
   }
@@ -365,9 +546,9 @@ Result<Program> program_from_json(const Json& j) {
   for (const auto& [key, id] : ups.items()) {
     bool digits = !key.empty() && key.size() <= 10 && (key == "0" || key[0] != '0');
     for (char c : key) digits = digits && c >= '0' && c <= '9';
-    if (!digits) return root("updates", "has key '" + key + "', expected a state node id written in decimal");
+    if (!digits) return root("updates", "has key '" + quote_user(key) + "', expected a state node id written in decimal");
     long long state = std::stoll(key);
-    if (state > std::numeric_limits<NodeId>::max()) return root("updates", "has key '" + key + "' out of range");
+    if (state > std::numeric_limits<NodeId>::max()) return root("updates", "has key '" + quote_user(key) + "' out of range");
     auto v = get_int(id, root, "updates." + key, 0, std::numeric_limits<NodeId>::max());
     if (!v) return v.error();
     p.updates.emplace_back(static_cast<NodeId>(state), static_cast<NodeId>(*v));
@@ -439,13 +620,10 @@ Json program_to_json(const Program& p) {
   // Names are unique (validated), so entries are appended without the
   // ordered map's linear lookup per key (quadratic for 100k outputs).
   Json outs = Json::object();
-  auto& out_entries = outs.get_ref<Json::object_t&>();
-  out_entries.reserve(p.outputs.size());
-  for (const auto& [name, id] : p.outputs) out_entries.Container::emplace_back(name, Json(id));
+  for (const auto& [name, id] : p.outputs) json_append(outs, name, id);  // unique: validated
   root["outputs"] = std::move(outs);
   Json ups = Json::object();
-  auto& up_entries = ups.get_ref<Json::object_t&>();
-  for (const auto& [state, next] : p.updates) up_entries.Container::emplace_back(std::to_string(state), Json(next));
+  for (const auto& [state, next] : p.updates) json_append(ups, std::to_string(state), next);  // unique: validated
   root["updates"] = std::move(ups);
   return root;
 }

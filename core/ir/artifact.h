@@ -15,6 +15,10 @@
 
 namespace tc {
 
+/// The largest artifact or JSON text read (CLI file reads use it as their
+/// limit, so an oversized file is refused before it is read).
+inline constexpr std::size_t kMaxJsonTextBytes = std::size_t(512) << 20;  // 512 MiB
+
 /// Parses and validates artifact text.
 Result<Program> load_artifact(std::string_view text);
 /// Converts an already-parsed JSON value (for snapshots that embed a program).

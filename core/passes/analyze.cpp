@@ -453,6 +453,7 @@ class Analyzer {
       if (id == last) continue;  // duplicates pop together (max-heap)
       last = id;
       --budget;
+      ++out_.refinement_work;
       const std::size_t i = static_cast<std::size_t>(id);
       if (refs_[i] != uses_[i] || is_leaf(p_.nodes[i].op)) continue;
       members.push_back(id);
@@ -474,7 +475,7 @@ class Analyzer {
     uses_ = passes::use_counts(p_);
     refs_.assign(p_.nodes.size(), 0);
     fact_of_.assign(p_.nodes.size(), -1);
-    std::size_t budget = 8 * p_.nodes.size() + 100000;
+    std::size_t budget = refinement_budget(p_.nodes.size());
     for (std::size_t i = p_.nodes.size(); i-- > 0 && budget > 0;) {
       const Node& sel = p_.nodes[i];
       if (sel.op != Op::Select || semantics_of(sel) == Semantics::Relaxed) continue;
@@ -485,8 +486,10 @@ class Analyzer {
         // Deeply nested guards would copy ever larger fact sets: past a small
         // size start afresh (fewer facts is still sound).
         if (outer >= 0 && fact_pool_[static_cast<std::size_t>(outer)].narrowed.size() +
-                                  fact_pool_[static_cast<std::size_t>(outer)].nonzero.size() <= 64)
+                                  fact_pool_[static_cast<std::size_t>(outer)].nonzero.size() <= 64) {
           facts = fact_pool_[static_cast<std::size_t>(outer)];
+          out_.refinement_work += facts.narrowed.size() + facts.nonzero.size();
+        }
         const std::size_t inherited = facts.narrowed.size() + facts.nonzero.size();
         learn(sel.args[0], slot == 1, facts, 0);
         if (facts.narrowed.size() + facts.nonzero.size() == inherited) continue;
@@ -506,6 +509,7 @@ class Analyzer {
         ctx_ = &ctx;
         nonzero_ = &facts.nonzero;
         sink_ = &local;
+        out_.refinement_work += members.size();
         for (NodeId m : members) {
           Interval v = visit(p_.nodes[static_cast<std::size_t>(m)]);
           const Interval& old = out_.intervals[static_cast<std::size_t>(m)];

@@ -42,9 +42,15 @@ struct AnalysisWarning {
 struct Analysis {
   std::vector<Interval> intervals;       ///< per node id
   std::vector<AnalysisWarning> warnings; ///< ascending node id, nodes some output or update needs
+  /// Steps the guard refinement took (branch nodes examined, revisited and
+  /// facts copied): capped at kRefinementBudget(nodes) so huge programs stay linear.
+  std::size_t refinement_work = 0;
   /// The interval of the output `name` (the whole line when there is none).
   [[nodiscard]] Interval output(const Program& program, std::string_view name) const;
 };
+
+/// The most work the guard refinement does on a program of `nodes` nodes.
+constexpr std::size_t refinement_budget(std::size_t nodes) { return 8 * nodes + 100000; }
 
 /// Warning messages (stable texts; tests and the IDE match on them).
 inline constexpr std::string_view kWarnDivisionByZero = "possible division by zero";

@@ -50,8 +50,8 @@ class EventReader : public nlohmann::json_sax<Json> {
     int index = -1;
     for (std::size_t i = 0; i < names_.size(); ++i)
       if (names_[i] == k) index = static_cast<int>(i);
-    if (index < 0) return fail("unknown input '" + k + "'" + hint_);
-    if (values.contains(k)) return fail("input '" + k + "' is given twice");
+    if (index < 0) return fail("unknown input '" + quote_user(k) + "'" + hint_);
+    if (values.contains(k)) return fail("input '" + quote_user(k) + "' is given twice");
     key_ = k;
     key_boolean_ = boolean_[static_cast<std::size_t>(index)];
     return true;
@@ -106,6 +106,10 @@ class EventReader : public nlohmann::json_sax<Json> {
 Result<NamedValues> Runtime::parse_event(std::string_view line) const {
   if (line.size() > kMaxEventBytes)
     return make_error("the event is longer than " + std::to_string(kMaxEventBytes) + " bytes");
+  // nlohmann's lexer ends the input at a NUL byte, which would accept
+  // `{"a":1}` followed by NUL and garbage; JSON has no raw NUL anywhere.
+  if (const std::size_t nul = line.find('\0'); nul != std::string_view::npos)
+    return make_error("invalid json: a NUL byte at column " + std::to_string(nul + 1));
   EventReader reader(impl_->input_names, impl_->input_is_boolean, impl_->input_hint);
   try {
     const bool ok = Json::sax_parse(line.begin(), line.end(), &reader, nlohmann::json::input_format_t::json, true);

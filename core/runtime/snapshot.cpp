@@ -6,6 +6,8 @@
 
 #include "ir/artifact.h"
 #include "runtime/runtime.h"
+
+#include "base/json_append.h"
 #include "runtime/runtime_impl.h"
 
 namespace tc {
@@ -75,7 +77,7 @@ nlohmann::ordered_json Runtime::snapshot() const {
   j["version"] = kVersion;
   j["program"] = program_to_json(impl_->program);
   nlohmann::ordered_json state = nlohmann::ordered_json::object();
-  for (std::size_t i = 0; i < impl_->state_names.size(); ++i) state[impl_->state_names[i]] = json_number(impl_->state[i]);
+  for (std::size_t i = 0; i < impl_->state_names.size(); ++i) json_append(state, impl_->state_names[i], json_number(impl_->state[i]));
   j["state"] = std::move(state);
   j["steps"] = impl_->steps;
   j["max_steps"] = impl_->max_steps;

@@ -219,12 +219,15 @@ Result<CaseSet> parse_cases_jsonl(std::string_view text, const std::vector<CaseI
     ++line_no;
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     if (line.find_first_not_of(" \t") == std::string_view::npos) continue;
+    if (line.size() > kMaxCaseLineBytes)
+      return fail("the line is longer than " + std::to_string(kMaxCaseLineBytes) + " bytes (a case is one short object)");
     auto json = parse_json_limited(line, 4);
     if (!json) return fail(json.error().message);
     if (!json->is_object()) return fail("a case must be a json object of input values, e.g. {\"a\": 5}");
-    for (const auto& [key, _] : json->items()) {
+    for (const auto& item : json->items()) {  // no structured binding: clang 14 cannot capture one
+      const std::string& key = item.key();
       bool known = std::any_of(inputs.begin(), inputs.end(), [&](const CaseInput& in) { return in.name == key; });
-      if (!known) return fail("'" + key + "' is not an input of the program");
+      if (!known) return fail("'" + quote_user(key) + "' is not an input of the program");
     }
     for (std::size_t k = 0; k < inputs.size(); ++k) {
       const CaseInput& in = inputs[k];
@@ -236,7 +239,7 @@ Result<CaseSet> parse_cases_jsonl(std::string_view text, const std::vector<CaseI
       } else if (it->is_number()) {
         v = it->get<double>();
       } else {
-        return fail("input '" + in.name + "' must be a number or true/false, got " + it->dump());
+        return fail("input '" + in.name + "' must be a number or true/false, got " + quote_user(it->dump()));
       }
       if (auto why = in.domain.check(v)) return fail("input '" + in.name + "': " + *why);
       columns[k].push_back(v);

@@ -71,6 +71,10 @@ std::vector<double> domain_special_values(const Domain& domain);
 /// integers near zero. float32 domains get binary32 values.
 CaseSet sample_cases(const std::vector<CaseInput>& inputs, std::size_t count, std::uint64_t seed = kDefaultVerifySeed);
 
+/// The longest line of a cases file (a case is a flat object of numbers; a
+/// longer line is refused before it is parsed).
+inline constexpr std::size_t kMaxCaseLineBytes = std::size_t(1) << 20;
+
 /// Parses a cases file: JSON Lines, one object of input values per line
 /// (numbers, or true/false for 1/0); blank lines are skipped. Every input must
 /// be given, no other key is allowed, and each value must lie in its domain.

@@ -24,11 +24,11 @@ Outcome normalize_reference(Outcome reference) {
 bool outcomes_agree(const Outcome& circuit, const Outcome& reference, const Tolerance& tolerance) {
   if (circuit.raised || reference.raised) return circuit.raised && reference.raised;
   if (circuit.outputs.size() != reference.outputs.size()) return false;
-  for (const auto& [name, value] : circuit.outputs) {
+  for (const auto& output : circuit.outputs) {  // no structured binding: clang 14 cannot capture one
     auto it = std::find_if(reference.outputs.begin(), reference.outputs.end(),
-                           [&](const auto& o) { return o.first == name; });
+                           [&](const auto& o) { return o.first == output.first; });
     if (it == reference.outputs.end()) return false;
-    if (!within_tolerance(value, it->second, tolerance)) return false;
+    if (!within_tolerance(output.second, it->second, tolerance)) return false;
   }
   return true;
 }

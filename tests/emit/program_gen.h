@@ -1,6 +1,6 @@
 #pragma once
-// Test helpers shared by tests/emit, tests/vulkan and the Node.js checks'
-// fixture writer: random stateless float32 programs, random cases, the
+// Test helpers shared by tests/emit, tests/vulkan, bench/vulkan_bench.cpp and
+// the Node.js checks' fixture writer: random stateless float32 programs, random cases, the
 // frontend corpus, and float32 ulp distance. Header-only so each test
 // executable can include it.
 #include <bit>
@@ -189,8 +189,9 @@ inline Program random_program(const GenOptions& o) {
 
 /// A deep circuit whose values stay in [-1, 1] for inputs in [-1, 1], so
 /// cases succeed however large it is: affine means and differences, products,
-/// relu, max via compare + select, negation (or sigmoid).
-inline Program bounded_program(int nodes, std::uint64_t seed, bool sigmoid = false) {
+/// relu, max via compare + select, negation (or sigmoid). Also the circuit
+/// of bench/vulkan_bench.cpp (seed 2024, with sigmoid).
+inline Program bounded_program(int nodes, std::uint64_t seed, bool sigmoid = false, int inputs = 4) {
   std::mt19937_64 rng(seed);
   auto uni = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
   Program p;
@@ -201,7 +202,7 @@ inline Program bounded_program(int nodes, std::uint64_t seed, bool sigmoid = fal
     return p.nodes.back().id;
   };
   std::vector<NodeId> pool;
-  for (int k = 0; k < 4; ++k) {
+  for (int k = 0; k < inputs; ++k) {
     Node n = leaf(Op::Input, 0);
     n.name = "x" + std::to_string(k);
     n.domain = Domain::float32(-1, 1);

@@ -15,6 +15,7 @@
 #include "emit/spirv.h"
 #include "emit/wasm_emitter.h"
 #include "emit/wgsl_emitter.h"
+#include "support/golden.h"
 #include "ir/artifact.h"
 #include "ir/builder.h"
 
@@ -23,10 +24,7 @@ namespace {
 
 const std::string kData = std::string(TC_TEST_DATA) + "/emit/";
 
-bool update_goldens() {
-  const char* u = std::getenv("TC_UPDATE_GOLDEN");
-  return u && std::string(u) == "1";
-}
+bool update_goldens() { return tc::testing::update_golden(); }
 
 /// Compares `text` with the golden file, or rewrites it when updating.
 void expect_golden(const std::string& file, const std::string& text) {

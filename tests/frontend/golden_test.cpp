@@ -1,6 +1,6 @@
 // Golden IR: selected corpus functions compile to exactly the circuit stored
 // in tests/data/frontend/golden/NAME.txt (test::disassemble's text form,
-// locations included). Run with TC_REGEN_GOLDEN=1 to rewrite the files after
+// locations included). Run with TC_UPDATE_GOLDEN=1 to rewrite the files after
 // an intended change, then review the diff.
 #include <gtest/gtest.h>
 
@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "frontend_util.h"
+#include "support/golden.h"
 
 namespace tc {
 namespace {
@@ -31,14 +32,13 @@ TEST_P(Golden, MatchesStoredIr) {
   ASSERT_TRUE(r.ok()) << r.error().format();
   const std::string text = test::disassemble(r->program);
   const std::string golden_path = std::string(TC_TEST_DATA) + "/frontend/golden/" + name + ".txt";
-  const char* regen = std::getenv("TC_REGEN_GOLDEN");
-  if (regen && std::string(regen) == "1") {
+  if (tc::testing::update_golden()) {
     std::ofstream(golden_path, std::ios::binary) << text;
     GTEST_SKIP() << "regenerated " << golden_path;
   }
   const std::string expected = test::slurp(golden_path);
-  ASSERT_FALSE(expected.empty()) << golden_path << " is missing: run with TC_REGEN_GOLDEN=1";
-  EXPECT_EQ(text, expected) << "the IR of " << name << " changed; if intended, regenerate with TC_REGEN_GOLDEN=1";
+  ASSERT_FALSE(expected.empty()) << golden_path << " is missing: run with TC_UPDATE_GOLDEN=1";
+  EXPECT_EQ(text, expected) << "the IR of " << name << " changed; if intended, regenerate with TC_UPDATE_GOLDEN=1";
 }
 
 INSTANTIATE_TEST_SUITE_P(Corpus, Golden, ::testing::ValuesIn(kGolden),

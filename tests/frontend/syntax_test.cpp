@@ -35,10 +35,20 @@ TEST(Lexer, NumberLiterals) {
 }
 
 TEST(Lexer, BadLiteralsAreLocatedErrors) {
-  for (const char* bad : {"1__0", "1_", "0x", "12abc", "1e", "09", "2j"}) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"1__0", "invalid decimal literal"},
+      {"1_", "invalid decimal literal"},
+      {"0x", "invalid hexadecimal literal"},
+      {"12abc", "invalid decimal literal"},
+      {"1e", "invalid decimal literal"},
+      {"09", "leading zeros in decimal integer literals are not permitted; use an 0o prefix for octal integers"},
+      {"2j", "complex number literals are not supported; use real numbers"},
+  };
+  for (const auto& [bad, message] : cases) {
     auto c = test::compile_text(std::string("def f(a):\n    return ") + bad + "\n", {"a=int32:0:1"});
     ASSERT_FALSE(c.ok()) << bad;
     EXPECT_EQ(c.error().loc, (SourceLoc{2, 12})) << bad << ": " << c.error().format();
+    EXPECT_EQ(c.error().message, message) << bad;
   }
 }
 
@@ -102,20 +112,41 @@ TEST(Robustness, DeepParenthesesAreRefused) {
   EXPECT_NE(c.error().message.find("nested too deeply"), std::string::npos);
 }
 
+TEST(Robustness, TheBracketLimitIsTheOneTheMessageNames) {
+  // The message says "more than 200 levels": 198 brackets inside a function
+  // body (one level for the block, one for the name) compile, 250 do not.
+  auto nested = [](int n) {
+    return "def f(a):\n    return " + std::string(n, '(') + "a" + std::string(n, ')') + "\n";
+  };
+  for (int n : {99, 150, 198}) {
+    auto c = test::compile_text(nested(n), {"a=int32:0:1"});
+    EXPECT_TRUE(c.ok()) << n << " brackets: " << c.error().format();
+  }
+  auto c = test::compile_text(nested(250), {"a=int32:0:1"});
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.error().message.find("more than 200 levels"), std::string::npos) << c.error().format();
+}
+
 TEST(Robustness, DeepUnaryAndNotChains) {
   for (const std::string op : {"-", "not ", "+"}) {
     std::string src = "def f(a):\n    return ";
     for (int i = 0; i < 50000; ++i) src += op;
     src += "a\n";
     auto c = test::compile_text(src, {"a=int32:0:1"});
-    EXPECT_FALSE(c.ok()) << op;
+    ASSERT_FALSE(c.ok()) << op;
+    EXPECT_NE(c.error().message.find("nested too deeply (more than 200 levels"), std::string::npos)
+        << op << ": " << c.error().format();
   }
 }
 
 TEST(Robustness, PowerAndElifChains) {
   std::string pow = "def f(a):\n    return a";
   for (int i = 0; i < 100000; ++i) pow += " ** a";
-  EXPECT_FALSE(test::compile_text(pow + "\n", {"a=int32:0:1"}).ok());
+  {
+    auto c = test::compile_text(pow + "\n", {"a=int32:0:1"});
+    ASSERT_FALSE(c.ok());
+    EXPECT_NE(c.error().message.find("nested too deeply"), std::string::npos) << c.error().format();
+  }
   std::string elifs = "def f(a):\n    if a == 0:\n        return 0\n";
   for (int i = 1; i < 100000; ++i) elifs += "    elif a == " + std::to_string(i) + ":\n        return " + std::to_string(i) + "\n";
   elifs += "    return -1\n";

@@ -9,6 +9,7 @@
 #include "ir/artifact.h"
 #include "ir/builder.h"
 #include "support/cli_util.h"
+#include "support/examples.h"
 
 namespace tc {
 namespace {
@@ -127,23 +128,9 @@ TEST(GradCheckCli, ReportsTheLargestRelativeDifference) {
   EXPECT_EQ(r.status, 2);
 }
 
-Program learned_correction() {
-  Builder rules;
-  Value a = rules.input("a");
-  auto algorithm = rules.build(rules.select(a > 4, 10, 12));
-  EXPECT_TRUE(algorithm.ok());
-  Builder b;
-  Value x = b.input("x");
-  Value correction = b.parameter("correction", 0.0);
-  auto region = b.include(*algorithm, {{"a", x}}, "algorithm");
-  auto p = b.build(region.at("result") + correction * x);
-  EXPECT_TRUE(p.ok());
-  return *p;
-}
-
 TEST(GradFitCli, DescriptionLearnedCorrection) {
   const std::string dir = temp_dir();
-  const Program p = learned_correction();
+  const Program p = examples::learned_correction();
   const std::string f = write_temp(dir, "corrected.json", save_artifact(p));
   const std::string data = write_temp(dir, "cases.jsonl", "{\"x\": 5, \"y\": 11}\n");
   const std::string out = dir + "/trained.json";
@@ -186,7 +173,7 @@ TEST(GradFitCli, DescriptionLearnedCorrection) {
 
 TEST(GradFitCli, MalformedDataNamesTheLineAndWritesNothing) {
   const std::string dir = temp_dir();
-  const std::string f = write_temp(dir, "corrected.json", save_artifact(learned_correction()));
+  const std::string f = write_temp(dir, "corrected.json", save_artifact(examples::learned_correction()));
   const std::string out = dir + "/trained.json";
   struct Bad {
     std::string text;

@@ -9,28 +9,13 @@
 #include "eval/evaluator.h"
 #include "grad/fit.h"
 #include "ir/builder.h"
+#include "support/examples.h"
 
 namespace tc {
 namespace {
 
-/// The description's program: the rule `10 if a > 4 else 12` included under
-/// prefix "algorithm", plus correction * x.
-Program learned_correction() {
-  Builder rules;
-  Value a = rules.input("a");
-  auto algorithm = rules.build(rules.select(a > 4, 10, 12));
-  EXPECT_TRUE(algorithm.ok());
-  Builder b;
-  Value x = b.input("x");
-  Value correction = b.parameter("correction", 0.0);
-  auto region = b.include(*algorithm, {{"a", x}}, "algorithm");
-  auto p = b.build(region.at("result") + correction * x);
-  EXPECT_TRUE(p.ok());
-  return *p;
-}
-
 TEST(GradFit, DescriptionLearnedCorrectionOneSgdStep) {
-  Program p = learned_correction();
+  Program p = examples::learned_correction();
   FitOptions o;
   o.targets = {"result"};
   o.optimizer = Optimizer::Sgd;

@@ -10,6 +10,7 @@
 
 #include "base/atomic_file.h"
 #include "support/cli_util.h"
+#include "support/golden.h"
 
 namespace tc {
 namespace {
@@ -26,7 +27,7 @@ TEST(GradGolden, ExampleArtifactsThroughTheCli) {
   ASSERT_TRUE(text.ok());
   auto golden = nlohmann::ordered_json::parse(*text);
   const std::string tmp = testing::temp_dir();
-  const bool update = std::getenv("TC_UPDATE_GOLDEN") != nullptr;
+  const bool update = tc::testing::update_golden();
   auto& cases = golden["cases"];
   ASSERT_GT(cases.size(), 5u);
   for (auto& c : cases) {

@@ -6,7 +6,7 @@
 
 #include <random>
 
-#include "examples_util.h"
+#include "support/examples.h"
 #include "ir/artifact.h"
 #include "test_paths_util.h"
 

@@ -9,7 +9,7 @@
 #include <fstream>
 #include <vector>
 
-#include "examples_util.h"
+#include "support/examples.h"
 #include "test_paths_util.h"
 
 namespace tc {

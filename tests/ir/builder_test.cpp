@@ -4,7 +4,7 @@
 
 #include <type_traits>
 
-#include "examples_util.h"
+#include "support/examples.h"
 
 namespace tc {
 namespace {

@@ -1,9 +1,9 @@
 // The description's examples, built with the Builder, must equal the bundled
-// artifacts under resources/examples (TC_REGEN_GOLDEN=1 rewrites them).
+// artifacts under resources/examples (TC_UPDATE_GOLDEN=1 rewrites them).
 #include <gtest/gtest.h>
 
 #include "base/atomic_file.h"
-#include "examples_util.h"
+#include "support/examples.h"
 #include "ir/artifact.h"
 #include "test_paths_util.h"
 
@@ -24,7 +24,7 @@ TEST_P(BundledExample, MatchesBuilder) {
   if (testing::regenerate_golden()) ASSERT_TRUE(write_file_atomic(path, save_artifact(built)).ok());
   auto loaded = load_artifact(testing::slurp(path));
   ASSERT_TRUE(loaded.ok()) << path << ": " << loaded.error().message;
-  EXPECT_EQ(*loaded, built) << "rerun with TC_REGEN_GOLDEN=1 after an intended change";
+  EXPECT_EQ(*loaded, built) << "rerun with TC_UPDATE_GOLDEN=1 after an intended change";
 }
 
 INSTANTIATE_TEST_SUITE_P(Examples, BundledExample,

@@ -4,6 +4,8 @@
 #include <sstream>
 #include <string>
 
+#include "support/golden.h"
+
 namespace tc::testing {
 
 inline std::string data_path(const std::string& rel) { return std::string(TC_TEST_DATA) + "/" + rel; }
@@ -16,9 +18,6 @@ inline std::string slurp(const std::string& path) {
   return ss.str();
 }
 
-inline bool regenerate_golden() {
-  const char* v = std::getenv("TC_REGEN_GOLDEN");
-  return v && std::string(v) == "1";
-}
+inline bool regenerate_golden() { return tc::testing::update_golden(); }
 
 }  // namespace tc::testing

@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "examples_util.h"
+#include "support/examples.h"
 #include "ir/program.h"
 
 namespace tc {

@@ -343,6 +343,10 @@ TEST(AnalyzeGuards, DeeplyNestedGuardsStayCheap) {
   auto a = analyze(p);
   ASSERT_TRUE(a.ok());
   EXPECT_TRUE(a->output(p, "result").contains(-100000 + 20000));
+  // "Cheap": the refinement did work, and at most its linear budget (plus
+  // the members it revisits and facts it copies, each bounded the same way).
+  EXPECT_GT(a->refinement_work, 0u);
+  EXPECT_LE(a->refinement_work, 3 * refinement_budget(p.nodes.size())) << p.nodes.size() << " nodes";
 }
 
 TEST(AnalyzeSoundness, RandomPrograms) {

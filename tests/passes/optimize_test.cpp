@@ -93,6 +93,7 @@ TEST(Optimize, CorpusStaysBitIdenticalAndShrinks) {
     ASSERT_TRUE(o.ok()) << entry.name << ": " << o.error().message;
     before += p.nodes.size();
     after += o->program.nodes.size();
+    EXPECT_LE(o->program.nodes.size(), p.nodes.size()) << entry.name << ": optimize grew the circuit";
     ratios.push_back(double(o->program.nodes.size()) / double(p.nodes.size()));
     auto diff = compare_behaviour(p, o->program, sample_envs(p, rng, 60));
     EXPECT_FALSE(diff) << entry.name << ": " << *diff;
@@ -105,7 +106,12 @@ TEST(Optimize, CorpusStaysBitIdenticalAndShrinks) {
   std::printf("corpus: %zu programs, nodes %zu -> %zu (%.1f%% fewer), median after/before %.3f, %zu programs shrank\n",
               compiled, before, after, 100.0 * (1.0 - double(after) / double(before)), median,
               static_cast<std::size_t>(shrunk));
-  EXPECT_LE(after, before);
+  // "Shrinks": fewer nodes in total and a real share of the programs shrank
+  // (seen: 12% fewer nodes, 17 of 78 programs; the bounds leave room for
+  // frontend changes but fail when optimize stops doing its work).
+  EXPECT_LT(after, before);
+  EXPECT_LE(double(after), 0.95 * double(before));
+  EXPECT_GE(static_cast<std::size_t>(shrunk) * 10, compiled) << "fewer than a tenth of the programs shrank";
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
 // Dependency layers: unit cases and golden schedules (Builder programs and
-// the whole corpus). TC_REGEN_GOLDEN=1 rewrites the golden files.
+// the whole corpus). TC_UPDATE_GOLDEN=1 rewrites the golden files.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -15,14 +15,12 @@
 #include "ir/builder.h"
 #include "passes/schedule.h"
 #include "passes_util.h"
+#include "support/golden.h"
 
 namespace tc {
 namespace {
 
-bool regenerate() {
-  const char* v = std::getenv("TC_REGEN_GOLDEN");
-  return v && std::string(v) == "1";
-}
+bool regenerate() { return tc::testing::update_golden(); }
 
 std::string golden_path(const std::string& name) { return std::string(TC_TEST_DATA) + "/passes/" + name + ".golden"; }
 
@@ -32,7 +30,7 @@ std::string layers_text(const Schedule& s) {
   return j.dump();
 }
 
-// Compares `actual` with the golden file (or rewrites it under TC_REGEN_GOLDEN=1).
+// Compares `actual` with the golden file (or rewrites it under TC_UPDATE_GOLDEN=1).
 void expect_golden(const std::string& name, const std::string& actual) {
   const std::string path = golden_path(name);
   if (regenerate()) {
@@ -40,10 +38,10 @@ void expect_golden(const std::string& name, const std::string& actual) {
     return;
   }
   std::ifstream in(path, std::ios::binary);
-  ASSERT_TRUE(in.good()) << "missing golden " << path << " (run with TC_REGEN_GOLDEN=1)";
+  ASSERT_TRUE(in.good()) << "missing golden " << path << " (run with TC_UPDATE_GOLDEN=1)";
   std::stringstream ss;
   ss << in.rdbuf();
-  EXPECT_EQ(ss.str(), actual) << "golden " << path << " differs (TC_REGEN_GOLDEN=1 rewrites it)";
+  EXPECT_EQ(ss.str(), actual) << "golden " << path << " differs (TC_UPDATE_GOLDEN=1 rewrites it)";
 }
 
 Program build(Builder& b, Arg result) {
@@ -150,17 +148,26 @@ TEST(ScheduleGolden, Corpus) {
     }
   }
   std::string text;
-  int compared = 0, stale = 0;
+  int compared = 0;
   for (const auto& entry : corpus) {
     auto c = compile_python(entry.source, entry.options);
-    if (!c) continue;  // reported by the optimize corpus test
+    ASSERT_TRUE(c.ok()) << entry.name << ": " << c.error().format();
     auto sch = schedule(c->program);
     ASSERT_TRUE(sch.ok()) << entry.name;
     const std::string fp = fingerprint(c->program), layers = layers_text(*sch);
     text += entry.name + " " + fp + " " + layers + "\n";
+    if (regenerate()) continue;
+    // Every corpus program must have its golden line, for the circuit the
+    // frontend compiles today: a changed fingerprint means the frontend's
+    // output changed and the golden must be refreshed (and the diff reviewed).
     auto it = golden.find(entry.name);
-    if (it == golden.end() || it->second.first != fp) {
-      ++stale;
+    if (it == golden.end()) {
+      ADD_FAILURE() << entry.name << ": no line in schedule_corpus.golden (TC_UPDATE_GOLDEN=1 adds it)";
+      continue;
+    }
+    if (it->second.first != fp) {
+      ADD_FAILURE() << entry.name << ": compiles to a different circuit than schedule_corpus.golden records "
+                    << "(TC_UPDATE_GOLDEN=1 refreshes; review the schedule diff)";
       continue;
     }
     ++compared;
@@ -170,10 +177,8 @@ TEST(ScheduleGolden, Corpus) {
     std::ofstream(golden_path("schedule_corpus"), std::ios::binary) << text;
     return;
   }
-  if (stale > 0)
-    std::printf("schedule_corpus.golden: %d corpus programs compile differently now (TC_REGEN_GOLDEN=1 refreshes)\n",
-                stale);
-  EXPECT_GT(compared, 0) << "no corpus program matches schedule_corpus.golden; run with TC_REGEN_GOLDEN=1";
+  EXPECT_EQ(compared, static_cast<int>(corpus.size()));
+  EXPECT_EQ(golden.size(), corpus.size()) << "schedule_corpus.golden names programs the corpus no longer has";
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include "runtime/runtime.h"
 #include "runtime/runtime_util.h"
 #include "support/cli_util.h"
+#include "support/golden.h"
 
 namespace tc {
 namespace {
@@ -75,7 +76,7 @@ TEST_F(ReplayCli, BundledExampleMatchesGolden) {
   const std::string golden = std::string(TC_TEST_DATA) + "/runtime/counter_events.expected";
   auto r = run_cli({"replay", counter_path(), "--events", events});
   ASSERT_EQ(r.status, 0) << r.err;
-  if (const char* regen = std::getenv("TC_REGEN_GOLDEN"); regen && std::string(regen) == "1")
+  if (tc::testing::update_golden())
     std::ofstream(golden, std::ios::binary) << r.out;
   EXPECT_EQ(r.out, slurp(golden));
 }

@@ -35,10 +35,11 @@ std::string write_temp(const std::string& dir, const std::string& name, const st
   return path;
 }
 
-CliResult run_cli(const std::vector<std::string>& args, const std::string& stdin_text) {
+namespace {
+CliResult spawn_cli(const std::vector<std::string>& args, const std::string& stdin_text, const std::string* stdout_to) {
   std::string dir = temp_dir();
   std::string in_path = write_temp(dir, "stdin", stdin_text);
-  std::string out_path = dir + "/stdout", err_path = dir + "/stderr";
+  std::string out_path = stdout_to ? *stdout_to : dir + "/stdout", err_path = dir + "/stderr";
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
   posix_spawn_file_actions_addopen(&fa, 0, in_path.c_str(), O_RDONLY, 0);
@@ -60,9 +61,20 @@ CliResult run_cli(const std::vector<std::string>& args, const std::string& stdin
   int status = 0;
   waitpid(pid, &status, 0);
   r.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  r.out = slurp_path(out_path);
+  if (!stdout_to) r.out = slurp_path(out_path);
   r.err = slurp_path(err_path);
+  for (const std::string& f : {in_path, dir + "/stdout", err_path}) ::unlink(f.c_str());
+  ::rmdir(dir.c_str());
   return r;
+}
+}  // namespace
+
+CliResult run_cli(const std::vector<std::string>& args, const std::string& stdin_text) {
+  return spawn_cli(args, stdin_text, nullptr);
+}
+
+CliResult run_cli_stdout_to(const std::vector<std::string>& args, const std::string& stdout_path) {
+  return spawn_cli(args, {}, &stdout_path);
 }
 
 bool run_cli_killed_after(const std::vector<std::string>& args, unsigned micros) {

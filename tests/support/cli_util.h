@@ -13,6 +13,9 @@ struct CliResult {
 
 /// Runs TC_CLI with `args` (no shell involved), optional text on stdin.
 CliResult run_cli(const std::vector<std::string>& args, const std::string& stdin_text = {});
+/// Same, with standard output going to `stdout_path` (e.g. /dev/full);
+/// CliResult::out stays empty.
+CliResult run_cli_stdout_to(const std::vector<std::string>& args, const std::string& stdout_path);
 
 /// Starts TC_CLI with `args` (streams on /dev/null), SIGKILLs it after
 /// `micros` microseconds and reaps it; true when the kill ended it (false

@@ -18,16 +18,10 @@ std::string data(const std::string& name) { return std::string(TC_TEST_DATA) + "
 
 nlohmann::json parse(const std::string& text) { return nlohmann::json::parse(text, nullptr, false); }
 
-/// True while compile_python is still the placeholder of the skeleton.
-bool frontend_missing(const testing::CliResult& r) {
-  return r.status == 3 && r.err.find("python frontend is not available") != std::string::npos;
-}
-
 #ifdef TC_HAVE_PYTHON
 
 TEST(CliVerify, AcceptanceLine) {
   auto r = run_cli({"verify", data("choose.py"), "--input", "a=int32:-128:127"});
-  if (frontend_missing(r)) GTEST_SKIP() << "compile_python is not implemented yet";
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(r.out, "{\"cases\":256,\"exhaustive\":true,\"passed\":true,\"mismatches\":[]}\n");
   EXPECT_EQ(r.err, "");
@@ -35,7 +29,6 @@ TEST(CliVerify, AcceptanceLine) {
 
 TEST(CliVerify, SourceAgainstAnotherReference) {
   auto r = run_cli({"verify", data("choose.py"), "--input", "a=int32:-128:127", "--reference", data("choose_wrong.py")});
-  if (frontend_missing(r)) GTEST_SKIP() << "compile_python is not implemented yet";
   EXPECT_EQ(r.status, 1) << r.err;
   auto j = parse(r.out);
   EXPECT_EQ(j["passed"], false);
@@ -44,7 +37,6 @@ TEST(CliVerify, SourceAgainstAnotherReference) {
 
 TEST(CliVerify, UnusedDivisionIsReportedAtItsCase) {
   auto r = run_cli({"verify", data("unused_division.py"), "--input", "a=int32:-3:3"});
-  if (frontend_missing(r)) GTEST_SKIP() << "compile_python is not implemented yet";
   EXPECT_EQ(r.status, 1) << r.err;
   EXPECT_EQ(r.out,
             "{\"cases\":7,\"exhaustive\":true,\"passed\":false,\"mismatches\":[{\"inputs\":{\"a\":0},"
@@ -54,7 +46,6 @@ TEST(CliVerify, UnusedDivisionIsReportedAtItsCase) {
 TEST(CliVerify, FunctionFlagPicksTheSameFunctionOnBothSides) {
   std::string corpus = std::string(TC_TEST_DATA) + "/corpus/several_functions.py";
   auto r = run_cli({"verify", corpus, "--input", "a=int32:-10:10", "--function", "second"});
-  if (frontend_missing(r)) GTEST_SKIP() << "compile_python is not implemented yet";
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(r.out, "{\"cases\":21,\"exhaustive\":true,\"passed\":true,\"mismatches\":[]}\n");
 }
@@ -62,7 +53,6 @@ TEST(CliVerify, FunctionFlagPicksTheSameFunctionOnBothSides) {
 TEST(CliVerify, FloatingSourceIsSampled) {
   std::string corpus = std::string(TC_TEST_DATA) + "/corpus/arith_float.py";
   auto r = run_cli({"verify", corpus, "--input", "x=float64:-10:10", "--input", "y=float64:0.5:4"});
-  if (frontend_missing(r)) GTEST_SKIP() << "compile_python is not implemented yet";
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(r.out, "{\"cases\":10000,\"exhaustive\":false,\"passed\":true,\"mismatches\":[]}\n");
 }
@@ -177,7 +167,6 @@ TEST(CliReplace, RefusesAndWritesNothing) {
 
 TEST(CliReplace, PythonOriginalIsJudgedByItsSource) {
   auto r = run_cli({"replace", data("choose.py"), data("choose_rewritten.json"), "--input", "a=int32:-128:127"});
-  if (frontend_missing(r)) GTEST_SKIP() << "compile_python is not implemented yet";
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(parse(r.out)["accepted"], true);
 }

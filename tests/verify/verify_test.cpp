@@ -8,6 +8,7 @@
 #include "ir/builder.h"
 #include "ir/kernels.h"
 #include "verify/verify.h"
+#include "support/examples.h"
 
 namespace tc {
 namespace {
@@ -18,12 +19,7 @@ Program build(Builder& b, Arg result) {
   return p.value();
 }
 
-/// choose(a) = 10 if a > 4 else 12 over int32 [-128, 127].
-Program choose() {
-  Builder b;
-  auto a = b.input("a", Domain::int32(-128, 127));
-  return build(b, b.select(a > 4, 10, 12));
-}
+using examples::choose;  // choose(a) = 10 if a > 4 else 12 over int32 [-128, 127]
 
 Outcome value(double v) { return Outcome{false, {}, {{"result", v}}}; }
 

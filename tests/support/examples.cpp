@@ -1,4 +1,4 @@
-#include "examples_util.h"
+#include "support/examples.h"
 
 namespace tc::examples {
 

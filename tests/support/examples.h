@@ -1,6 +1,7 @@
 #pragma once
-// The description's examples built with the C++ Builder; tests compare them
-// with the bundled artifacts under resources/examples/.
+// The description's examples built with the C++ Builder, the one definition
+// every test folder uses; tests/ir compares them with the bundled artifacts
+// under resources/examples/.
 #include "ir/builder.h"
 
 namespace tc::examples {

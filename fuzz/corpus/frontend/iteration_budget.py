@@ -1,0 +1,7 @@
+# expect: 5:5 loop expansion exceeds the iteration budget of 1024 expanded iteration
+# tensorcode: input a=int32:0:3
+def f(a):
+    s = 0
+    for i in range(1025):
+        s = s + a
+    return s

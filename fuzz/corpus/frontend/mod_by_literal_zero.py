@@ -1,0 +1,5 @@
+# expect: 5:12 division by zero
+# tensorcode: input a=int32:0:3
+def f(a):
+    b = 0
+    return a % b
