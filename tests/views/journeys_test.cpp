@@ -28,43 +28,11 @@
 #include "views/panels.h"
 #include "views/timeline.h"
 #include "views/verify_panel.h"
+#include "widget_actions.h"
 
 using namespace tc;
 using namespace tc::views;
-
-namespace {
-
-QString data(const char* name) { return QStringLiteral(TC_VIEWS_TEST_DATA "/") + QLatin1String(name); }
-QString example(const char* name) { return QStringLiteral(TC_EXAMPLES "/") + QLatin1String(name); }
-
-/// Types `text` into the cell (row, col) of `table` as a user does: F2, keys, Return.
-void typeIntoCell(QTableWidget* table, int row, int col, const QString& text) {
-  QApplication::setActiveWindow(table->window());
-  table->setFocus();
-  table->setCurrentCell(row, col);
-  QTest::keyClick(table, Qt::Key_F2);
-  QWidget* editor = QApplication::focusWidget();
-  QVERIFY(editor && editor != table);
-  if (auto* line = qobject_cast<QLineEdit*>(editor)) line->selectAll();
-  QTest::keyClicks(editor, text);
-  QTest::keyClick(editor, Qt::Key_Return);
-}
-
-/// Types at the end of the source editor.
-void typeAtEnd(SourceEditor* editor, const QString& text) {
-  editor->setFocus();
-  const int last = editor->lines() - 1;
-  editor->setCursorPosition(last, editor->text(last).size());
-  QTest::keyClicks(editor, text);
-}
-
-QAction* findAction(QWidget* w, const QString& text) {
-  for (QAction* a : w->findChildren<QAction*>())
-    if (a->text() == text) return a;
-  return nullptr;
-}
-
-}  // namespace
+using namespace tc::views::testing;
 
 class JourneysTest : public QObject {
   Q_OBJECT

@@ -24,35 +24,14 @@
 #include "views/graph_view.h"
 #include "views/main_window.h"
 #include "views/panels.h"
+#include "widget_actions.h"
 
 using namespace tc;
 using namespace tc::views;
+using namespace tc::views::testing;
 
 namespace {
 
-QString data(const char* name) { return QStringLiteral(TC_VIEWS_TEST_DATA "/") + QLatin1String(name); }
-QString example(const char* name) { return QStringLiteral(TC_EXAMPLES "/") + QLatin1String(name); }
-
-void typeIntoCell(QTableWidget* table, int row, int col, const QString& text) {
-  // A closed dialog may have left another window active: type into this one.
-  QApplication::setActiveWindow(table->window());
-  table->setFocus();
-  table->setCurrentCell(row, col);
-  QTest::keyClick(table, Qt::Key_F2);
-  QWidget* editor = QApplication::focusWidget();
-  QVERIFY(editor && editor != table);
-  if (auto* line = qobject_cast<QLineEdit*>(editor)) line->selectAll();
-  QTest::keyClicks(editor, text);
-  QTest::keyClick(editor, Qt::Key_Return);
-}
-
-QAction* findAction(QWidget* w, const QString& text) {
-  for (QAction* a : w->findChildren<QAction*>())
-    if (a->text() == text) return a;
-  return nullptr;
-}
-
-/// Answers the next QInputDialog (opened with exec by the code under test) with `text`.
 void answerNextInputDialog(const QString& text) {
   QTimer::singleShot(50, [text] {
     auto* d = qobject_cast<QInputDialog*>(QApplication::activeModalWidget());
