@@ -69,11 +69,15 @@ Status run_batch_on_backend(const std::string& backend, const Program& program,
 /// A progress line on standard error for long `--cases` runs: shown only
 /// when standard error is a terminal and the run has taken more than a
 /// second, redrawn at most ten times a second, erased at the end.
-class ProgressLine {
+/// Under mpirun, rank 0 draws the counts of every rank (scale::SharedProgress).
+class ProgressLine final : public Progress {
  public:
   ProgressLine() : tty_(isatty(STDERR_FILENO) != 0), start_(std::chrono::steady_clock::now()) {}
-  ~ProgressLine() { clear(); }
-  void update(const char* what, std::size_t done, std::size_t total) {
+  ~ProgressLine() override { clear(); }
+  void update(std::uint64_t done, std::uint64_t total, std::string_view what) override {
+    draw(std::string(what).c_str(), static_cast<std::size_t>(done), static_cast<std::size_t>(total));
+  }
+  void draw(const char* what, std::size_t done, std::size_t total) {
     if (!tty_) return;
     const auto now = std::chrono::steady_clock::now();
     if (now - start_ < std::chrono::seconds(1) || (shown_ && now - last_ < std::chrono::milliseconds(100))) return;
@@ -167,7 +171,7 @@ int run_single(const RunArgs& args, const LoadedProgram& loaded, const Evaluator
 /// file (Diagnostic::loc.line, column 0); blank lines are skipped.
 Status read_cases(std::istream& in, std::uint64_t first_line, const std::string& path, const Program& p,
                   const std::vector<NodeId>& ids, std::vector<std::vector<double>>& columns, std::size_t& count,
-                  ProgressLine& progress) {
+                  scale::SharedProgress& progress) {
   in.exceptions(std::ios::goodbit);
   std::map<std::string, std::size_t, std::less<>> index;
   for (std::size_t k = 0; k < ids.size(); ++k) index.emplace(p.nodes[static_cast<std::size_t>(ids[k])].name, k);
@@ -181,7 +185,7 @@ Status read_cases(std::istream& in, std::uint64_t first_line, const std::string&
     ++lineno;
     if (got == LineRead::TooLong)
       return fail("the line is longer than " + std::to_string(kMaxCaseLineBytes) + " bytes (a case is one short object)");
-    if ((lineno & 0xffff) == 0) progress.update("read", count, 0);
+    if ((lineno & 0xffff) == 0) progress.update(count, "read");
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
     auto j = parse_json_limited(line, 4);
     if (!j) return fail(j.error().message);
@@ -222,9 +226,10 @@ int run_cases(const RunArgs& args, const LoadedProgram& loaded, const Evaluator&
     return kRejected;
   }
   std::optional<scale::Failure> bad_line;
-  if (Status s = read_cases(*input->stream, input->first_line, args.cases, p, ev.input_ids(), columns, count,
-                            progress);
-      !s) {
+  scale::SharedProgress reading(&progress, 0);
+  Status read = read_cases(*input->stream, input->first_line, args.cases, p, ev.input_ids(), columns, count, reading);
+  reading.close();
+  if (Status s = std::move(read); !s) {
     const Diagnostic& d = s.error();
     // "FILE:LINE: error: MESSAGE", as replay reports event lines.
     bad_line = scale::Failure{d.loc ? static_cast<std::uint64_t>(d.loc->line) : 0, kRejected,
@@ -237,6 +242,8 @@ int run_cases(const RunArgs& args, const LoadedProgram& loaded, const Evaluator&
     return f->rc;
   }
   scale::OrderedOutput output(args.out);
+  // Every rank's cases, so rank 0 shows "evaluated N of TOTAL" for the job.
+  scale::SharedProgress evaluating(&progress, scale::total(count));
   // CPU chunks bound the memory of the results and let progress show (the
   // evaluator blocks cases further inside each chunk). Another backend gets
   // the whole batch at once, as it prepares its device program per call.
@@ -250,6 +257,7 @@ int run_cases(const RunArgs& args, const LoadedProgram& loaded, const Evaluator&
     Status s = args.backend == "cpu" ? ev.run_batch(spans, m, fixed, br, scale::threads(args.threads))
                                      : run_batch_on_backend(args.backend, p, spans, m, fixed, br);
     if (!s) {
+      evaluating.close();
       progress.clear();
       Diagnostic d = s.error();
       if (!d.loc || !d.loc->valid()) d.file.clear();  // as report() prints it
@@ -272,8 +280,9 @@ int run_cases(const RunArgs& args, const LoadedProgram& loaded, const Evaluator&
       text += '\n';
     }
     output.append(text);
-    progress.update("evaluated", start + m, count);
+    evaluating.update(start + m, "evaluated");
   }
+  evaluating.close();
   progress.clear();
   return output.finish();
 }

@@ -21,5 +21,9 @@ Result<VerifyReport> verify(const Program& program, Reference& reference, const 
 FitReduction* fit_reduction();
 bool is_remote_failure(const Diagnostic& d);
 int write_ordered(const std::string& path, const std::string& text);
+/// The MPI side of SharedProgress: a progress whose close() ends this
+/// rank's stream (ranks > 0) or waits for every rank's end (rank 0).
+std::unique_ptr<Progress> combined_progress(Progress* inner, std::uint64_t total);
+void close_progress(Progress& combined);
 
 }  // namespace tc::cli::scale::mpi

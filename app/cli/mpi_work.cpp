@@ -166,6 +166,12 @@ Diagnostic failure_error(const Failure& f) {
 
 }  // namespace
 
+std::unique_ptr<Progress> combined_progress(Progress* inner, std::uint64_t total) {
+  return std::make_unique<CombinedProgress>(inner, total);
+}
+
+void close_progress(Progress& combined) { static_cast<CombinedProgress&>(combined).close(); }
+
 Result<LineInput> open_lines(const std::string& path, const std::string& what) {
   std::optional<Failure> mine;
   Result<LineShard> shard = make_error("");

@@ -127,6 +127,29 @@ bool is_remote_failure(const Diagnostic& d) {
   return false;
 }
 
+SharedProgress::SharedProgress(Progress* inner, std::uint64_t total) : inner_(inner), total_(total) {
+#ifdef TC_HAVE_MPI
+  if (g_active) combined_ = mpi::combined_progress(inner, total);
+#endif
+}
+
+SharedProgress::~SharedProgress() { close(); }
+
+void SharedProgress::update(std::uint64_t done_here, std::string_view what) {
+  if (combined_) {
+    combined_->update(done_here, total_, what);
+  } else if (inner_) {
+    inner_->update(done_here, total_, what);
+  }
+}
+
+void SharedProgress::close() {
+#ifdef TC_HAVE_MPI
+  if (combined_) mpi::close_progress(*combined_);
+#endif
+  combined_.reset();
+}
+
 OrderedOutput::OrderedOutput(std::string path)
     : path_(std::move(path)), stream_(!g_active && (path_.empty() || path_ == "-")) {}
 

@@ -15,7 +15,9 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 
+#include "base/progress.h"
 #include "base/result.h"
 #include "grad/fit.h"
 #include "verify/verify.h"
@@ -91,6 +93,26 @@ FitReduction* fit_reduction();
 /// True for the error fit returns on ranks whose own shard did not fail
 /// because another rank's did (that rank reports it).
 bool is_remote_failure(const Diagnostic& d);
+
+/// Progress of work that every rank does a share of. update() takes this
+/// rank's own count; rank 0 draws the sum over all ranks through `inner`
+/// against `total` (the whole job's count, 0 when unknown). In a single
+/// process it is `inner` itself. Every rank calls close() (or lets the
+/// destructor do it) before its next collective call.
+class SharedProgress {
+ public:
+  SharedProgress(Progress* inner, std::uint64_t total);
+  ~SharedProgress();
+  SharedProgress(const SharedProgress&) = delete;
+  SharedProgress& operator=(const SharedProgress&) = delete;
+  void update(std::uint64_t done_here, std::string_view what);
+  void close();
+
+ private:
+  std::unique_ptr<Progress> combined_;  // under MPI: rank 0 adds the others' counts
+  Progress* inner_;
+  std::uint64_t total_;
+};
 
 /// Output written in input order: each rank appends its text; finish()
 /// joins them in rank order and writes them to stdout (path empty or "-")
