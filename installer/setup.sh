@@ -42,6 +42,19 @@ tsan_stage() {
     ctest --test-dir "$dir" --output-on-failure -R '^views\.worker_session_test$'
 }
 
+# Copies target $1's seeds into folder $2: fuzz/corpus/$1/ if it exists, and
+# the test-data globs fuzz/seeds.txt lists for $1.
+fuzz_seed_corpus() {
+  local target=$1 work=$2 line globs g f
+  [ -d "$root/fuzz/corpus/$target" ] && cp -r "$root/fuzz/corpus/$target/." "$work/"
+  line=$(grep -E "^$target " "$root/fuzz/seeds.txt" || true)
+  read -r -a globs <<< "${line#"$target"}"
+  for g in "${globs[@]}"; do
+    for f in "$root"/$g; do [ -f "$f" ] && cp "$f" "$work/"; done
+  done
+  [ -n "$(ls -A "$work")" ] || { echo "fuzz: no seeds for $target"; return 1; }
+}
+
 # libFuzzer: every target in fuzz/ for a bounded time on its committed corpus
 # (FUZZ_SECONDS each, default 15), in a clang tree of its own.
 fuzz_stage() {
@@ -54,10 +67,11 @@ fuzz_stage() {
   cmake --build "$dir" -j "$JOBS" "${targets[@]}"
   for src in "$root"/fuzz/*_fuzz.cpp; do
     name=$(basename "$src" .cpp)
-    echo "fuzz: $name for ${seconds}s on fuzz/corpus/${name%_fuzz}"
-    # A scratch copy of the corpus: new inputs found here are not committed.
+    echo "fuzz: $name for ${seconds}s on its corpus (fuzz/corpus, fuzz/seeds.txt)"
+    # A scratch corpus: the committed seeds plus the test data fuzz/seeds.txt
+    # names; new inputs found here are not committed.
     local work; work=$(mktemp -d)
-    cp -r "$root/fuzz/corpus/${name%_fuzz}/." "$work/"
+    fuzz_seed_corpus "${name%_fuzz}" "$work"
     "$dir/bin/tc_$name" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
       -artifact_prefix="$dir/crash-$name-" "$work" 2>&1 | tail -n 12
     local rc=${PIPESTATUS[0]}
