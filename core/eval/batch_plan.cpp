@@ -54,6 +54,13 @@ void build_plan(Prepared& p) {
   for (NodeId t : p.targets) wants_column[static_cast<std::size_t>(t)] = 1;
   plan.check.assign(n, 0);
   for (NodeId t : p.targets) plan.check[static_cast<std::size_t>(t)] = 1;
+  plan.native.assign(n, 0);
+  for (std::size_t i = 0; i < n; ++i) {
+    const Instr& in = p.instrs[i];
+    const OpInfo& info = op_info(in.op);
+    const bool relaxed_form = in.mode == Mode::Relaxed && (info.kind == OpKind::Compare || info.kind == OpKind::Control);
+    plan.native[i] = info.binary32 == OpBinary32::Native && !relaxed_form;
+  }
   for (std::size_t i = 0; i < n; ++i) {
     const Instr& in = p.instrs[i];
     if (in.op == Op::Constant || in.op == Op::Parameter || in.op == Op::State) plan.uniform[i] = 1;

@@ -13,14 +13,35 @@ namespace tc::eval_detail {
 
 /// Exact comparisons of contract section 4 (1 or 0). `op` is a comparison;
 /// written as a chain of tests (not a switch with a default) so the op table
-/// stays the only place where the full list of ops lives.
-inline double exact_compare(Op op, double a, double b) {
-  if (op == Op::Lt) return kernels::b2d(a < b);
-  if (op == Op::Le) return kernels::b2d(a <= b);
-  if (op == Op::Gt) return kernels::b2d(a > b);
-  if (op == Op::Ge) return kernels::b2d(a >= b);
-  if (op == Op::Eq) return kernels::b2d(a == b);
-  return kernels::b2d(a != b);  // Op::Ne
+/// stays the only place where the full list of ops lives. T is double, or
+/// float in a float32 batch (comparing two binary32 values gives the same
+/// answer in either width).
+template <class T>
+inline T exact_compare(Op op, T a, T b) {
+  if (op == Op::Lt) return a < b ? T(1) : T(0);
+  if (op == Op::Le) return a <= b ? T(1) : T(0);
+  if (op == Op::Gt) return a > b ? T(1) : T(0);
+  if (op == Op::Ge) return a >= b ? T(1) : T(0);
+  if (op == Op::Eq) return a == b ? T(1) : T(0);
+  return a != b ? T(1) : T(0);  // Op::Ne
+}
+
+/// The one-operation arithmetic ops (add, sub, mul, div) in T. With T =
+/// float this is the op's binary32 form, which ops.def marks Native: the
+/// float32 batch computes it directly instead of in binary64 and rounding.
+template <class T>
+inline T exact_arith(Op op, T a, T b) {
+  if (op == Op::Add) return a + b;
+  if (op == Op::Sub) return a - b;
+  if (op == Op::Mul) return a * b;
+  return a / b;  // Op::Div
+}
+
+/// neg and relu in T (neither rounds).
+template <class T>
+inline T exact_unary(Op op, T a) {
+  if (op == Op::Neg) return -a;
+  return a > T(0) ? a : T(0);  // Op::Relu, as kernels::relu
 }
 
 /// Relaxed comparisons at temperature t. `op` is a comparison.

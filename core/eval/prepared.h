@@ -51,6 +51,10 @@ struct BatchPlan {
   /// Per node: for an add/sub step, the mul argument computed inside its loop
   /// (that mul has no step and no column of its own), else -1.
   std::vector<NodeId> fused_mul;
+  /// Per node: a float32 batch computes it in binary32 (the op's b32 column
+  /// is Native, and the node's form is the exact one: relaxed decisions
+  /// are computed in binary64 and rounded).
+  std::vector<std::uint8_t> native;
   std::int32_t nslots = 0;
   std::uint32_t max_args = 0;
 };

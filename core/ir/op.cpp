@@ -6,8 +6,8 @@ namespace tc {
 
 namespace {
 constexpr std::array<OpInfo, kOpCount> kTable = {{
-#define TC_OP(E, name, lo, hi, kind, cost, grad, colour, flags) \
-  {Op::E, name, lo, hi, OpKind::kind, OpCost::cost, OpGrad::grad, OpColour::colour, flags},
+#define TC_OP(E, name, lo, hi, kind, cost, grad, colour, b32, flags) \
+  {Op::E, name, lo, hi, OpKind::kind, OpCost::cost, OpGrad::grad, OpColour::colour, OpBinary32::b32, flags},
 #include "ir/ops.def"
 #undef TC_OP
 }};

@@ -23,6 +23,12 @@ enum class OpGrad {
 /// The family the graph view paints a node with.
 enum class OpColour { Input, Parameter, Constant, State, Arith, Compare, Choice, Nonlinear, Linear, Host };
 
+/// How a float32 evaluator may compute the op's exact form (see ops.def).
+enum class OpBinary32 {
+  Native,   ///< in binary32 directly: bit-identical to binary64 then rounded
+  Widened,  ///< in binary64, then rounded to binary32
+};
+
 enum OpFlag : unsigned {
   kNamed = 1u << 0,            ///< node carries `name` (input, parameter, state, call binding)
   kHasValue = 1u << 1,         ///< node carries `value` (constant, parameter value, state initial)
@@ -33,13 +39,13 @@ enum OpFlag : unsigned {
 };
 
 enum class Op : std::uint8_t {
-#define TC_OP(E, name, lo, hi, kind, cost, grad, colour, flags) E,
+#define TC_OP(E, name, lo, hi, kind, cost, grad, colour, b32, flags) E,
 #include "ir/ops.def"
 #undef TC_OP
 };
 
 inline constexpr int kOpCount = 0
-#define TC_OP(E, name, lo, hi, kind, cost, grad, colour, flags) +1
+#define TC_OP(E, name, lo, hi, kind, cost, grad, colour, b32, flags) +1
 #include "ir/ops.def"
 #undef TC_OP
     ;
@@ -53,6 +59,7 @@ struct OpInfo {
   OpCost cost;
   OpGrad grad;
   OpColour colour;
+  OpBinary32 binary32;
   unsigned flags;
   [[nodiscard]] bool has(OpFlag f) const { return (flags & f) != 0; }
   /// Some argument's exact derivative is zero because the op makes a decision.
