@@ -50,6 +50,15 @@ __attribute__((noinline)) double long_loop_native(double x) {
   return s;
 }
 
+/// long_loop in binary32 (the float32 circuit's meaning: every value rounded
+/// to binary32; + and * computed in float are exactly that).
+__attribute__((noinline)) double long_loop_native_f32(double x) {
+  const float xf = static_cast<float>(x);
+  float s = 0.0f;
+  for (int i = 0; i < 1000; ++i) s = s + xf * static_cast<float>(i);
+  return s;
+}
+
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #define TC_BENCH_CLONES __attribute__((target_clones("avx2", "default")))
 #else
@@ -216,6 +225,27 @@ bool same_results() {
       const double native = long_loop_native(xs[c]);
       if (out.outputs[0][c] != native || soa[c] != native) {
         std::fprintf(stderr, "case %zu: batched %.17g, soa %.17g, native %.17g\n", c, out.outputs[0][c], soa[c],
+                     native);
+        return false;
+      }
+    }
+    // float32: the batch computes in binary32 columns, run() in binary64
+    // rounded per node; both must be the native binary32 loop's bits.
+    auto ev32 = tc::Evaluator::create(long_loop_circuit(tc::Dtype::Float32));
+    if (!ev32) return false;
+    if (!ev32->run_batch(cols, kCases, tc::Env{}, out, threads) || !out.errors.empty()) return false;
+    tc::Env env;
+    for (std::size_t c = 0; c < kCases; ++c) {
+      const double native = long_loop_native_f32(xs[c]);
+      double scalar = native;
+      if (c % 97 == 0) {  // run() is slow: a sample
+        env.inputs["x"] = xs[c];
+        auto r = ev32->run(env);
+        if (!r) return false;
+        scalar = r->outputs[0];
+      }
+      if (out.outputs[0][c] != native || scalar != native) {
+        std::fprintf(stderr, "float32 case %zu: batched %.9g, run %.9g, native %.9g\n", c, out.outputs[0][c], scalar,
                      native);
         return false;
       }

@@ -9,7 +9,8 @@
 //      on random bit patterns, and demands identical bits (NaN: both NaN);
 //   2. runs a float32 program of that op through run_batch (native binary32
 //      columns) and through run() (binary64, rounded per node) on many
-//      cases, and demands identical outputs, failures and messages.
+//      cases, and demands identical outputs, failures and messages, with
+//      the batch kernels forced onto each SIMD target Highway compiled.
 // A row marked Native for an op this file cannot evaluate in binary32 fails.
 #include <gtest/gtest.h>
 
@@ -21,6 +22,8 @@
 #include <random>
 #include <string>
 #include <vector>
+
+#include <hwy/targets.h>
 
 #include "eval/evaluator.h"
 #include "eval/op_math.h"
@@ -156,7 +159,11 @@ Program single_op_f32(Op op, int& nargs) {
   return testing::built(b, r);
 }
 
-/// Step 2: run_batch (binary32 columns) against run() (binary64, rounded).
+void compare_batch(Op op, const std::vector<std::vector<double>>& cols, const Evaluator& ev,
+                   const std::vector<Result<CaseResult>>& want);
+
+/// Step 2: run_batch (binary32 columns) against run() (binary64, rounded),
+/// on every SIMD target.
 void check_end_to_end(Op op, const std::vector<float>& pool, std::mt19937& rng) {
   int nargs = 0;
   const Program p = single_op_f32(op, nargs);
@@ -189,24 +196,45 @@ void check_end_to_end(Op op, const std::vector<float>& pool, std::mt19937& rng) 
                                                      : pick(finite));
     }
   const std::size_t count = cols[0].size();
+  std::vector<Result<CaseResult>> want;
+  want.reserve(count);
+  for (std::size_t c = 0; c < count; ++c) {
+    Env env;
+    for (std::size_t k = 0; k < n; ++k) env.inputs["a" + std::to_string(k)] = cols[k][c];
+    want.push_back(ev.run(env));
+  }
+  // Every SIMD target this build made for the batch kernels (Highway), so a
+  // target whose vector ops differed from the scalar ones would show here.
+  for (std::int64_t target : hwy::SupportedAndGeneratedTargets()) {
+    SCOPED_TRACE(hwy::TargetName(target));
+    hwy::SetSupportedTargetsForTest(target);
+    compare_batch(op, cols, ev, want);
+  }
+  hwy::SetSupportedTargetsForTest(0);
+}
+
+void compare_batch(Op op, const std::vector<std::vector<double>>& cols, const Evaluator& ev,
+                   const std::vector<Result<CaseResult>>& want) {
+  const std::size_t n = cols.size(), count = cols[0].size();
   std::vector<std::span<const double>> spans(cols.begin(), cols.end());
   BatchResult out;
   ASSERT_TRUE(ev.run_batch(spans, count, Env{}, out).ok());
   std::size_t next_error = 0;
   int bad = 0;
   for (std::size_t c = 0; c < count && bad < 5; ++c) {
-    Env env;
-    for (std::size_t k = 0; k < n; ++k) env.inputs["a" + std::to_string(k)] = cols[k][c];
-    auto r = ev.run(env);
-    std::string args;
-    for (std::size_t k = 0; k < n; ++k) {
-      char buf[32];
-      std::snprintf(buf, sizeof buf, "%s%.9g", k ? ", " : "", cols[k][c]);
-      args += buf;
-    }
+    const Result<CaseResult>& r = want[c];
+    auto args = [&] {
+      std::string text;
+      for (std::size_t k = 0; k < n; ++k) {
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%s%.9g", k ? ", " : "", cols[k][c]);
+        text += buf;
+      }
+      return text;
+    };
     if (!r) {
       const bool listed = next_error < out.errors.size() && out.errors[next_error].first == c;
-      EXPECT_TRUE(out.failed[c] && listed) << op_name(op) << "(" << args << "): run() failed, run_batch did not";
+      EXPECT_TRUE(out.failed[c] && listed) << op_name(op) << "(" << args() << "): run() failed, run_batch did not";
       if (listed) {
         EXPECT_EQ(out.errors[next_error++].second.message, r.error().message);
       }
@@ -215,7 +243,7 @@ void check_end_to_end(Op op, const std::vector<float>& pool, std::mt19937& rng) 
     }
     if (out.failed[c] || !same_bits(out.outputs[0][c], r->outputs[0])) {
       ++bad;
-      ADD_FAILURE() << op_name(op) << "(" << args << "): run_batch " << out.outputs[0][c] << " (failed "
+      ADD_FAILURE() << op_name(op) << "(" << args() << "): run_batch " << out.outputs[0][c] << " (failed "
                     << int(out.failed[c]) << "), run() " << r->outputs[0];
     }
   }

@@ -1,0 +1,524 @@
+// The per-op kernels of the batched fast path (see batch.cpp for the design:
+// blocks of cases, per-case flags, scalar re-run of flagged cases). This
+// file is compiled once per SIMD target by Google Highway (foreach_target.h
+// re-includes it) and run_steps picks the best target the processor has at
+// run time (HWY_DYNAMIC_DISPATCH), so no -march flag is needed.
+//
+// The hot ops (add, sub, mul, div, the fused product-sum, neg, relu, exact
+// comparisons and exact select) are written with Highway vectors, one
+// kernel per op over the block; the others are plain loops compiled for the
+// same target. Every vector operation is the IEEE operation the scalar
+// evaluator performs, lane by lane: no FMA (MulAdd is never used, and
+// -ffp-contract=off keeps the compiler from fusing a Mul and an Add), no
+// reassociation, so the results are bit-identical on every target.
+// Highway's Ne is an ordered comparison on some targets (false when an
+// operand is NaN), unlike C++'s !=, so "not equal" is written Not(Eq(...)).
+
+// clang-format off
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "eval/batch_steps.cpp"
+#include <hwy/foreach_target.h>  // re-includes this file once per target
+#include <hwy/highway.h>
+// clang-format on
+
+#include <algorithm>
+#include <cmath>
+#include <type_traits>
+
+#include "eval/batch_columns.h"
+#include "eval/op_math.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace tc::eval_detail {
+namespace HWY_NAMESPACE {
+namespace {
+
+namespace hn = hwy::HWY_NAMESPACE;
+
+// An op the table marks Native (ops.def, column b32) is computed in T; any
+// other op is computed in binary64 and rounded to T, as the scalar
+// evaluator rounds its result.
+
+/// f applied in T (Native) or in binary64 then rounded to T.
+template <class T, bool Native, class F>
+HWY_INLINE T apply(F f, T x) {
+  if constexpr (Native) return static_cast<T>(f(x));
+  return static_cast<T>(f(static_cast<double>(x)));
+}
+template <class T, bool Native, class F>
+HWY_INLINE T apply(F f, T x, T y) {
+  if constexpr (Native) return static_cast<T>(f(x, y));
+  return static_cast<T>(f(static_cast<double>(x), static_cast<double>(y)));
+}
+
+template <class T, bool Native, bool Check, bool AC, bool BC, class F>
+HWY_INLINE void loop2(const T* __restrict a, T ua, const T* __restrict b, T ub, T* __restrict out, T* __restrict acc,
+                     std::size_t m, F f) {
+  for (std::size_t i = 0; i < m; ++i) {
+    const T x = AC ? a[i] : ua;
+    const T y = BC ? b[i] : ub;
+    const T r = apply<T, Native>(f, x, y);
+    out[i] = r;
+    if constexpr (Check) acc[i] += r * T(0);
+  }
+}
+
+template <class T, bool Native, bool Check, class F>
+HWY_INLINE void map2(Col<T> a, Col<T> b, T* out, T* acc, std::size_t m, F f) {
+  if (a.p && b.p) return loop2<T, Native, Check, true, true>(a.p, T(0), b.p, T(0), out, acc, m, f);
+  if (a.p) return loop2<T, Native, Check, true, false>(a.p, T(0), nullptr, b.u, out, acc, m, f);
+  if (b.p) return loop2<T, Native, Check, false, true>(nullptr, a.u, b.p, T(0), out, acc, m, f);
+  return loop2<T, Native, Check, false, false>(nullptr, a.u, nullptr, b.u, out, acc, m, f);
+}
+
+template <class T, bool Native, bool Check, class F>
+HWY_INLINE void map1(Col<T> a, T* __restrict out, T* __restrict acc, std::size_t m, F f) {
+  if (a.p) {
+    const T* __restrict x = a.p;
+    for (std::size_t i = 0; i < m; ++i) {
+      const T r = apply<T, Native>(f, x[i]);
+      out[i] = r;
+      if constexpr (Check) acc[i] += r * T(0);
+    }
+  } else {
+    const T r = apply<T, Native>(f, a.u);
+    for (std::size_t i = 0; i < m; ++i) {
+      out[i] = r;
+      if constexpr (Check) acc[i] += r * T(0);
+    }
+  }
+}
+
+/// r = s + x*y (Kind 0), s - x*y (Kind 1) or x*y - s (Kind 2), each
+/// operation rounded as its own node would be: a mul and the add or sub
+/// that is its only reader, in one pass (see fused_mul in batch_plan.cpp).
+template <class T, bool Native, bool Check, int Kind, bool SC, bool XC, bool YC>
+HWY_INLINE void loop_mul_add(const T* __restrict s, T us, const T* __restrict x, T ux, const T* __restrict y, T uy,
+                            T* __restrict out, T* __restrict acc, std::size_t m) {
+  auto mul = [](auto u, auto v) { return exact_arith(Op::Mul, u, v); };
+  auto add = [](auto u, auto v) { return exact_arith(Op::Add, u, v); };
+  auto sub = [](auto u, auto v) { return exact_arith(Op::Sub, u, v); };
+  for (std::size_t i = 0; i < m; ++i) {
+    const T sv = SC ? s[i] : us;
+    const T pr = apply<T, Native>(mul, XC ? x[i] : ux, YC ? y[i] : uy);
+    T r;
+    if constexpr (Kind == 0) r = apply<T, Native>(add, sv, pr);
+    else if constexpr (Kind == 1) r = apply<T, Native>(sub, sv, pr);
+    else r = apply<T, Native>(sub, pr, sv);
+    out[i] = r;
+    if constexpr (Check) acc[i] += r * T(0);
+  }
+}
+
+template <class T, bool Native, bool Check, int Kind>
+HWY_INLINE void map_mul_add(Col<T> s, Col<T> x, Col<T> y, T* out, T* acc, std::size_t m) {
+  const int shape = (s.p ? 4 : 0) | (x.p ? 2 : 0) | (y.p ? 1 : 0);
+  constexpr T z = T(0);
+  switch (shape) {
+    case 7: return loop_mul_add<T, Native, Check, Kind, true, true, true>(s.p, z, x.p, z, y.p, z, out, acc, m);
+    case 6: return loop_mul_add<T, Native, Check, Kind, true, true, false>(s.p, z, x.p, z, nullptr, y.u, out, acc, m);
+    case 5: return loop_mul_add<T, Native, Check, Kind, true, false, true>(s.p, z, nullptr, x.u, y.p, z, out, acc, m);
+    case 4: return loop_mul_add<T, Native, Check, Kind, true, false, false>(s.p, z, nullptr, x.u, nullptr, y.u, out, acc, m);
+    case 3: return loop_mul_add<T, Native, Check, Kind, false, true, true>(nullptr, s.u, x.p, z, y.p, z, out, acc, m);
+    case 2: return loop_mul_add<T, Native, Check, Kind, false, true, false>(nullptr, s.u, x.p, z, nullptr, y.u, out, acc, m);
+    case 1: return loop_mul_add<T, Native, Check, Kind, false, false, true>(nullptr, s.u, nullptr, x.u, y.p, z, out, acc, m);
+    default: return loop_mul_add<T, Native, Check, Kind, false, false, false>(nullptr, s.u, nullptr, x.u, nullptr, y.u, out, acc, m);
+  }
+}
+
+
+// ---- Highway vector kernels for the hot ops (T native) --------------------
+
+/// Lane i of an operand: a column load, or the uniform value broadcast.
+template <bool C, class D>
+HWY_INLINE hn::Vec<D> lanes(D d, const hn::TFromD<D>* HWY_RESTRICT p, hn::Vec<D> u, std::size_t i) {
+  if constexpr (C) return hn::LoadU(d, p + i);
+  else return u;
+}
+
+/// out = vf(a, b) over the block (sf for the cases after the last full
+/// vector), with the finiteness flag when Check.
+template <class T, bool Check, bool AC, bool BC, class VF, class SF>
+HWY_INLINE void vloop2(const T* HWY_RESTRICT a, T ua, const T* HWY_RESTRICT b, T ub, T* HWY_RESTRICT out,
+                       T* HWY_RESTRICT acc, std::size_t m, VF vf, SF sf) {
+  const hn::ScalableTag<T> d;
+  const std::size_t N = hn::Lanes(d);
+  const auto va = hn::Set(d, ua), vb = hn::Set(d, ub), z = hn::Zero(d);
+  auto one = [&](std::size_t i) HWY_ATTR {
+    const auto r = vf(d, lanes<AC>(d, a, va, i), lanes<BC>(d, b, vb, i));
+    hn::StoreU(r, d, out + i);
+    if constexpr (Check) hn::StoreU(hn::Add(hn::LoadU(d, acc + i), hn::Mul(r, z)), d, acc + i);
+  };
+  std::size_t i = 0;
+  for (; i + 4 * N <= m; i += 4 * N) {  // four independent vectors per turn
+    one(i);
+    one(i + N);
+    one(i + 2 * N);
+    one(i + 3 * N);
+  }
+  for (; i + N <= m; i += N) one(i);
+  for (; i < m; ++i) {
+    const T r = sf(AC ? a[i] : ua, BC ? b[i] : ub);
+    out[i] = r;
+    if constexpr (Check) acc[i] += r * T(0);
+  }
+}
+
+template <class T, bool Check, class VF, class SF>
+HWY_INLINE void vmap2(Col<T> a, Col<T> b, T* out, T* acc, std::size_t m, VF vf, SF sf) {
+  if (a.p && b.p) return vloop2<T, Check, true, true>(a.p, T(0), b.p, T(0), out, acc, m, vf, sf);
+  if (a.p) return vloop2<T, Check, true, false>(a.p, T(0), nullptr, b.u, out, acc, m, vf, sf);
+  if (b.p) return vloop2<T, Check, false, true>(nullptr, a.u, b.p, T(0), out, acc, m, vf, sf);
+  return vloop2<T, Check, false, false>(nullptr, a.u, nullptr, b.u, out, acc, m, vf, sf);
+}
+
+/// The fused product-sum s + x*y (Kind 0), s - x*y (1), x*y - s (2): a Mul
+/// then an Add or Sub, each rounded (never MulAdd).
+template <class T, bool Check, int Kind, bool SC, bool XC, bool YC>
+HWY_INLINE void vloop_mul_add(const T* HWY_RESTRICT s, T us, const T* HWY_RESTRICT x, T ux, const T* HWY_RESTRICT y,
+                              T uy, T* HWY_RESTRICT out, T* HWY_RESTRICT acc, std::size_t m) {
+  const hn::ScalableTag<T> d;
+  const std::size_t N = hn::Lanes(d);
+  const auto vs = hn::Set(d, us), vx = hn::Set(d, ux), vy = hn::Set(d, uy), z = hn::Zero(d);
+  auto one = [&](std::size_t i) HWY_ATTR {
+    const auto sv = lanes<SC>(d, s, vs, i);
+    const auto pr = hn::Mul(lanes<XC>(d, x, vx, i), lanes<YC>(d, y, vy, i));
+    hn::Vec<decltype(d)> r;
+    if constexpr (Kind == 0) r = hn::Add(sv, pr);
+    else if constexpr (Kind == 1) r = hn::Sub(sv, pr);
+    else r = hn::Sub(pr, sv);
+    hn::StoreU(r, d, out + i);
+    if constexpr (Check) hn::StoreU(hn::Add(hn::LoadU(d, acc + i), hn::Mul(r, z)), d, acc + i);
+  };
+  std::size_t i = 0;
+  for (; i + 4 * N <= m; i += 4 * N) {  // four independent vectors per turn
+    one(i);
+    one(i + N);
+    one(i + 2 * N);
+    one(i + 3 * N);
+  }
+  for (; i + N <= m; i += N) one(i);
+  for (; i < m; ++i) {
+    const T sv = SC ? s[i] : us;
+    const T pr = (XC ? x[i] : ux) * (YC ? y[i] : uy);
+    const T r = Kind == 0 ? sv + pr : Kind == 1 ? sv - pr : pr - sv;
+    out[i] = r;
+    if constexpr (Check) acc[i] += r * T(0);
+  }
+}
+
+template <class T, bool Check, int Kind>
+HWY_INLINE void vmap_mul_add(Col<T> s, Col<T> x, Col<T> y, T* out, T* acc, std::size_t m) {
+  const int shape = (s.p ? 4 : 0) | (x.p ? 2 : 0) | (y.p ? 1 : 0);
+  constexpr T z = T(0);
+  switch (shape) {
+    case 7: return vloop_mul_add<T, Check, Kind, true, true, true>(s.p, z, x.p, z, y.p, z, out, acc, m);
+    case 6: return vloop_mul_add<T, Check, Kind, true, true, false>(s.p, z, x.p, z, nullptr, y.u, out, acc, m);
+    case 5: return vloop_mul_add<T, Check, Kind, true, false, true>(s.p, z, nullptr, x.u, y.p, z, out, acc, m);
+    case 4: return vloop_mul_add<T, Check, Kind, true, false, false>(s.p, z, nullptr, x.u, nullptr, y.u, out, acc, m);
+    case 3: return vloop_mul_add<T, Check, Kind, false, true, true>(nullptr, s.u, x.p, z, y.p, z, out, acc, m);
+    case 2: return vloop_mul_add<T, Check, Kind, false, true, false>(nullptr, s.u, x.p, z, nullptr, y.u, out, acc, m);
+    case 1: return vloop_mul_add<T, Check, Kind, false, false, true>(nullptr, s.u, nullptr, x.u, y.p, z, out, acc, m);
+    default: return vloop_mul_add<T, Check, Kind, false, false, false>(nullptr, s.u, nullptr, x.u, nullptr, y.u, out, acc, m);
+  }
+}
+
+/// 1 where the mask is set, else 0.
+template <class D, class M>
+HWY_INLINE hn::Vec<D> one_if(D d, M mask) {
+  return hn::IfThenElseZero(mask, hn::Set(d, hn::TFromD<D>(1)));
+}
+
+/// A failed domain check of a step's value flags the case.
+template <class T>
+HWY_INLINE void check_domain(const Prepared& p, const Instr& in, const T* __restrict out, T* __restrict acc,
+                            std::size_t m) {
+  const Domain& d = p.domains[static_cast<std::size_t>(in.domain)];
+  const double lo = d.lo(), hi = d.hi();
+  if (d.is_integral()) {
+    for (std::size_t i = 0; i < m; ++i) {
+      const double r = out[i];
+      acc[i] += (r >= lo && r <= hi && r == std::floor(r)) ? T(0) : kNaNOf<T>;
+    }
+  } else {
+    for (std::size_t i = 0; i < m; ++i) {
+      const double r = out[i];
+      acc[i] += (r >= lo && r <= hi) ? T(0) : kNaNOf<T>;
+    }
+  }
+}
+
+template <class T, bool Chk>
+HWY_INLINE void exec_step(Batch<T>& bt, NodeId id, std::size_t m) {
+  const Prepared& p = bt.p;
+  const Instr& in = p.instrs[static_cast<std::size_t>(id)];
+  const NodeId* a = p.args_of(in);
+  T* out = bt.out_of(id);
+  T* acc = bt.acc.get();
+  const bool exact = in.mode == Mode::Exact;
+  const bool native = p.plan.native[static_cast<std::size_t>(id)] != 0;
+  const double t = in.temperature;
+  if (const NodeId fm = p.plan.fused_mul[static_cast<std::size_t>(id)]; fm >= 0) {
+    const NodeId* ma = p.args_of(p.instrs[static_cast<std::size_t>(fm)]);
+    const Col<T> x = bt.operand(ma[0]), y = bt.operand(ma[1]);
+    const bool mul_first = a[0] == fm;
+    const Col<T> other = bt.operand(mul_first ? a[1] : a[0]);
+    const bool both = native && p.plan.native[static_cast<std::size_t>(fm)] != 0;
+    if (both) {
+      if (in.op == Op::Add) vmap_mul_add<T, Chk, 0>(other, x, y, out, acc, m);
+      else if (mul_first) vmap_mul_add<T, Chk, 2>(other, x, y, out, acc, m);
+      else vmap_mul_add<T, Chk, 1>(other, x, y, out, acc, m);
+    } else {
+      if (in.op == Op::Add) map_mul_add<T, false, Chk, 0>(other, x, y, out, acc, m);
+      else if (mul_first) map_mul_add<T, false, Chk, 2>(other, x, y, out, acc, m);
+      else map_mul_add<T, false, Chk, 1>(other, x, y, out, acc, m);
+    }
+    if (in.check_domain) check_domain(p, in, out, acc, m);
+    return;
+  }
+  switch (in.op) {
+    case Op::Input: case Op::Parameter: case Op::Constant: case Op::State:
+      break;  // leaves are not steps
+    case Op::Add: case Op::Sub: case Op::Mul: case Op::Div: {
+      const Col<T> x = bt.operand(a[0]), y = bt.operand(a[1]);
+      if (!native) {  // only if the table ever marks one of them Widened
+        if (in.op == Op::Add) map2<T, false, Chk>(x, y, out, acc, m, [](double u, double v) { return u + v; });
+        else if (in.op == Op::Sub) map2<T, false, Chk>(x, y, out, acc, m, [](double u, double v) { return u - v; });
+        else if (in.op == Op::Mul) map2<T, false, Chk>(x, y, out, acc, m, [](double u, double v) { return u * v; });
+        else map2<T, false, Chk>(x, y, out, acc, m, [](double u, double v) { return u / v; });
+      } else if (in.op == Op::Add) {
+        vmap2<T, Chk>(x, y, out, acc, m, [](auto, auto u, auto v) { return hn::Add(u, v); }, [](T u, T v) { return exact_arith(Op::Add, u, v); });
+      } else if (in.op == Op::Sub) {
+        vmap2<T, Chk>(x, y, out, acc, m, [](auto, auto u, auto v) { return hn::Sub(u, v); }, [](T u, T v) { return exact_arith(Op::Sub, u, v); });
+      } else if (in.op == Op::Mul) {
+        vmap2<T, Chk>(x, y, out, acc, m, [](auto, auto u, auto v) { return hn::Mul(u, v); }, [](T u, T v) { return exact_arith(Op::Mul, u, v); });
+      } else {
+        vmap2<T, Chk>(x, y, out, acc, m, [](auto, auto u, auto v) { return hn::Div(u, v); }, [](T u, T v) { return exact_arith(Op::Div, u, v); });
+      }
+      break;
+    }
+    // Division by zero yields a non-finite value here (IEEE, or NaN from fmod), which flags the case.
+    case Op::FloorDiv: map2<T, false, Chk>(bt.operand(a[0]), bt.operand(a[1]), out, acc, m, [](double x, double y) { return kernels::py_floordiv(x, y); }); break;
+    case Op::Mod: map2<T, false, Chk>(bt.operand(a[0]), bt.operand(a[1]), out, acc, m, [](double x, double y) { return kernels::py_mod(x, y); }); break;
+    // neg and relu read their operand as the first of two (the second unused).
+    case Op::Neg:
+      if (native) vmap2<T, Chk>(bt.operand(a[0]), Col<T>{nullptr, T(0)}, out, acc, m, [](auto, auto u, auto) { return hn::Neg(u); }, [](T u, T) { return exact_unary(Op::Neg, u); });
+      else map1<T, false, Chk>(bt.operand(a[0]), out, acc, m, [](double x) { return -x; });
+      break;
+    case Op::Relu:
+      if (native) vmap2<T, Chk>(bt.operand(a[0]), Col<T>{nullptr, T(0)}, out, acc, m, [](auto d, auto u, auto) { return hn::IfThenElseZero(hn::Gt(u, hn::Zero(d)), u); }, [](T u, T) { return exact_unary(Op::Relu, u); });
+      else map1<T, false, Chk>(bt.operand(a[0]), out, acc, m, [](double x) { return kernels::relu(x); });
+      break;
+    case Op::Sigmoid: map1<T, false, Chk>(bt.operand(a[0]), out, acc, m, [](double x) { return kernels::sigmoid(x); }); break;
+    case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge: case Op::Eq: case Op::Ne: {
+      const Col<T> x = bt.operand(a[0]), y = bt.operand(a[1]);
+      if (exact) {
+        // 1 or 0 (comparing binary32 values in binary32 gives the binary64
+        // answer): never non-finite, so never tested.
+        if (in.op == Op::Lt) vmap2<T, false>(x, y, out, acc, m, [](auto d, auto u, auto v) { return one_if(d, hn::Lt(u, v)); }, [](T u, T v) { return exact_compare(Op::Lt, u, v); });
+        else if (in.op == Op::Le) vmap2<T, false>(x, y, out, acc, m, [](auto d, auto u, auto v) { return one_if(d, hn::Le(u, v)); }, [](T u, T v) { return exact_compare(Op::Le, u, v); });
+        else if (in.op == Op::Gt) vmap2<T, false>(x, y, out, acc, m, [](auto d, auto u, auto v) { return one_if(d, hn::Gt(u, v)); }, [](T u, T v) { return exact_compare(Op::Gt, u, v); });
+        else if (in.op == Op::Ge) vmap2<T, false>(x, y, out, acc, m, [](auto d, auto u, auto v) { return one_if(d, hn::Ge(u, v)); }, [](T u, T v) { return exact_compare(Op::Ge, u, v); });
+        else if (in.op == Op::Eq) vmap2<T, false>(x, y, out, acc, m, [](auto d, auto u, auto v) { return one_if(d, hn::Eq(u, v)); }, [](T u, T v) { return exact_compare(Op::Eq, u, v); });
+        else vmap2<T, false>(x, y, out, acc, m, [](auto d, auto u, auto v) { return one_if(d, hn::Not(hn::Eq(u, v))); }, [](T u, T v) { return exact_compare(Op::Ne, u, v); });
+      } else {
+        const Op op = in.op;
+        map2<T, false, Chk>(x, y, out, acc, m, [op, t](double u, double v) { return relaxed_compare(op, u, v, t); });
+      }
+      break;
+    }
+    case Op::Select: {
+      const T* __restrict c = bt.col[static_cast<std::size_t>(a[0])];
+      const T* __restrict y = bt.col[static_cast<std::size_t>(a[1])];
+      const T* __restrict n = bt.col[static_cast<std::size_t>(a[2])];
+      if (exact) {
+        // The chosen branch's value only (a choice: no rounding in any
+        // width); the other branch's flags (if any) send the case to the
+        // scalar re-run, which ignores them.
+        const hn::ScalableTag<T> d;
+        const std::size_t N = hn::Lanes(d);
+        const auto z = hn::Zero(d);
+        std::size_t i = 0;
+        for (; i + N <= m; i += N) {
+          const auto r = hn::IfThenElse(hn::Not(hn::Eq(hn::LoadU(d, c + i), z)), hn::LoadU(d, y + i), hn::LoadU(d, n + i));
+          hn::StoreU(r, d, out + i);
+          if constexpr (Chk) hn::StoreU(hn::Add(hn::LoadU(d, acc + i), hn::Mul(r, z)), d, acc + i);
+        }
+        for (; i < m; ++i) {
+          const T r = c[i] != T(0) ? y[i] : n[i];
+          out[i] = r;
+          if constexpr (Chk) acc[i] += r * T(0);
+        }
+      } else {
+        for (std::size_t i = 0; i < m; ++i) {
+          const T r = static_cast<T>(kernels::relaxed_select(c[i], y[i], n[i]));
+          out[i] = r;
+          acc[i] += r * T(0);
+        }
+      }
+      break;
+    }
+    case Op::Gather: {
+      const std::size_t n = in.nargs - 1;
+      const T* __restrict idx = bt.col[static_cast<std::size_t>(a[0])];
+      const T** vp = bt.ptrs.data();
+      for (std::size_t k = 0; k < n; ++k) vp[k] = bt.col[static_cast<std::size_t>(a[1 + k])];
+      if (exact) {
+        for (std::size_t i = 0; i < m; ++i) {
+          const double x = idx[i];
+          const bool ok = valid_index(x, n);
+          const T r = vp[ok ? static_cast<std::size_t>(x) : 0][i];
+          out[i] = r;
+          acc[i] += ok ? T(0) : kNaNOf<T>;
+          if constexpr (Chk) acc[i] += r * T(0);
+        }
+      } else {
+        for (std::size_t i = 0; i < m; ++i) {
+          const T r = static_cast<T>(
+              relaxed_gather(idx[i], n, t, [&](std::size_t k) { return static_cast<double>(vp[k][i]); }));
+          out[i] = r;
+          acc[i] += r * T(0);
+        }
+      }
+      break;
+    }
+    case Op::GatherOneHot: {
+      const std::size_t n = in.nargs / 2;
+      const T** vp = bt.ptrs.data();
+      for (std::size_t k = 0; k < in.nargs; ++k) vp[k] = bt.col[static_cast<std::size_t>(a[k])];
+      if (exact) {
+        // Selectors other than 0 and 1 flag the case; with 0s and 1s only,
+        // the count is a small integer, exact in either width.
+        T* __restrict cnt = bt.scratch.data();
+        std::fill(cnt, cnt + m, T(0));
+        std::fill(out, out + m, T(0));
+        for (std::size_t k = 0; k < n; ++k) {
+          const T* __restrict s = vp[k];
+          const T* __restrict v = vp[n + k];
+          for (std::size_t i = 0; i < m; ++i) {
+            const T si = s[i];
+            acc[i] += (si == T(0) || si == T(1)) ? T(0) : kNaNOf<T>;
+            cnt[i] += si;
+            out[i] = si == T(1) ? v[i] : out[i];
+          }
+        }
+        for (std::size_t i = 0; i < m; ++i) acc[i] += cnt[i] == T(1) ? T(0) : kNaNOf<T>;
+        if constexpr (Chk)
+          for (std::size_t i = 0; i < m; ++i) acc[i] += out[i] * T(0);
+      } else {
+        for (std::size_t i = 0; i < m; ++i) {
+          const T r = static_cast<T>(relaxed_one_hot(
+              n, [&](std::size_t k) { return static_cast<double>(vp[k][i]); },
+              [&](std::size_t k) { return static_cast<double>(vp[n + k][i]); }));
+          out[i] = r;
+          acc[i] += r * T(0);
+        }
+      }
+      break;
+    }
+    case Op::Affine:
+    case Op::SparseAffine: {
+      // Every product and every sum rounded (contract section 2): in T when
+      // the table says the op is Native, else in binary64 and rounded.
+      const double* c = p.coefs.data() + in.coef_begin;
+      const std::int32_t* pos = in.op == Op::SparseAffine ? p.positions.data() + in.coef_begin : nullptr;
+      auto xcol = [&](std::uint32_t j) -> const T* {
+        return bt.col[static_cast<std::size_t>(a[pos ? static_cast<std::uint32_t>(pos[j]) : j])];
+      };
+      auto affine = [&](auto native_tag) {
+        constexpr bool N = decltype(native_tag)::value;
+        auto mul = [](auto u, auto v) { return exact_arith(Op::Mul, u, v); };
+        auto add = [](auto u, auto v) { return exact_arith(Op::Add, u, v); };
+        {
+          const T* __restrict x = xcol(0);
+          const T c0 = static_cast<T>(c[0]);
+          for (std::size_t i = 0; i < m; ++i) out[i] = apply<T, N>(mul, c0, x[i]);
+        }
+        for (std::uint32_t j = 1; j < in.ncoef; ++j) {
+          const T* __restrict x = xcol(j);
+          const T cj = static_cast<T>(c[j]);
+          for (std::size_t i = 0; i < m; ++i) out[i] = apply<T, N>(add, out[i], apply<T, N>(mul, cj, x[i]));
+        }
+        if (in.has_bias) {
+          const T b = static_cast<T>(in.bias);
+          for (std::size_t i = 0; i < m; ++i) out[i] = apply<T, N>(add, out[i], b);
+        }
+      };
+      if (std::is_same_v<T, double> || native) affine(std::true_type{});
+      else affine(std::false_type{});
+      if constexpr (Chk)
+        for (std::size_t i = 0; i < m; ++i) acc[i] += out[i] * T(0);
+      break;
+    }
+    case Op::Call: {
+      const Binding& b = *p.bindings[static_cast<std::size_t>(in.slot)];
+      const T** vp = bt.ptrs.data();
+      for (std::size_t k = 0; k < in.nargs; ++k) vp[k] = bt.col[static_cast<std::size_t>(a[k])];
+      double* args = bt.call_args.data();
+      for (std::size_t i = 0; i < m; ++i) {
+        for (std::size_t k = 0; k < in.nargs; ++k) args[k] = vp[k][i];
+        T r;
+        try {
+          r = static_cast<T>(b.forward(std::span<const double>(args, in.nargs)));
+        } catch (...) {
+          r = kNaNOf<T>;  // flagged; the scalar re-run reports the exception
+        }
+        out[i] = r;
+        acc[i] += r * T(0);
+      }
+      break;
+    }
+  }
+  if (in.check_domain) check_domain(p, in, out, acc, m);
+}
+
+
+/// Every step of the plan over one block of `m` cases.
+template <class T>
+HWY_INLINE void run_steps_in(Batch<T>& bt, std::size_t m) {
+  const BatchPlan& plan = bt.p.plan;
+  for (NodeId id : plan.steps) {
+    if (plan.check[static_cast<std::size_t>(id)] != 0) exec_step<T, true>(bt, id, m);
+    else exec_step<T, false>(bt, id, m);
+  }
+}
+
+/// acc holds 0 or NaN per case: the sum is 0 exactly when no case is flagged.
+template <class T>
+HWY_INLINE bool any_flagged_in(const T* HWY_RESTRICT acc, std::size_t m) {
+  const hn::ScalableTag<T> d;
+  const std::size_t N = hn::Lanes(d);
+  auto sum = hn::Zero(d);
+  std::size_t i = 0;
+  for (; i + N <= m; i += N) sum = hn::Add(sum, hn::LoadU(d, acc + i));
+  T rest = hn::GetLane(hn::SumOfLanes(d, sum));
+  for (; i < m; ++i) rest += acc[i];
+  return rest != T(0);
+}
+
+}  // namespace
+
+void RunStepsF64(Batch<double>& bt, std::size_t m) { run_steps_in(bt, m); }
+void RunStepsF32(Batch<float>& bt, std::size_t m) { run_steps_in(bt, m); }
+bool AnyFlaggedF64(const double* acc, std::size_t m) { return any_flagged_in(acc, m); }
+bool AnyFlaggedF32(const float* acc, std::size_t m) { return any_flagged_in(acc, m); }
+
+}  // namespace HWY_NAMESPACE
+}  // namespace tc::eval_detail
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace tc::eval_detail {
+
+HWY_EXPORT(RunStepsF64);
+HWY_EXPORT(RunStepsF32);
+HWY_EXPORT(AnyFlaggedF64);
+HWY_EXPORT(AnyFlaggedF32);
+
+void run_steps(Batch<double>& bt, std::size_t m) { HWY_DYNAMIC_DISPATCH(RunStepsF64)(bt, m); }
+void run_steps(Batch<float>& bt, std::size_t m) { HWY_DYNAMIC_DISPATCH(RunStepsF32)(bt, m); }
+bool any_flagged(const double* acc, std::size_t m) { return HWY_DYNAMIC_DISPATCH(AnyFlaggedF64)(acc, m); }
+bool any_flagged(const float* acc, std::size_t m) { return HWY_DYNAMIC_DISPATCH(AnyFlaggedF32)(acc, m); }
+
+}  // namespace tc::eval_detail
+#endif  // HWY_ONCE
