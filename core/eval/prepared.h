@@ -41,7 +41,7 @@ struct Instr {
 /// as steps and which column slot holds each value. Slots are reused once a
 /// value's last reader has run, so a block of a long chain stays in cache.
 struct BatchPlan {
-  std::size_t block = 256;             ///< cases per block
+  std::size_t block = 256;             ///< cases per block of a float64 program (4x as many for float32: see batch.cpp)
   std::vector<NodeId> steps;           ///< needed computing nodes, ascending
   std::vector<std::int32_t> slot_of;   ///< per node: column slot, or -1 (uniform scalar / caller's input column)
   std::vector<std::uint8_t> uniform;   ///< per node: constant, parameter or state (one value for the whole batch)
