@@ -20,6 +20,8 @@ struct Evaluator::Impl {
   Prepared p;
 };
 
+const eval_detail::Prepared& eval_detail::prepared_of(const Evaluator& ev) { return ev.impl_->p; }
+
 namespace eval_detail {
 
 std::string format_number(double v) {
@@ -200,6 +202,7 @@ Result<Evaluator> Evaluator::create(const Program& program, EvalOptions options)
     p.order.push_back(static_cast<NodeId>(i));
     if (p.instrs[i].op == Op::Select && p.instrs[i].mode == Mode::Exact) p.straight = false;
   }
+  eval_detail::build_lazy_plan(p);
   eval_detail::build_plan(p);
   return Evaluator(std::move(impl));
 }

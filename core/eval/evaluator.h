@@ -74,6 +74,13 @@ struct BatchResult {
   std::vector<std::pair<std::size_t, Diagnostic>> errors;  ///< (case, error), ascending case
 };
 
+class Evaluator;
+namespace eval_detail {
+struct Prepared;
+/// For core/eval and its tests only: the flat form an evaluator runs.
+const Prepared& prepared_of(const Evaluator& ev);
+}  // namespace eval_detail
+
 class Evaluator {
  public:
   /// Prepares a validated program. Fails if a call node has no binding.
@@ -100,6 +107,7 @@ class Evaluator {
                                  const Env& fixed, BatchResult& out, unsigned threads = 1) const;
 
  private:
+  friend const eval_detail::Prepared& eval_detail::prepared_of(const Evaluator& ev);
   struct Impl;
   explicit Evaluator(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;

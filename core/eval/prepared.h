@@ -59,6 +59,19 @@ struct BatchPlan {
   std::uint32_t max_args = 0;
 };
 
+/// One step of Prepared::lazy. Eval computes a node unless it was visited;
+/// an exact select is SelectBegin (skip to `jump` if already visited),
+/// its condition's steps, SelectBranch (condition failed: the select fails,
+/// go to `jump2`; false: go to `jump`), the `yes` steps, Jump, the `no`
+/// steps, SelectFinish.
+struct LazyStep {
+  enum Kind : std::uint8_t { Eval, SelectBegin, SelectBranch, Jump, SelectFinish };
+  Kind kind = Eval;
+  NodeId id = 0;
+  std::uint32_t jump = 0;
+  std::uint32_t jump2 = 0;
+};
+
 struct Prepared {
   Program program;
   bool f32 = false;
@@ -74,6 +87,10 @@ struct Prepared {
   std::vector<std::uint8_t> needed;   ///< reachable from a target through any argument
   std::vector<NodeId> order;          ///< needed node ids, ascending
   bool straight = false;              ///< no needed exact select: evaluate `order` without a stack
+  /// With an exact select: the same lazy evaluation as the stack walk,
+  /// flattened into steps with jumps (see scalar.cpp); empty when the plan
+  /// would be too long, and then the walk runs.
+  std::vector<LazyStep> lazy;
   BatchPlan plan;
 
   [[nodiscard]] const NodeId* args_of(const Instr& in) const { return args.data() + in.arg_begin; }
@@ -117,6 +134,12 @@ Diagnostic node_error(const Prepared& p, NodeId id, const std::string& reason);
 
 /// Shortest text that reads back as `v` (for messages).
 std::string format_number(double v);
+
+/// The reference form of eval_case: the demand-driven walk with a stack.
+bool eval_case_walk(const Prepared& p, const double* inputs, const Fixed& fixed, Workspace& ws, Diagnostic& err);
+
+/// Fills p.lazy (after p.straight and p.order).
+void build_lazy_plan(Prepared& p);
 
 /// Fills p.plan (after everything else in `p` is prepared).
 void build_plan(Prepared& p);
