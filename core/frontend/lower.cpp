@@ -21,7 +21,6 @@ namespace tc::py {
 namespace lowering {
 
 CompileOutput Lowerer::run() {
-  collect_assigned(fn_.body);
   Env env = parameters();
   Flow f = block(fn_.body, std::move(env), /*function_body=*/true);
   if (!is_false(f.active) || !f.rv) {
@@ -110,8 +109,14 @@ Result<CompileOutput> lower_function(const Module& module, const FunctionDef& fn
     d.file = options.filename;
     return d;
   }
+  auto resolved = resolve(fn, functions, options);
+  if (!resolved) {
+    Diagnostic d = resolved.error();
+    d.file = options.filename;
+    return d;
+  }
   try {
-    Lowerer l(fn, options, std::move(functions));
+    Lowerer l(fn, options, *resolved);
     CompileOutput out = l.run();
     if (Status v = validate(out.program); !v) {
       Diagnostic d = v.error();

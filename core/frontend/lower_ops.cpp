@@ -11,11 +11,6 @@
 
 namespace tc::py::lowering {
 
-std::string Lowerer::limit_text() const {
-  return f32_ ? "2^24 (beyond it float32, the --dtype, does not represent every integer exactly)"
-              : "2^53 (beyond it float64 does not represent every integer exactly)";
-}
-
 void Lowerer::check_nodes(SourceLoc loc) {
   if (b_.node_count() > opts_.max_nodes)
     fail("the circuit needs more than " + std::to_string(opts_.max_nodes) +
@@ -135,33 +130,29 @@ Val Lowerer::truth(const Val& v, SourceLoc loc) {
   return emit(Op::Ne, {v, cnum(0, kI, loc)}, loc, kB, 0, 1);
 }
 
-Val Lowerer::compare(const std::string& op, const Val& a, const Val& b, SourceLoc loc) {
+Val Lowerer::compare(CmpOp op, const Val& a, const Val& b, SourceLoc loc) {
   if (a.array || b.array) fail("comparing lists is not supported: compare their elements", loc);
-  if (a.is_const && b.is_const) {
-    double x = rnd(a.c), y = rnd(b.c);
-    bool r = op == "<" ? x < y : op == "<=" ? x <= y : op == ">" ? x > y : op == ">=" ? x >= y : op == "==" ? x == y : x != y;
-    return cbool(r, loc);
-  }
-  const Op name = op == "<" ? Op::Lt : op == "<=" ? Op::Le : op == ">" ? Op::Gt : op == ">=" ? Op::Ge : op == "==" ? Op::Eq : Op::Ne;
-  return emit(name, {a, b}, loc, kB, 0, 1);
+  if (a.is_const && b.is_const) return cbool(compare_values(op, rnd(a.c), rnd(b.c)), loc);
+  return emit(circuit_op(op), {a, b}, loc, kB, 0, 1);
 }
 
-Val Lowerer::arith(const std::string& op, const Val& a, const Val& b, SourceLoc loc, const char* what) {
+Val Lowerer::arith(ArithOp op, const Val& a, const Val& b, SourceLoc loc, const char* what) {
   if (a.array || b.array) return array_arith(op, a, b, loc);
   const bool ints = int_like(a.ty) && int_like(b.ty);
   const bool floats = (a.ty & kF) || (b.ty & kF);
-  unsigned ty = op == "/" ? kF : (ints ? kI : 0u) | (floats ? kF : 0u);
-  if ((op == "/" || op == "//" || op == "%") && b.is_const && b.c == 0.0)
-    fail("division by zero: the divisor of '" + op + "' is always 0", loc);
+  unsigned ty = op == ArithOp::Div ? kF : (ints ? kI : 0u) | (floats ? kF : 0u);
+  const bool divides = op == ArithOp::Div || op == ArithOp::FloorDiv || op == ArithOp::Mod;
+  if (divides && b.is_const && b.c == 0.0)
+    fail(std::string("division by zero: the divisor of '") + spelling(op) + "' is always 0", loc);
   double lo, hi;
   std::string desc = what ? what : "";
-  if (op == "+") {
+  if (op == ArithOp::Add) {
     lo = a.lo + b.lo, hi = a.hi + b.hi;
     if (!what) desc = "addition";
-  } else if (op == "-") {
+  } else if (op == ArithOp::Sub) {
     lo = a.lo - b.hi, hi = a.hi - b.lo;
     if (!what) desc = "subtraction";
-  } else if (op == "*") {
+  } else if (op == ArithOp::Mul) {
     if (same(a, b)) {
       double p = safe_mul(a.lo, a.lo), q = safe_mul(a.hi, a.hi);
       lo = (a.lo <= 0 && a.hi >= 0) ? 0.0 : std::min(p, q);
@@ -171,10 +162,10 @@ Val Lowerer::arith(const std::string& op, const Val& a, const Val& b, SourceLoc 
       lo = std::min({c1, c2, c3, c4}), hi = std::max({c1, c2, c3, c4});
     }
     if (!what) desc = "multiplication";
-  } else if (op == "/" || op == "//") {
+  } else if (op == ArithOp::Div || op == ArithOp::FloorDiv) {
     if (b.lo <= 0 && b.hi >= 0) {
       double m = std::max(std::fabs(a.lo), std::fabs(a.hi));
-      if (op == "//" && !(b.ty & kF)) {
+      if (op == ArithOp::FloorDiv && !(b.ty & kF)) {
         lo = -m, hi = m;
       } else {
         lo = -kInf, hi = kInf;
@@ -182,7 +173,7 @@ Val Lowerer::arith(const std::string& op, const Val& a, const Val& b, SourceLoc 
     } else {
       double c1 = a.lo / b.lo, c2 = a.lo / b.hi, c3 = a.hi / b.lo, c4 = a.hi / b.hi;
       lo = std::min({c1, c2, c3, c4}), hi = std::max({c1, c2, c3, c4});
-      if (op == "//") lo = std::floor(lo), hi = std::floor(hi);
+      if (op == ArithOp::FloorDiv) lo = std::floor(lo), hi = std::floor(hi);
     }
     desc = "floor division";
   } else {  // %
@@ -195,22 +186,21 @@ Val Lowerer::arith(const std::string& op, const Val& a, const Val& b, SourceLoc 
   else if (ty & kI) check_exact(lo, hi, loc, desc);
   if (a.is_const && b.is_const) {
     double x = rnd(a.c), y = rnd(b.c), r;
-    if (op == "+") r = x + y;
-    else if (op == "-") r = x - y;
-    else if (op == "*") r = x * y;
-    else if (op == "/") r = x / y;
-    else if (op == "//") r = kernels::py_floordiv(x, y);
+    if (op == ArithOp::Add) r = x + y;
+    else if (op == ArithOp::Sub) r = x - y;
+    else if (op == ArithOp::Mul) r = x * y;
+    else if (op == ArithOp::Div) r = x / y;
+    else if (op == ArithOp::FloorDiv) r = kernels::py_floordiv(x, y);
     else r = kernels::py_mod(x, y);
     r = rnd(r);
     if (!std::isfinite(r)) fail("this constant expression overflows to infinity", loc);
     return cnum(r, ty, loc);
   }
-  const Op name = op == "+" ? Op::Add : op == "-" ? Op::Sub : op == "*" ? Op::Mul : op == "/" ? Op::Div : op == "//" ? Op::FloorDiv : Op::Mod;
-  return emit(name, {a, b}, loc, ty, lo, hi);
+  return emit(circuit_op(op), {a, b}, loc, ty, lo, hi);
 }
 
-Val Lowerer::array_arith(const std::string& op, const Val& a, const Val& b, SourceLoc loc) {
-  if (op == "+" && a.array && b.array) {
+Val Lowerer::array_arith(ArithOp op, const Val& a, const Val& b, SourceLoc loc) {
+  if (op == ArithOp::Add && a.array && b.array) {
     if (a.tuple != b.tuple)
       fail("cannot concatenate a list and a tuple: write both as lists or both as tuples", loc);
     check_list(scalars(a) + scalars(b), loc);
@@ -218,7 +208,7 @@ Val Lowerer::array_arith(const std::string& op, const Val& a, const Val& b, Sour
     for (const Val& v : b.items) r.items.push_back(v);
     return r;
   }
-  if (op == "*" && (a.array != b.array)) {
+  if (op == ArithOp::Mul && (a.array != b.array)) {
     const Val& arr = a.array ? a : b;
     const Val& n = a.array ? b : a;
     if (!n.is_const || (n.ty & kF))
@@ -236,7 +226,7 @@ Val Lowerer::array_arith(const std::string& op, const Val& a, const Val& b, Sour
       r.items.insert(r.items.end(), arr.items.begin(), arr.items.end());
     return r;
   }
-  fail("the operator '" + op + "' cannot be applied to a list: use it on the elements", loc);
+  fail(std::string("the operator '") + spelling(op) + "' cannot be applied to a list: use it on the elements", loc);
 }
 
 Val Lowerer::neg(const Val& a, SourceLoc loc) {
@@ -269,7 +259,7 @@ Val Lowerer::power(const Val& a, const Val& e, SourceLoc loc) {
   }
   Val r = a;
   r.ty = ty;
-  for (int k = 1; k < n; ++k) r = arith("*", r, a, loc, "power");
+  for (int k = 1; k < n; ++k) r = arith(ArithOp::Mul, r, a, loc, "power");
   return r;
 }
 
@@ -293,8 +283,8 @@ Val Lowerer::index(const Val& arr, const Val& i, SourceLoc loc) {
   if (i.lo < 0) {
     // Python's negative indices count from the end; the gather itself
     // rejects anything still outside [0, n) at run time.
-    Val plus = arith("+", i, cnum(n, kI, loc), loc);
-    idx = i.hi < 0 ? plus : sel(compare("<", i, cnum(0, kI, loc), loc), plus, i, loc);
+    Val plus = arith(ArithOp::Add, i, cnum(n, kI, loc), loc);
+    idx = i.hi < 0 ? plus : sel(compare(CmpOp::Lt, i, cnum(0, kI, loc), loc), plus, i, loc);
   }
   return gather(arr.items, idx, loc);
 }

@@ -1,7 +1,10 @@
 #pragma once
-// The Lowerer: one function's walk from the checked syntax tree to circuit
-// nodes. Its jobs live in separate files: lower_ops.cpp (node creation,
-// budgets, value-level operations with their types and intervals),
+// The Lowerer: one function's walk from the resolved syntax tree to circuit
+// nodes. It reads the resolver's results (names, typed operators, builtins,
+// the signature, static types and the errors found there; resolver.h) and
+// adds what differs per loop iteration: constant values, intervals, branch
+// narrowing, predication, budgets. Its jobs live in separate files:
+// lower_ops.cpp (node creation, budgets, value-level operations),
 // lower_exprs.cpp (names, branch narrowing, expressions), lower_stmts.cpp
 // (statements, predicated control flow, loop expansion) and lower.cpp (the
 // entry point and the final pruning and warnings).
@@ -17,21 +20,22 @@
 #include "frontend/ast.h"
 #include "frontend/compile.h"
 #include "frontend/lower_value.h"
+#include "frontend/resolver.h"
 #include "ir/builder.h"
 
 namespace tc::py::lowering {
 
 class Lowerer {
  public:
-  Lowerer(const FunctionDef& fn, const CompileOptions& o, std::set<std::string> fns)
-      : fn_(fn), opts_(o), functions_(std::move(fns)), b_(o.semantics, o.surrogate, o.temperature, o.dtype),
+  Lowerer(const FunctionDef& fn, const CompileOptions& o, const Resolution& res)
+      : fn_(fn), opts_(o), res_(res), b_(o.semantics, o.surrogate, o.temperature, o.dtype),
         f32_(o.dtype == Dtype::Float32) {}
   CompileOutput run();
  private:
   // ---- helpers: rounding, budgets, node creation -----------------------------
   double rnd(double v) const { return f32_ ? round_f32(v) : v; }
-  double limit() const { return f32_ ? 16777216.0 : 9007199254740992.0; }
-  std::string limit_text() const;
+  double limit() const { return exact_limit(opts_.dtype); }
+  std::string limit_text() const { return exact_limit_text(opts_.dtype); }
   void check_nodes(SourceLoc loc);
   void check_exact(double lo, double hi, SourceLoc loc, const std::string& what);
   // The node holding `v`; a constant becomes a node at its own location, or
@@ -53,10 +57,10 @@ class Lowerer {
   Val or_(const Val& x, const Val& y, SourceLoc loc) { return sel(x, cbool(true, loc), y, loc); }
   const Val& scalar(const Val& v, SourceLoc loc, const char* what);
   Val truth(const Val& v, SourceLoc loc);
-  Val compare(const std::string& op, const Val& a, const Val& b, SourceLoc loc);
-  Val arith(const std::string& op, const Val& a, const Val& b, SourceLoc loc, const char* what = nullptr);
+  Val compare(CmpOp op, const Val& a, const Val& b, SourceLoc loc);
+  Val arith(ArithOp op, const Val& a, const Val& b, SourceLoc loc, const char* what = nullptr);
   // Lists and tuples: concatenation and repetition by a constant, as Python does.
-  Val array_arith(const std::string& op, const Val& a, const Val& b, SourceLoc loc);
+  Val array_arith(ArithOp op, const Val& a, const Val& b, SourceLoc loc);
   Val neg(const Val& a, SourceLoc loc);
   Val power(const Val& a, const Val& e, SourceLoc loc);
   Val index(const Val& arr, const Val& i, SourceLoc loc);
@@ -68,22 +72,25 @@ class Lowerer {
   // `if x < 1000: x = x * 2` in a loop. Sound because a branch's values are
   // only evaluated when the branch is taken (select is lazy).
   std::optional<double> const_of(const Expr& e, const Env& env) const;
-  void narrow(const std::string& name, const std::string& op, double c, Env& env);
+  void narrow(const std::string& name, CmpOp op, double c, Env& env);
   void refine(const Expr& cond, bool truth, Env& env);
   // ---- names -----------------------------------------------------------------------
-  void collect_assigned(const std::vector<StmtPtr>& body);
-  void collect_targets(const Expr& t);
-  Val read(const std::string& name, SourceLoc loc, const Env& env);
+  Val read(const Expr& name, const ExprInfo& info, const Env& env);
   void collect_nodes(const Val& v, std::vector<NodeId>& out);
   void assign(const Expr& t, const Val& v, Env& env, bool silent);
   Env parameters();
   // ---- expressions -------------------------------------------------------------------
+  // An expression's value on this path; its per-iteration type must lie
+  // within the resolver's static type (checked: a mismatch is an internal
+  // error, located, never a wrong circuit).
   Val expr(const Expr& e, const Env& env);
+  Val expr_value(const Expr& e, const ExprInfo& info, const Env& env);
+  void check_static_type(const Val& v, const StaticType& t, const Expr& e) const;
   // `a and b and c` returns the first falsy operand, else the last one.
   Val bool_op(const Expr& e, const Env& env);
   // `a < b < c` is `a < b and b < c` with b evaluated once.
-  Val comparison(const Expr& e, const Env& env);
-  Val call(const Expr& e, const Env& env);
+  Val comparison(const Expr& e, const ExprInfo& info, const Env& env);
+  Val call(const Expr& e, const ExprInfo& info, const Env& env);
   // ---- statements --------------------------------------------------------------------
   Flow block(const std::vector<StmtPtr>& stmts, Env env, bool function_body = false);
   Flow statement(const Stmt& s, const Env& env);
@@ -102,10 +109,9 @@ class Lowerer {
   // ---- state of the walk ---------------------------------------------------------------
   const FunctionDef& fn_;
   const CompileOptions& opts_;
-  std::set<std::string> functions_;
+  const Resolution& res_;
   Builder b_;
   bool f32_;
-  std::set<std::string> assigned_;
   std::map<std::tuple<std::uint64_t, int, int>, Value> consts_;
   std::vector<DefRecord> defs_;
   std::vector<std::pair<SourceLoc, NodeId>> conditions_;  // dynamic if-statement conditions
