@@ -283,19 +283,20 @@ Val Lowerer::call(const Expr& e, const ExprInfo& info, const Env& env) {
     const Val& x = scalar(args[0], loc, (f + "()").c_str());
     if (fb == Builtin::Relu) {
       if (x.is_const) return cnum(kernels::relu(x.c), x.ty, loc);
-      return emit(Op::Relu, {x}, loc, x.ty, std::max(x.lo, 0.0), std::max(x.hi, 0.0));
+      return emit(Op::Relu, {x}, loc, x.ty);
     }
     if (fb == Builtin::Sigmoid) {
       if (x.is_const) return cnum(rnd(kernels::sigmoid(rnd(x.c))), kF, loc);
-      return emit(Op::Sigmoid, {x}, loc, kF, 0, 1);
+      return emit(Op::Sigmoid, {x}, loc, kF);
     }
     unsigned ty = (int_like(x.ty) ? kI : 0u) | (x.ty & kF);
     if (x.is_const) return cnum(std::fabs(x.c), ty, loc);
     Val negx = neg(x, loc);
     Val r = sel(compare(CmpOp::Lt, x, cnum(0, kI, loc), loc), negx, x, loc);
     r.ty = ty;
-    r.lo = (x.lo <= 0 && x.hi >= 0) ? 0.0 : std::min(std::fabs(x.lo), std::fabs(x.hi));
-    r.hi = std::max(std::fabs(x.lo), std::fabs(x.hi));
+    const Interval range = ival::abs(range_of(x));
+    r.lo = range.lo;
+    r.hi = range.hi;
     if (empty(x)) make_empty(r.lo, r.hi);
     return r;
   }

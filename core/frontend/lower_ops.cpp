@@ -72,8 +72,16 @@ void Lowerer::check_list(std::size_t scalars, SourceLoc loc) {
          loc);
 }
 
-Val Lowerer::emit(Op op, const std::vector<Val>& args, SourceLoc loc, unsigned ty, double lo, double hi) {
+Val Lowerer::emit(Op op, const std::vector<Val>& args, SourceLoc loc, unsigned ty, std::optional<Interval> range) {
   check_arguments(args.size(), loc);
+  if (!range) {
+    std::vector<Interval> in;
+    in.reserve(args.size());
+    for (const Val& a : args) in.push_back(range_of(a));
+    range = ival::apply(op, in);
+    TC_ASSERT(range.has_value());
+  }
+  double lo = range->lo, hi = range->hi;
   std::vector<Arg> as;
   as.reserve(args.size());
   for (const Val& a : args) as.emplace_back(mat(a, loc));
@@ -91,7 +99,7 @@ Val Lowerer::emit(Op op, const std::vector<Val>& args, SourceLoc loc, unsigned t
 
 Val Lowerer::not_(const Val& c, SourceLoc loc) {
   if (c.is_const) return cbool(c.c == 0.0, loc);
-  return emit(Op::Eq, {c, cnum(0, kI, loc)}, loc, kB, 0, 1);
+  return emit(Op::Eq, {c, cnum(0, kI, loc)}, loc, kB);
 }
 
 Val Lowerer::sel(const Val& c, const Val& a, const Val& b, SourceLoc loc) {
@@ -114,7 +122,7 @@ Val Lowerer::sel(const Val& c, const Val& a, const Val& b, SourceLoc loc) {
     if (a.c != 0.0 && b.c == 0.0) return c;
     if (a.c == 0.0 && b.c != 0.0) return not_(c, loc);
   }
-  return emit(Op::Select, {c, a, b}, loc, a.ty | b.ty, std::min(a.lo, b.lo), std::max(a.hi, b.hi));
+  return emit(Op::Select, {c, a, b}, loc, a.ty | b.ty);
 }
 
 const Val& Lowerer::scalar(const Val& v, SourceLoc loc, const char* what) {
@@ -127,13 +135,13 @@ Val Lowerer::truth(const Val& v, SourceLoc loc) {
   if (v.array) fail("a list cannot be used as a condition: test one of its elements", loc);
   if (v.is_const) return cbool(v.c != 0.0, loc);
   if (v.ty == kB) return v;
-  return emit(Op::Ne, {v, cnum(0, kI, loc)}, loc, kB, 0, 1);
+  return emit(Op::Ne, {v, cnum(0, kI, loc)}, loc, kB);
 }
 
 Val Lowerer::compare(CmpOp op, const Val& a, const Val& b, SourceLoc loc) {
   if (a.array || b.array) fail("comparing lists is not supported: compare their elements", loc);
   if (a.is_const && b.is_const) return cbool(compare_values(op, rnd(a.c), rnd(b.c)), loc);
-  return emit(circuit_op(op), {a, b}, loc, kB, 0, 1);
+  return emit(circuit_op(op), {a, b}, loc, kB);
 }
 
 Val Lowerer::arith(ArithOp op, const Val& a, const Val& b, SourceLoc loc, const char* what) {
@@ -144,41 +152,22 @@ Val Lowerer::arith(ArithOp op, const Val& a, const Val& b, SourceLoc loc, const 
   const bool divides = op == ArithOp::Div || op == ArithOp::FloorDiv || op == ArithOp::Mod;
   if (divides && b.is_const && b.c == 0.0)
     fail(std::string("division by zero: the divisor of '") + spelling(op) + "' is always 0", loc);
-  double lo, hi;
+  // The interval through the shared transfer functions; x * x of one value
+  // is a square, never negative.
+  const Op node_op = circuit_op(op);
+  const Interval in[2] = {range_of(a), range_of(b)};
+  Interval range = (op == ArithOp::Mul && same(a, b)) ? ival::square(in[0]) : *ival::apply(node_op, in);
+  double lo = range.lo, hi = range.hi;
   std::string desc = what ? what : "";
   if (op == ArithOp::Add) {
-    lo = a.lo + b.lo, hi = a.hi + b.hi;
     if (!what) desc = "addition";
   } else if (op == ArithOp::Sub) {
-    lo = a.lo - b.hi, hi = a.hi - b.lo;
     if (!what) desc = "subtraction";
   } else if (op == ArithOp::Mul) {
-    if (same(a, b)) {
-      double p = safe_mul(a.lo, a.lo), q = safe_mul(a.hi, a.hi);
-      lo = (a.lo <= 0 && a.hi >= 0) ? 0.0 : std::min(p, q);
-      hi = std::max(p, q);
-    } else {
-      double c1 = safe_mul(a.lo, b.lo), c2 = safe_mul(a.lo, b.hi), c3 = safe_mul(a.hi, b.lo), c4 = safe_mul(a.hi, b.hi);
-      lo = std::min({c1, c2, c3, c4}), hi = std::max({c1, c2, c3, c4});
-    }
     if (!what) desc = "multiplication";
   } else if (op == ArithOp::Div || op == ArithOp::FloorDiv) {
-    if (b.lo <= 0 && b.hi >= 0) {
-      double m = std::max(std::fabs(a.lo), std::fabs(a.hi));
-      if (op == ArithOp::FloorDiv && !(b.ty & kF)) {
-        lo = -m, hi = m;
-      } else {
-        lo = -kInf, hi = kInf;
-      }
-    } else {
-      double c1 = a.lo / b.lo, c2 = a.lo / b.hi, c3 = a.hi / b.lo, c4 = a.hi / b.hi;
-      lo = std::min({c1, c2, c3, c4}), hi = std::max({c1, c2, c3, c4});
-      if (op == ArithOp::FloorDiv) lo = std::floor(lo), hi = std::floor(hi);
-    }
     desc = "floor division";
-  } else {  // %
-    lo = std::min(b.lo, 0.0), hi = std::max(b.hi, 0.0);
-    if (a.lo >= 0 && b.lo > 0) hi = std::min(hi, a.hi);
+  } else {
     desc = "modulo";
   }
   fix_nan(lo, hi);
@@ -196,7 +185,7 @@ Val Lowerer::arith(ArithOp op, const Val& a, const Val& b, SourceLoc loc, const 
     if (!std::isfinite(r)) fail("this constant expression overflows to infinity", loc);
     return cnum(r, ty, loc);
   }
-  return emit(circuit_op(op), {a, b}, loc, ty, lo, hi);
+  return emit(node_op, {a, b}, loc, ty, Interval::of(lo, hi));
 }
 
 Val Lowerer::array_arith(ArithOp op, const Val& a, const Val& b, SourceLoc loc) {
@@ -232,9 +221,10 @@ Val Lowerer::array_arith(ArithOp op, const Val& a, const Val& b, SourceLoc loc) 
 Val Lowerer::neg(const Val& a, SourceLoc loc) {
   scalar(a, loc, "unary minus");
   unsigned ty = (int_like(a.ty) ? kI : 0u) | (a.ty & kF);
-  if ((ty & kI) && !empty(a)) check_exact(-a.hi, -a.lo, loc, "negation");
+  const Interval range = ival::neg(range_of(a));
+  if ((ty & kI) && !empty(a)) check_exact(range.lo, range.hi, loc, "negation");
   if (a.is_const) return cnum(rnd(-rnd(a.c)), ty, loc);
-  return emit(Op::Neg, {a}, loc, ty, -a.hi, -a.lo);
+  return emit(Op::Neg, {a}, loc, ty, range);
 }
 
 Val Lowerer::power(const Val& a, const Val& e, SourceLoc loc) {
@@ -304,15 +294,12 @@ Val Lowerer::gather(const std::vector<Val>& items, const Val& idx, SourceLoc loc
   }
   std::vector<Val> args{idx};
   unsigned ty = 0;
-  double lo = kInf, hi = -kInf;
   for (const Val& v : items) {
     if (v.array) fail("indexing with a run-time index needs rows of the same shape", loc);
     args.push_back(v);
     ty |= v.ty;
-    lo = std::min(lo, v.lo);
-    hi = std::max(hi, v.hi);
   }
-  return emit(Op::Gather, args, loc, ty, lo, hi);
+  return emit(Op::Gather, args, loc, ty);
 }
 
 }  // namespace tc::py::lowering

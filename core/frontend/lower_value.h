@@ -13,6 +13,7 @@
 #include "base/diagnostic.h"
 #include "frontend/resolver.h"
 #include "ir/builder.h"
+#include "passes/interval.h"
 
 namespace tc::py::lowering {
 
@@ -55,6 +56,9 @@ inline void make_empty(double& lo, double& hi) {
   lo = kInf;
   hi = -kInf;
 }
+
+// The value's interval in the shared interval code's terms.
+inline Interval range_of(const Val& v) { return Interval::of(v.lo, v.hi, !(v.ty & kF)); }
 
 inline bool same(const Val& a, const Val& b) {
   if (a.array != b.array) return false;
@@ -128,7 +132,6 @@ inline void fix_nan(double& lo, double& hi) {
     hi = kInf;
   }
 }
-inline double safe_mul(double a, double b) { return (a == 0.0 || b == 0.0) ? 0.0 : a * b; }
 
 struct DefRecord {
   std::string name;

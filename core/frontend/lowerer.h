@@ -48,7 +48,11 @@ class Lowerer {
   // A list is expanded to one value per element at compile time: the node
   // budget bounds its length too, checked before it is built.
   void check_list(std::size_t scalars, SourceLoc loc);
-  Val emit(Op op, const std::vector<Val>& args, SourceLoc loc, unsigned ty, double lo, double hi);
+  // Emits `op`; the result's interval is the op's transfer function over the
+  // arguments' intervals (ival::apply, shared with the interval analysis)
+  // unless the caller knows a tighter one.
+  Val emit(Op op, const std::vector<Val>& args, SourceLoc loc, unsigned ty,
+           std::optional<Interval> range = std::nullopt);
   // ---- value-level operations ----------------------------------------------------
   Val not_(const Val& c, SourceLoc loc);
   // select(c, a, b) with c a bool wire; arrays are selected element by element.
