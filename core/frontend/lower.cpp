@@ -47,7 +47,7 @@ CompileOutput Lowerer::run() {
   return out;
 }
 
-Program Lowerer::prune(const Program& p, Diagnostics& warnings) {
+Program Lowerer::prune(Program p, Diagnostics& warnings) {
   const std::vector<bool> needed = passes::live_nodes(p);
 
   std::map<std::pair<SourceLoc, std::string>, bool> used;  // per assignment site
@@ -92,7 +92,8 @@ Program Lowerer::prune(const Program& p, Diagnostics& warnings) {
   std::vector<bool> keep(needed.begin(), needed.end());
   for (const Node& n : p.nodes)
     if (op_info(n.op).has(kSignature)) keep[static_cast<std::size_t>(n.id)] = true;
-  return passes::compact(p, keep, passes::identity_alias(p));
+  const std::vector<NodeId> alias = passes::identity_alias(p);
+  return passes::compact(std::move(p), keep, alias);
 }
 
 }  // namespace lowering

@@ -109,7 +109,7 @@ class Lowerer {
   // ---- finishing: unused values --------------------------------------------------------
   // Drops nodes no output needs (inputs stay: they are the function's
   // signature) and warns about assignments whose value nothing needs.
-  Program prune(const Program& p, Diagnostics& warnings);
+  Program prune(Program p, Diagnostics& warnings);
   // ---- state of the walk ---------------------------------------------------------------
   const FunctionDef& fn_;
   const CompileOptions& opts_;
