@@ -75,9 +75,18 @@ void Lowerer::check_list(std::size_t scalars, SourceLoc loc) {
 Val Lowerer::emit(Op op, const std::vector<Val>& args, SourceLoc loc, unsigned ty, std::optional<Interval> range) {
   check_arguments(args.size(), loc);
   if (!range) {
-    std::vector<Interval> in;
-    in.reserve(args.size());
-    for (const Val& a : args) in.push_back(range_of(a));
+    // Most ops take 1 to 3 arguments: no allocation for their intervals.
+    Interval small[3];
+    std::vector<Interval> many;
+    std::span<const Interval> in;
+    if (args.size() <= 3) {
+      for (std::size_t k = 0; k < args.size(); ++k) small[k] = range_of(args[k]);
+      in = std::span<const Interval>(small, args.size());
+    } else {
+      many.reserve(args.size());
+      for (const Val& a : args) many.push_back(range_of(a));
+      in = many;
+    }
     range = ival::apply(op, in);
     TC_ASSERT(range.has_value());
   }

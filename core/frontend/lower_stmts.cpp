@@ -247,7 +247,9 @@ Flow Lowerer::for_loop(const Stmt& s, const Env& env) {
       loop_path_.push_back(LoopStep{target.text, static_cast<std::int64_t>(item.c)});
       b_.set_iteration(loop_path_);
     }
-    Env e = st.env;
+    // When every path reaches this iteration, seq() below keeps only the
+    // body's flow, so the variables move into it instead of being copied.
+    Env e = is_true(st.active) ? std::move(st.env) : st.env;
     assign(target, item, e, /*silent=*/true);
     Flow body = block(s.body, std::move(e));
     if (!is_false(body.cont)) {  // continue joins the fall-through path

@@ -14,6 +14,7 @@
 #include <set>
 #include <string>
 #include <tuple>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -116,7 +117,15 @@ class Lowerer {
   const Resolution& res_;
   Builder b_;
   bool f32_;
-  std::map<std::tuple<std::uint64_t, int, int>, Value> consts_;
+  // Constant nodes by (value bits, line, column): one node per literal and value.
+  struct ConstKeyHash {
+    std::size_t operator()(const std::tuple<std::uint64_t, int, int>& k) const {
+      const std::uint64_t h = std::get<0>(k) * 0x9E3779B97F4A7C15ull;
+      return static_cast<std::size_t>(h ^ (static_cast<std::uint64_t>(std::get<1>(k)) << 20) ^
+                                      static_cast<std::uint64_t>(std::get<2>(k)));
+    }
+  };
+  std::unordered_map<std::tuple<std::uint64_t, int, int>, Value, ConstKeyHash> consts_;
   std::vector<DefRecord> defs_;
   std::vector<std::pair<SourceLoc, NodeId>> conditions_;  // dynamic if-statement conditions
   std::optional<Val> ret_shape_;
