@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cmath>
 
-#include "frontend/subset.h"
 #include "ir/kernels.h"
 
 namespace tc::py::lowering {
