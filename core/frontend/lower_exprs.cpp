@@ -55,7 +55,7 @@ void Lowerer::refine(const Expr& cond, bool truth, Env& env) {
     return;
   }
   if (cond.kind != ExprKind::Compare || (!truth && cond.ops.size() != 1)) return;
-  const std::vector<CmpOp>& cmps = res_.at(cond).cmps;
+  const std::vector<CmpOp>& cmps = facts(cond).cmps;
   for (std::size_t i = 0; i < cmps.size(); ++i) {
     const CmpOp op = truth ? cmps[i] : negated(cmps[i]);
     const Expr& l = *cond.kids[i];
@@ -140,6 +140,18 @@ Env Lowerer::parameters() {
   return env;
 }
 
+const ExprInfo& Lowerer::facts(const Expr& e) const {
+  const ExprInfo* info = res_.find(e);
+  if (!info) fail("internal error: the resolver did not see this expression", e.outer);
+  return *info;
+}
+
+const StmtInfo& Lowerer::facts(const Stmt& s) const {
+  const StmtInfo* info = res_.find(s);
+  if (!info) fail("internal error: the resolver did not see this statement", s.loc);
+  return *info;
+}
+
 void Lowerer::check_static_type(const Val& v, const StaticType& t, const Expr& e) const {
   const bool ok = v.array ? t.list() : (t.number() && (v.ty & ~t.numbers) == 0);
   if (!ok)
@@ -151,7 +163,7 @@ void Lowerer::check_static_type(const Val& v, const StaticType& t, const Expr& e
 }
 
 Val Lowerer::expr(const Expr& e, const Env& env) {
-  const ExprInfo& info = res_.at(e);
+  const ExprInfo& info = facts(e);
   Val v = expr_value(e, info, env);
   check_static_type(v, info.type, e);
   return v;

@@ -28,7 +28,7 @@ Flow Lowerer::block(const std::vector<StmtPtr>& stmts, Env env, bool function_bo
         Val cur = expr(t, f.env);
         Val rhs = expr(*s.value, f.env);
         if (cur.array) fail("augmented assignment to a list is not supported: write x = x " + s.text + " ...", s.loc);
-        const ArithOp op = res_.at(s).arith;
+        const ArithOp op = facts(s).arith;
         Val r = op == ArithOp::Pow ? power(cur, rhs, s.loc) : arith(op, cur, rhs, s.loc);
         assign(t, r, f.env, false);
         break;
@@ -187,7 +187,7 @@ Flow Lowerer::for_loop(const Stmt& s, const Env& env) {
   const Expr& target = *s.targets[0];
   std::vector<Val> items;
   long long start = 0, stop = 0, step = 1;
-  const StmtInfo& info = res_.at(s);
+  const StmtInfo& info = facts(s);
   const bool is_range = info.range;
   if (is_range) {
     if (info.error) throw Fail{*info.error};  // the number of arguments

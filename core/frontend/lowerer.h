@@ -33,6 +33,9 @@ class Lowerer {
         f32_(o.dtype == Dtype::Float32) {}
   CompileOutput run();
  private:
+  // ---- the resolver's facts -------------------------------------------------
+  const ExprInfo& facts(const Expr& e) const;
+  const StmtInfo& facts(const Stmt& s) const;
   // ---- helpers: rounding, budgets, node creation -----------------------------
   double rnd(double v) const { return f32_ ? round_f32(v) : v; }
   double limit() const { return exact_limit(opts_.dtype); }

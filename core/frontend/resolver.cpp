@@ -145,16 +145,14 @@ std::string number_text(double v) {
   return buf;
 }
 
-const ExprInfo& Resolution::at(const Expr& e) const {
+const ExprInfo* Resolution::find(const Expr& e) const {
   auto it = exprs.find(&e);
-  TC_ASSERT(it != exprs.end());
-  return it->second;
+  return it == exprs.end() ? nullptr : &it->second;
 }
 
-const StmtInfo& Resolution::at(const Stmt& s) const {
+const StmtInfo* Resolution::find(const Stmt& s) const {
   auto it = stmts.find(&s);
-  TC_ASSERT(it != stmts.end());
-  return it->second;
+  return it == stmts.end() ? nullptr : &it->second;
 }
 
 namespace {

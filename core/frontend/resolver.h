@@ -112,8 +112,10 @@ class Resolution {
   std::unordered_map<std::string, StaticType> variables;
   StaticType returns;  ///< joined over every return statement
 
-  const ExprInfo& at(const Expr& e) const;
-  const StmtInfo& at(const Stmt& s) const;
+  /// The facts of a construct the resolver walked; nullptr for one it did
+  /// not (a bug: the lowering reports it as a located internal error).
+  const ExprInfo* find(const Expr& e) const;
+  const StmtInfo* find(const Stmt& s) const;
   std::unordered_map<const Expr*, ExprInfo> exprs;
   std::unordered_map<const Stmt*, StmtInfo> stmts;
 };

@@ -143,17 +143,18 @@ TEST(Resolver, BindsNames) {
       "    return a\n",
       {"a=int32:0:1"});
   ASSERT_TRUE(r->res.ok());
-  auto kind = [&](const char* n) { return r->res->at(*find_name(r->module, n)).name; };
+  auto at = [&](const py::Expr& e) -> const py::ExprInfo& { return *r->res->find(e); };
+  auto kind = [&](const char* n) { return at(*find_name(r->module, n)).name; };
   EXPECT_EQ(kind("a"), py::NameKind::Variable);
   EXPECT_EQ(kind("relu"), py::NameKind::Builtin);
   EXPECT_EQ(kind("range"), py::NameKind::Range);
   EXPECT_EQ(kind("g"), py::NameKind::Function);
   EXPECT_EQ(kind("nothing"), py::NameKind::Undefined);
   EXPECT_EQ(kind("later"), py::NameKind::Variable);
-  const py::ExprInfo& nothing = r->res->at(*find_name(r->module, "nothing"));
+  const py::ExprInfo& nothing = at(*find_name(r->module, "nothing"));
   ASSERT_TRUE(nothing.error.has_value());
   EXPECT_EQ(nothing.error->message, "name 'nothing' is not defined");
-  const py::ExprInfo& later = r->res->at(*find_name(r->module, "later"));
+  const py::ExprInfo& later = at(*find_name(r->module, "later"));
   EXPECT_FALSE(later.error.has_value());
   ASSERT_TRUE(later.unbound.has_value());
   EXPECT_EQ(later.unbound->message, "name 'later' is used before it is assigned");
@@ -164,9 +165,9 @@ TEST(Resolver, TypesOperatorsAndCalls) {
   auto r = resolve_text("def f(a):\n    q = a // 2\n    t = 0 < a <= 3\n    return max(q, 1)\n", {"a=int32:0:9"});
   ASSERT_TRUE(r->res.ok());
   const auto& body = r->module.body[0]->def->body;
-  EXPECT_EQ(r->res->at(*body[0]->value).arith, py::ArithOp::FloorDiv);
-  EXPECT_EQ(r->res->at(*body[1]->value).cmps, (std::vector<py::CmpOp>{py::CmpOp::Lt, py::CmpOp::Le}));
-  EXPECT_EQ(r->res->at(*body[2]->value).builtin, py::Builtin::Max);
+  EXPECT_EQ(r->res->find(*body[0]->value)->arith, py::ArithOp::FloorDiv);
+  EXPECT_EQ(r->res->find(*body[1]->value)->cmps, (std::vector<py::CmpOp>{py::CmpOp::Lt, py::CmpOp::Le}));
+  EXPECT_EQ(r->res->find(*body[2]->value)->builtin, py::Builtin::Max);
   EXPECT_EQ(py::circuit_op(py::ArithOp::FloorDiv), Op::FloorDiv);
   EXPECT_EQ(py::circuit_op(py::CmpOp::Le), Op::Le);
   for (py::CmpOp op : {py::CmpOp::Lt, py::CmpOp::Le, py::CmpOp::Gt, py::CmpOp::Ge, py::CmpOp::Eq, py::CmpOp::Ne})
@@ -198,12 +199,12 @@ TEST(Resolver, LiteralLimitFollowsTheDtype) {
   auto f64 = resolve_text(src, {"a=int32:0:1"});
   ASSERT_TRUE(f64->res.ok());
   const py::Expr& sum = *f64->module.body[0]->def->body[0]->value;
-  EXPECT_FALSE(f64->res->at(*sum.kids[1]).error.has_value());
+  EXPECT_FALSE(f64->res->find(*sum.kids[1])->error.has_value());
   auto f32 = resolve_text(src, {"a=int32:0:1"}, Dtype::Float32);
   ASSERT_TRUE(f32->res.ok());
   const py::Expr& sum32 = *f32->module.body[0]->def->body[0]->value;
-  ASSERT_TRUE(f32->res->at(*sum32.kids[1]).error.has_value());
-  EXPECT_NE(f32->res->at(*sum32.kids[1]).error->message.find("is beyond 2^24"), std::string::npos);
+  ASSERT_TRUE(f32->res->find(*sum32.kids[1])->error.has_value());
+  EXPECT_NE(f32->res->find(*sum32.kids[1])->error->message.find("is beyond 2^24"), std::string::npos);
 }
 
 // Errors found by the resolver are raised only where the lowering gets to:
