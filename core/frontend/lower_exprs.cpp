@@ -180,15 +180,8 @@ Val Lowerer::expr_value(const Expr& e, const ExprInfo& info, const Env& env) {
     case ExprKind::Bool:
       return cbool(e.number != 0.0, e.loc);
     case ExprKind::Tuple:
-    case ExprKind::List: {
-      Val r;
-      r.array = true;
-      r.tuple = e.kind == ExprKind::Tuple;
-      r.loc = e.loc;
-      for (const auto& k : e.kids) r.items.push_back(expr(*k, env));
-      check_list(scalars(r), e.loc);
-      return r;
-    }
+    case ExprKind::List:
+      return list(e, env);
     case ExprKind::Binary: {
       Val a = expr(*e.kids[0], env);
       Val b = expr(*e.kids[1], env);
@@ -207,20 +200,8 @@ Val Lowerer::expr_value(const Expr& e, const ExprInfo& info, const Env& env) {
       return bool_op(e, env);
     case ExprKind::Compare:
       return comparison(e, info, env);
-    case ExprKind::IfExp: {
-      Val c = truth(expr(*e.kids[0], env), e.kids[0]->outer);
-      if (c.is_const) return expr(*e.kids[c.c != 0.0 ? 1 : 2], env);
-      Env yes_env = env, no_env = env;
-      refine(*e.kids[0], true, yes_env);
-      refine(*e.kids[0], false, no_env);
-      Val yes = expr(*e.kids[1], yes_env);
-      Val no = expr(*e.kids[2], no_env);
-      if (!same_shape(yes, no))
-        fail("the two branches of this conditional expression have different shapes (" + shape_text(yes) +
-                 " and " + shape_text(no) + ")",
-             e.outer);
-      return sel(c, yes, no, e.outer);
-    }
+    case ExprKind::IfExp:
+      return if_exp(e, env);
     case ExprKind::Call:
       return call(e, info, env);
     case ExprKind::Subscript: {
@@ -235,6 +216,31 @@ Val Lowerer::expr_value(const Expr& e, const ExprInfo& info, const Env& env) {
       break;
   }
   fail("this expression is not supported", e.outer);
+}
+
+Val Lowerer::list(const Expr& e, const Env& env) {
+  Val r;
+  r.array = true;
+  r.tuple = e.kind == ExprKind::Tuple;
+  r.loc = e.loc;
+  for (const auto& k : e.kids) r.items.push_back(expr(*k, env));
+  check_list(scalars(r), e.loc);
+  return r;
+}
+
+Val Lowerer::if_exp(const Expr& e, const Env& env) {
+  Val c = truth(expr(*e.kids[0], env), e.kids[0]->outer);
+  if (c.is_const) return expr(*e.kids[c.c != 0.0 ? 1 : 2], env);
+  Env yes_env = env, no_env = env;
+  refine(*e.kids[0], true, yes_env);
+  refine(*e.kids[0], false, no_env);
+  Val yes = expr(*e.kids[1], yes_env);
+  Val no = expr(*e.kids[2], no_env);
+  if (!same_shape(yes, no))
+    fail("the two branches of this conditional expression have different shapes (" + shape_text(yes) + " and " +
+             shape_text(no) + ")",
+         e.outer);
+  return sel(c, yes, no, e.outer);
 }
 
 Val Lowerer::bool_op(const Expr& e, const Env& env) {

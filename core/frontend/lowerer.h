@@ -34,8 +34,11 @@ class Lowerer {
   CompileOutput run();
  private:
   // ---- the resolver's facts -------------------------------------------------
-  const ExprInfo& facts(const Expr& e) const;
-  const StmtInfo& facts(const Stmt& s) const;
+  // Out of line, like the other helpers expr() calls below: expr() recurses
+  // once per level of an expression (up to 1,000), so what gets inlined into
+  // it is paid for in every frame.
+  [[gnu::noinline]] const ExprInfo& facts(const Expr& e) const;
+  [[gnu::noinline]] const StmtInfo& facts(const Stmt& s) const;
   // ---- helpers: rounding, budgets, node creation -----------------------------
   double rnd(double v) const { return f32_ ? round_f32(v) : v; }
   double limit() const { return exact_limit(opts_.dtype); }
@@ -83,7 +86,7 @@ class Lowerer {
   void narrow(const std::string& name, CmpOp op, double c, Env& env);
   void refine(const Expr& cond, bool truth, Env& env);
   // ---- names -----------------------------------------------------------------------
-  Val read(const Expr& name, const ExprInfo& info, const Env& env);
+  [[gnu::noinline]] Val read(const Expr& name, const ExprInfo& info, const Env& env);
   void collect_nodes(const Val& v, std::vector<NodeId>& out);
   void assign(const Expr& t, const Val& v, Env& env, bool silent);
   Env parameters();
@@ -93,7 +96,11 @@ class Lowerer {
   // error, located, never a wrong circuit).
   Val expr(const Expr& e, const Env& env);
   Val expr_value(const Expr& e, const ExprInfo& info, const Env& env);
-  void check_static_type(const Val& v, const StaticType& t, const Expr& e) const;
+  [[gnu::noinline]] void check_static_type(const Val& v, const StaticType& t, const Expr& e) const;
+  [[gnu::noinline]] Val list(const Expr& e, const Env& env);
+  // `x if c else y`: only the chosen side runs (a select), each side with
+  // the intervals its branch of the condition allows.
+  [[gnu::noinline]] Val if_exp(const Expr& e, const Env& env);
   // `a and b and c` returns the first falsy operand, else the last one.
   Val bool_op(const Expr& e, const Env& env);
   // `a < b < c` is `a < b and b < c` with b evaluated once.

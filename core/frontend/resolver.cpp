@@ -338,10 +338,13 @@ class Resolver {
   }
 
   StaticType expr(const Expr& e) {
-    ExprInfo info;
-    info.type = type_of(e, info);
-    StaticType t = info.type;
-    r_.exprs[&e] = std::move(info);
+    // Filled in place (references into an unordered_map survive the
+    // insertions of the subexpressions), so deep expressions do not carry
+    // an ExprInfo in every stack frame.
+    ExprInfo& info = r_.exprs[&e];
+    info = ExprInfo{};
+    const StaticType t = type_of(e, info);
+    info.type = t;
     return t;
   }
 
