@@ -500,6 +500,7 @@ void GraphView::paintEvent(QPaintEvent*) {
   p.drawText(rect().adjusted(8, 4, -8, -4), Qt::AlignLeft | Qt::AlignBottom, cap);
   if (mode_ == Mode::Whole) paintLegend(p);
   if (session_->compileFailed()) paintOutOfDate(p);
+  emit framePainted();
 }
 
 QPointF GraphView::nodeViewPos(NodeId id) const {

@@ -65,6 +65,8 @@ class GraphView : public QWidget, public Viewer {
 
  signals:
   void layoutFinished(double milliseconds, bool graphviz);
+  /// A frame was painted (bench/ide measures keystroke to the first frame of a new layout).
+  void framePainted();
 
  protected:
   void paintEvent(QPaintEvent*) override;

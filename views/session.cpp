@@ -14,9 +14,15 @@ namespace tc {
 namespace views {
 
 Session::Session(QObject* parent) : QObject(parent), worker_(new EngineWorker(this)) {
+  // No delay: the worker replaces a queued compile with a newer one, so
+  // typing never builds a backlog; the zero timer folds the edits of one
+  // event-loop pass (a paste, a replace-all) into one compile.
   debounce_.setSingleShot(true);
-  debounce_.setInterval(350);
-  connect(&debounce_, &QTimer::timeout, this, &Session::compileNow);
+  debounce_.setInterval(0);
+  connect(&debounce_, &QTimer::timeout, this, [this] { compile(true); });
+  error_hold_.setSingleShot(true);
+  connect(&error_hold_, &QTimer::timeout, this, &Session::applyHeldCompile);
+  last_edit_.start();
 }
 
 Session::~Session() = default;
@@ -37,6 +43,8 @@ bool Session::openFile(const QString& path, QString* error) {
     return false;
   }
   const QByteArray bytes = f.readAll();
+  held_.reset();  // a failure held from the previous document's typing
+  error_hold_.stop();
   timeline_.clear();
   selected_ = -1;
   highlighted_.clear();
@@ -86,6 +94,8 @@ bool Session::openFile(const QString& path, QString* error) {
 }
 
 void Session::newDocument(const QString& text) {
+  held_.reset();
+  error_hold_.stop();
   doc_.openSource(QString(), text);
   cases_.reset();
   timeline_.clear();
@@ -95,41 +105,67 @@ void Session::newDocument(const QString& text) {
 }
 
 void Session::setSource(const QString& text) {
-  if (doc_.setSource(text)) debounce_.start();
+  if (!doc_.setSource(text)) return;
+  last_edit_.restart();
+  debounce_.start();
 }
 
 void Session::setFunction(const QString& name) {
   if (doc_.setFunction(name)) compileNow();
 }
 
-void Session::compileNow() {
+void Session::compileNow() { compile(false); }
+
+void Session::compile(bool typed) {
   debounce_.stop();
+  if (!typed) applyHeldCompile();  // asked for explicitly: a held failure shows now
   if (doc_.readOnly()) return;
   const std::string src = doc_.source().toStdString();
   const std::string file = doc_.fileName();
   const std::string fn = doc_.function().toStdString();
   const QString requested = doc_.source();
-  worker_->post(QStringLiteral("compile"), [this, src, file, fn, requested](JobControl&) -> EngineWorker::Deliver {
+  worker_->post(QStringLiteral("compile"), [this, src, file, fn, requested, typed](JobControl&) -> EngineWorker::Deliver {
     auto result = std::make_shared<CompileResult>(compile_source(src, file, fn));
     std::vector<int> layers;
     if (result->program) layers = schedule_layers(*result->program);
-    return [this, result, requested, layers = std::move(layers)]() mutable {
-      if (doc_.applyCompile(*result, requested, std::move(layers))) {
-        // Keep values the user set; new inputs start at zero (clamped into the domain).
-        cases_.adoptInputs(doc_.inputs());
-        setProgram(result->program);
-      } else {
-        // A transient error: the last good program, its inputs, domains,
-        // values and selection stay; the problems list says what is wrong
-        // now and the views mark themselves out of date.
-        notify([](Viewer* v) { v->resultsChanged(); });
+    return [this, result, requested, typed, layers = std::move(layers)]() mutable {
+      const qint64 since_edit = last_edit_.elapsed();
+      if (!result->program && typed && since_edit < error_grace_ms_) {
+        // Probably a half-typed token: show it only if typing pauses.
+        held_ = Held{result, requested, std::move(layers)};
+        error_hold_.start(static_cast<int>(error_grace_ms_ - since_edit));
+        return;
       }
-      emit compiled();
-      emit message(result->program
-                       ? tr("compiled in %1 ms, %2 nodes").arg(doc_.compileMs(), 0, 'f', 1).arg(result->program->nodes.size())
-                       : tr("compile failed: %n problem(s)", nullptr, static_cast<int>(doc_.diagnostics().size())));
+      error_hold_.stop();
+      held_.reset();
+      applyCompile(result, requested, std::move(layers));
     };
   });
+}
+
+void Session::applyHeldCompile() {
+  error_hold_.stop();
+  if (!held_) return;
+  Held h = std::move(*held_);
+  held_.reset();
+  applyCompile(h.result, h.requested, std::move(h.layers));
+}
+
+void Session::applyCompile(const std::shared_ptr<CompileResult>& result, const QString& requested, std::vector<int> layers) {
+  if (doc_.applyCompile(*result, requested, std::move(layers))) {
+    // Keep values the user set; new inputs start at zero (clamped into the domain).
+    cases_.adoptInputs(doc_.inputs());
+    setProgram(result->program);
+  } else {
+    // A transient error: the last good program, its inputs, domains,
+    // values and selection stay; the problems list says what is wrong
+    // now and the views mark themselves out of date.
+    notify([](Viewer* v) { v->resultsChanged(); });
+  }
+  emit compiled();
+  emit message(result->program
+                   ? tr("compiled in %1 ms, %2 nodes").arg(doc_.compileMs(), 0, 'f', 1).arg(result->program->nodes.size())
+                   : tr("compile failed: %n problem(s)", nullptr, static_cast<int>(doc_.diagnostics().size())));
 }
 
 void Session::setProgram(std::shared_ptr<const Program> program) {

@@ -9,9 +9,11 @@
 // through the session and never talk to each other directly.
 #include <QObject>
 #include <QString>
+#include <QElapsedTimer>
 #include <QTimer>
 
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "views/case_state.h"
@@ -57,13 +59,17 @@ class Session : public QObject {
   [[nodiscard]] const QString& filePath() const { return doc_.path(); }
   [[nodiscard]] bool readOnly() const { return doc_.readOnly(); }
   [[nodiscard]] const QString& source() const { return doc_.source(); }
-  /// The editor's text changed: recompile after the debounce interval.
+  /// The editor's text changed: recompile once the event loop has folded the edits (no delay by default).
+  /// A compile of a keystroke that fails is shown only once typing pauses
+  /// (the error grace, 350 ms after the last edit): a half-typed token does
+  /// not flash the out-of-date state, while a good edit shows at once.
   void setSource(const QString& text);
-  /// Compile the current source now (skips the debounce).
+  /// Compile the current source now (skips the debounce; its failure shows at once).
   void compileNow();
   void setDebounceMs(int ms) { debounce_.setInterval(ms); }
-  /// True while an edit waits for its debounced recompile.
-  [[nodiscard]] bool compilePending() const { return debounce_.isActive(); }
+  void setErrorGraceMs(int ms) { error_grace_ms_ = ms; }
+  /// True while an edit waits for its debounced recompile, or a failed compile for the end of its grace.
+  [[nodiscard]] bool compilePending() const { return debounce_.isActive() || error_hold_.isActive(); }
   /// The last compile of the source failed: the program, values and layout
   /// shown are those of the last good compile (views grey out, exports refuse).
   [[nodiscard]] bool compileFailed() const { return doc_.compileFailed(); }
@@ -193,10 +199,22 @@ class Session : public QObject {
   void setProgram(std::shared_ptr<const Program> program);
   void loadCaseBook();
   void reportCaseSave();
+  void compile(bool typed);
+  void applyCompile(const std::shared_ptr<CompileResult>& result, const QString& requested, std::vector<int> layers);
+  void applyHeldCompile();
 
   EngineWorker* worker_;
   std::vector<Viewer*> viewers_;
   QTimer debounce_;
+  QTimer error_hold_;  // a failed compile of a keystroke waits here for typing to pause
+  int error_grace_ms_ = 350;
+  QElapsedTimer last_edit_;
+  struct Held {
+    std::shared_ptr<CompileResult> result;
+    QString requested;
+    std::vector<int> layers;
+  };
+  std::optional<Held> held_;
   Document doc_;
   CaseState cases_;
   Timeline timeline_;
