@@ -42,38 +42,26 @@ tsan_stage() {
     ctest --test-dir "$dir" --output-on-failure -R '^views\.worker_session_test$'
 }
 
-# Copies target $1's seeds into folder $2: fuzz/corpus/$1/ if it exists, and
-# the test-data globs fuzz/seeds.txt lists for $1.
-fuzz_seed_corpus() {
-  local target=$1 work=$2 line globs g f
-  [ -d "$root/fuzz/corpus/$target" ] && cp -r "$root/fuzz/corpus/$target/." "$work/"
-  line=$(grep -E "^$target " "$root/fuzz/seeds.txt" || true)
-  read -r -a globs <<< "${line#"$target"}"
-  for g in "${globs[@]}"; do
-    for f in "$root"/$g; do [ -f "$f" ] && cp "$f" "$work/"; done
-  done
-  [ -n "$(ls -A "$work")" ] || { echo "fuzz: no seeds for $target"; return 1; }
-}
+# fuzz_cmake_args, fuzz_names, fuzz_extra_args, fuzz_seed_corpus.
+source "$root/fuzz/fuzz_lib.sh"
 
 # libFuzzer: every target in fuzz/ for a bounded time on its committed corpus
 # (FUZZ_SECONDS each, default 15), in a clang tree of its own.
 fuzz_stage() {
   local dir="${BUILD_DIR}-fuzz" seconds=${FUZZ_SECONDS:-15}
-  CC=clang CXX=clang++ configure "$dir" -DTC_BUILD_FUZZERS=ON -DTC_BUILD_TESTS=OFF -DTC_BUILD_IDE=OFF \
-    -DTC_BUILD_BENCH=OFF -DTC_ENABLE_VULKAN=OFF -DTC_ENABLE_PYTHON=OFF -DCMAKE_BUILD_TYPE=Debug \
-    "-DCMAKE_CXX_FLAGS_DEBUG=-O1 -gline-tables-only -DNDEBUG" "-DCMAKE_C_FLAGS_DEBUG=-O1 -gline-tables-only -DNDEBUG"
-  local targets=() src name
-  for src in "$root"/fuzz/*_fuzz.cpp; do targets+=(--target "tc_$(basename "$src" .cpp)"); done
+  CC=clang CXX=clang++ configure "$dir" "${fuzz_cmake_args[@]}"
+  local targets=() name
+  for name in $(fuzz_names); do targets+=(--target "tc_$name"); done
   cmake --build "$dir" -j "$JOBS" "${targets[@]}"
-  for src in "$root"/fuzz/*_fuzz.cpp; do
-    name=$(basename "$src" .cpp)
+  for name in $(fuzz_names); do
     echo "fuzz: $name for ${seconds}s on its corpus (fuzz/corpus, fuzz/seeds.txt)"
     # A scratch corpus: the committed seeds plus the test data fuzz/seeds.txt
     # names; new inputs found here are not committed.
     local work; work=$(mktemp -d)
     fuzz_seed_corpus "${name%_fuzz}" "$work"
+    # shellcheck disable=SC2046
     "$dir/bin/tc_$name" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
-      -artifact_prefix="$dir/crash-$name-" "$work" 2>&1 | tail -n 12
+      $(fuzz_extra_args "$name") -artifact_prefix="$dir/crash-$name-" "$work" 2>&1 | tail -n 12
     local rc=${PIPESTATUS[0]}
     rm -rf "$work"
     [ "$rc" = 0 ] || { echo "fuzz: $name failed (exit $rc); the input is in $dir"; return 1; }

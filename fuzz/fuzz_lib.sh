@@ -1,0 +1,39 @@
+# Shared by installer/setup.sh (the CI fuzz stage) and fuzz/run_all.sh (long
+# runs by hand), so both build, seed and run the targets the same way.
+# Source it with $root set to the repository root.
+
+# CMake arguments of the fuzz tree: clang, libFuzzer plus ASan and UBSan on
+# the whole engine (TC_BUILD_FUZZERS), nothing but the engine and fuzzers.
+fuzz_cmake_args=(-DTC_BUILD_FUZZERS=ON -DTC_BUILD_TESTS=OFF -DTC_BUILD_IDE=OFF -DTC_BUILD_BENCH=OFF
+  -DTC_ENABLE_VULKAN=OFF -DTC_ENABLE_PYTHON=OFF -DCMAKE_BUILD_TYPE=Debug
+  "-DCMAKE_CXX_FLAGS_DEBUG=-O1 -gline-tables-only -DNDEBUG" "-DCMAKE_C_FLAGS_DEBUG=-O1 -gline-tables-only -DNDEBUG")
+
+# The target names (tc_<name>), one per fuzz/<name>.cpp.
+fuzz_names() {
+  local src
+  for src in "$root"/fuzz/*_fuzz.cpp; do basename "$src" .cpp; done
+}
+
+# Extra libFuzzer flags of target $1. WGSL and SPIR-V: each execution costs
+# time in proportion to the shader's length (the whole text is lexed, parsed
+# and lowered), and shaders past 2 KiB reach no parser or lowering state a
+# shorter one cannot, so inputs are capped there (the 10 KB test shaders are
+# cut to their first 2 KiB as seeds); that triples the executions per second.
+fuzz_extra_args() {
+  case $1 in
+    wgsl_fuzz|spirv_fuzz) echo "-max_len=2048" ;;
+  esac
+}
+
+# Copies target $1's seeds into folder $2: fuzz/corpus/$1/ if it exists, and
+# the test-data globs fuzz/seeds.txt lists for $1.
+fuzz_seed_corpus() {
+  local target=$1 work=$2 line globs g f
+  [ -d "$root/fuzz/corpus/$target" ] && cp -r "$root/fuzz/corpus/$target/." "$work/"
+  line=$(grep -E "^$target " "$root/fuzz/seeds.txt" || true)
+  read -r -a globs <<< "${line#"$target"}"
+  for g in "${globs[@]}"; do
+    for f in "$root"/$g; do [ -f "$f" ] && cp "$f" "$work/"; done
+  done
+  [ -n "$(ls -A "$work")" ] || { echo "fuzz: no seeds for $target"; return 1; }
+}
