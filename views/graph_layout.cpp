@@ -14,6 +14,25 @@
 namespace tc {
 namespace views {
 
+std::vector<char> inline_constants(const Program& program) {
+  const std::size_t n = program.nodes.size();
+  std::vector<char> used(n, 0), out(n, 0);
+  for (const auto& node : program.nodes)
+    for (NodeId a : node.args) used[static_cast<std::size_t>(a)] = 1;
+  for (const auto& [name, id] : program.outputs)
+    if (id >= 0 && static_cast<std::size_t>(id) < n) used[static_cast<std::size_t>(id)] = 0;  // an output keeps its box
+  for (std::size_t i = 0; i < n; ++i) out[i] = program.nodes[i].op == Op::Constant && used[i];
+  return out;
+}
+
+float node_box_width(const Program& program, const std::vector<char>& inlined, NodeId id) {
+  const auto& args = program.nodes[static_cast<std::size_t>(id)].args;
+  int k = 0;
+  for (NodeId a : args) k += inlined[static_cast<std::size_t>(a)];
+  // Room for the argument list ("%14, %12, 0"); longer lists are elided (the tooltip has them all).
+  return k == 0 ? 94.0f : std::min(164.0f, 100.0f + 24.0f * static_cast<float>(args.size()));
+}
+
 void GraphLayout::finish() {
   const std::size_t n = ids.size();
   in_edges.assign(n, {});
@@ -87,19 +106,23 @@ std::shared_ptr<GraphLayout> layered_layout(const Program& program, const std::v
   auto g = std::make_shared<GraphLayout>();
   const std::size_t n = program.nodes.size();
   const int nlayers = n ? *std::max_element(layers.begin(), layers.end()) + 1 : 0;
+  const std::vector<char> inlined = inline_constants(program);
   std::vector<std::vector<int>> members(static_cast<std::size_t>(nlayers));
-  for (std::size_t i = 0; i < n; ++i) members[static_cast<std::size_t>(layers[i])].push_back(static_cast<int>(i));
+  for (std::size_t i = 0; i < n; ++i)
+    if (!inlined[i]) members[static_cast<std::size_t>(layers[i])].push_back(static_cast<int>(i));
 
-  // Users in CSR form for the upward sweeps.
+  // Users in CSR form for the upward sweeps (constants drawn inline have none to sweep).
   std::vector<int> ucount(n + 1, 0);
   for (const auto& node : program.nodes)
-    for (NodeId a : node.args) ++ucount[static_cast<std::size_t>(a) + 1];
+    for (NodeId a : node.args)
+      if (!inlined[static_cast<std::size_t>(a)]) ++ucount[static_cast<std::size_t>(a) + 1];
   std::partial_sum(ucount.begin(), ucount.end(), ucount.begin());
   std::vector<int> users(static_cast<std::size_t>(ucount[n]));
   {
     std::vector<int> fill(ucount.begin(), ucount.end() - 1);
     for (const auto& node : program.nodes)
-      for (NodeId a : node.args) users[static_cast<std::size_t>(fill[static_cast<std::size_t>(a)]++)] = node.id;
+      for (NodeId a : node.args)
+        if (!inlined[static_cast<std::size_t>(a)]) users[static_cast<std::size_t>(fill[static_cast<std::size_t>(a)]++)] = node.id;
   }
 
   // x: centred slot position inside the layer, so layers of different widths line up.
@@ -118,6 +141,7 @@ std::shared_ptr<GraphLayout> layered_layout(const Program& program, const std::v
       int cnt = 0;
       if (down) {
         for (NodeId a : program.nodes[static_cast<std::size_t>(id)].args) {
+          if (inlined[static_cast<std::size_t>(a)]) continue;
           sum += x[static_cast<std::size_t>(a)];
           ++cnt;
         }
@@ -138,20 +162,38 @@ std::shared_ptr<GraphLayout> layered_layout(const Program& program, const std::v
     for (int l = nlayers - 2; l >= 0; --l) sweep_layer(l, false);
   }
 
-  constexpr double kSlot = 108.0, kLayer = 84.0;
-  g->ids.resize(n);
-  g->pos.resize(n);
-  g->width.assign(n, 94.0f);
+  // Rows side by side in sweep order, each centred; boxes listing constants are wider.
+  constexpr double kGap = 14.0, kLayer = 84.0;
   g->height = 37.0f;
-  g->index_of.resize(n);
+  g->index_of.assign(n, -1);
+  std::vector<float> width(n, 94.0f);
+  for (std::size_t i = 0; i < n; ++i)
+    if (!inlined[i]) width[i] = node_box_width(program, inlined, static_cast<NodeId>(i));
+  for (int l = 0; l < nlayers; ++l) {
+    const auto& m = members[static_cast<std::size_t>(l)];
+    double total = 0;
+    for (int id : m) total += width[static_cast<std::size_t>(id)] + kGap;
+    double left = -total / 2.0;
+    for (int id : m) {
+      const auto i = static_cast<std::size_t>(id);
+      x[i] = left + (width[i] + kGap) / 2.0;
+      left += width[i] + kGap;
+    }
+  }
   for (std::size_t i = 0; i < n; ++i) {
-    g->ids[i] = static_cast<NodeId>(i);
-    g->index_of[i] = static_cast<int>(i);
-    g->pos[i] = QPointF(x[i] * kSlot, layers[i] * kLayer);
+    if (inlined[i]) continue;
+    g->index_of[i] = static_cast<int>(g->ids.size());
+    g->ids.push_back(static_cast<NodeId>(i));
+    g->pos.emplace_back(x[i], layers[i] * kLayer);
+    g->width.push_back(width[i]);
   }
   g->edges.reserve(users.size());
-  for (const auto& node : program.nodes)
-    for (NodeId a : node.args) g->edges.push_back({static_cast<int>(a), static_cast<int>(node.id), {}});
+  for (const auto& node : program.nodes) {
+    if (inlined[static_cast<std::size_t>(node.id)]) continue;
+    for (NodeId a : node.args)
+      if (!inlined[static_cast<std::size_t>(a)])
+        g->edges.push_back({g->index_of[static_cast<std::size_t>(a)], g->index_of[static_cast<std::size_t>(node.id)], {}});
+  }
   g->finish();
   g->milliseconds = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   return g;
@@ -160,9 +202,27 @@ std::shared_ptr<GraphLayout> layered_layout(const Program& program, const std::v
 Result<std::shared_ptr<GraphLayout>> graphviz_layout(const Program& program, const std::vector<int>& layers,
                                                      const std::vector<NodeId>* subset) {
   const auto t0 = std::chrono::steady_clock::now();
-  std::string dot = to_dot(program, layers, subset);
+  // The whole circuit leaves constants drawn inline out; a subset (a
+  // neighbourhood, see neighbourhood()) is taken as given.
+  const std::vector<char> inlined = inline_constants(program);
+  std::vector<NodeId> ids;
+  if (subset) {
+    for (NodeId id : *subset)
+      if (id >= 0 && static_cast<std::size_t>(id) < program.nodes.size()) ids.push_back(id);
+  } else {
+    for (std::size_t i = 0; i < program.nodes.size(); ++i)
+      if (!inlined[i]) ids.push_back(static_cast<NodeId>(i));
+  }
+  std::string dot = to_dot(program, layers, &ids);
   // The output labels are drawn by the view itself.
   if (auto p = dot.find("  \"out_"); p != std::string::npos) dot = dot.substr(0, p) + "}\n";
+  // Wider boxes for labels that list inline constants (attributes may be set again later in dot).
+  std::string widths;
+  for (NodeId id : ids) {
+    const float w = node_box_width(program, inlined, id);
+    if (w > 94.0f) widths += "  n" + std::to_string(id) + " [width=" + std::to_string(w / 72.0) + "];\n";
+  }
+  if (!widths.empty()) dot.insert(dot.rfind('}'), widths);
   GVC_t* gvc = gvContext();
   Agraph_t* graph = agmemread(dot.c_str());
   if (!graph) {
@@ -226,6 +286,7 @@ Result<std::shared_ptr<GraphLayout>> graphviz_layout(const Program& program, con
 GroupPlan plan_groups(const Program& program, const std::vector<int>& layers) {
   GroupPlan plan;
   const std::size_t n = program.nodes.size();
+  const std::vector<char> inlined = inline_constants(program);
   plan.top.assign(n, -1);
   plan.sub.assign(n, -1);
   const int nlayers = layers.empty() ? 1 : *std::max_element(layers.begin(), layers.end()) + 1;
@@ -234,7 +295,7 @@ GroupPlan plan_groups(const Program& program, const std::vector<int>& layers) {
   std::map<long long, int> index;  // key: line (> 0) or -(band + 1)
   for (std::size_t i = 0; i < n; ++i) {
     const Node& node = program.nodes[i];
-    if (node.op == Op::Constant) continue;
+    if (inlined[i]) continue;
     const int layer = i < layers.size() ? layers[i] : 0;
     const long long key = node.location && node.location->line > 0 ? node.location->line : -(layer / band) - 1;
     auto [it, fresh] = index.try_emplace(key, static_cast<int>(plan.groups.size()));
@@ -309,12 +370,13 @@ std::shared_ptr<GraphLayout> grouped_layout(const Program& program, const std::v
   const auto t0 = std::chrono::steady_clock::now();
   const std::size_t n = program.nodes.size();
   auto is_open = [&](int g) { return g >= 0 && static_cast<std::size_t>(g) < expanded.size() && expanded[static_cast<std::size_t>(g)]; };
-  // Item of every node: its outermost closed group, else the node itself (constants: none).
+  const std::vector<char> inlined = inline_constants(program);
+  // Item of every node: its outermost closed group, else the node itself (constants drawn inline: none).
   std::vector<int> item(n, -1);
   std::vector<int> item_node, item_group, item_layer;
   std::vector<int> group_item(plan->groups.size(), -1);
   for (std::size_t i = 0; i < n; ++i) {
-    if (program.nodes[i].op == Op::Constant) continue;
+    if (inlined[i]) continue;
     int g = plan->top[i];
     if (g >= 0 && is_open(g)) g = plan->sub[i] >= 0 && !is_open(plan->sub[i]) ? plan->sub[i] : -1;
     const int layer = i < layers.size() ? layers[i] : 0;
@@ -381,7 +443,7 @@ std::shared_ptr<GraphLayout> grouped_layout(const Program& program, const std::v
     for (std::size_t r = members.size(); r-- > 1;) sweep(r - 1, false);
   }
   auto g = std::make_shared<GraphLayout>();
-  constexpr double kSlot = 170.0, kRow = 84.0;
+  constexpr double kSlot = 180.0, kRow = 84.0;
   g->height = 37.0f;
   g->ids.resize(m);
   g->pos.resize(m);
@@ -391,7 +453,7 @@ std::shared_ptr<GraphLayout> grouped_layout(const Program& program, const std::v
   for (std::size_t k = 0; k < m; ++k) {
     g->ids[k] = static_cast<NodeId>(item_node[k]);
     g->pos[k] = QPointF(x[k] * kSlot, row_of[k] * kRow);
-    g->width[k] = item_group[k] >= 0 ? 156.0f : 94.0f;
+    g->width[k] = item_group[k] >= 0 ? 156.0f : node_box_width(program, inlined, static_cast<NodeId>(item_node[k]));
   }
   g->index_of.assign(n, -1);
   for (std::size_t i = 0; i < n; ++i) g->index_of[i] = item[i];
@@ -407,6 +469,7 @@ std::vector<NodeId> neighbourhood(const Program& program, NodeId centre, std::si
   std::vector<std::vector<NodeId>> users(n);
   for (const auto& node : program.nodes)
     for (NodeId a : node.args) users[static_cast<std::size_t>(a)].push_back(node.id);
+  const std::vector<char> inlined = inline_constants(program);
   std::vector<char> seen(n, 0);
   std::vector<NodeId> out;
   std::deque<NodeId> queue;
@@ -417,16 +480,16 @@ std::vector<NodeId> neighbourhood(const Program& program, NodeId centre, std::si
     const NodeId id = queue.front();
     queue.pop_front();
     out.push_back(id);
+    // Constants drawn inline are neither boxes nor hops: one shared constant
+    // (180 users) would flood the neighbourhood with unrelated nodes. Only
+    // from a constant asked for itself are its users one hop away.
     auto visit = [&](NodeId m) {
-      if (!seen[static_cast<std::size_t>(m)]) {
+      if (!seen[static_cast<std::size_t>(m)] && !inlined[static_cast<std::size_t>(m)]) {
         seen[static_cast<std::size_t>(m)] = 1;
         queue.push_back(m);
       }
     };
     for (NodeId a : program.nodes[static_cast<std::size_t>(id)].args) visit(a);
-    // Hops never continue through a constant: one shared constant (180 users)
-    // would flood the neighbourhood with unrelated nodes.
-    if (program.nodes[static_cast<std::size_t>(id)].op == Op::Constant && id != centre) continue;
     for (NodeId u : users[static_cast<std::size_t>(id)]) visit(u);
   }
   std::sort(out.begin(), out.end());

@@ -54,12 +54,21 @@ struct GraphLayout {
   void finish();  ///< builds index_of, edge lists, rows and bounds
 };
 
+/// Constants drawn inside their users' boxes (the user's label lists their
+/// values, `#7 mul %3, 2.5`) rather than as boxes of their own: one constant
+/// can have hundreds of users, and as a shared node in the top row it drew
+/// long edges across the whole circuit. Per node, 1 for a constant that has
+/// users and is not an output (a constant nobody uses, or an output, keeps its box).
+std::vector<char> inline_constants(const Program& program);
+/// Box width of a node entry: wider when its label lists inline constants.
+float node_box_width(const Program& program, const std::vector<char>& inlined, NodeId id);
+
 /// Hierarchical groups for large circuits (above kGroupThreshold nodes).
 /// Level 1 is the source statement (the node's line; nodes without a
 /// location fall into bands of schedule layers); a level-1 group of more
 /// than kGroupSplit nodes is split further (level 2) by the iteration of
-/// its outermost loop (Node::iteration), or into bands of its layers. Constants are never grouped and not drawn in a grouped
-/// layout: their values show in their users' IR text and tooltip.
+/// its outermost loop (Node::iteration), or into bands of its layers. Constants drawn inline
+/// (inline_constants) are never grouped; their values show in their users' boxes.
 struct GroupPlan {
   struct Group {
     std::string label;  ///< "line 5", "line 5 · layers 3-40", "layers 100-199"
@@ -92,7 +101,9 @@ std::shared_ptr<GraphLayout> layered_layout(const Program& program, const std::v
 /// Graphviz dot layout of `subset` (all nodes when null), ranked by layer.
 Result<std::shared_ptr<GraphLayout>> graphviz_layout(const Program& program, const std::vector<int>& layers,
                                                      const std::vector<NodeId>* subset = nullptr);
-/// Up to `max_nodes` nodes nearest to `centre` (arguments and users, breadth first), ascending ids.
+/// Up to `max_nodes` nodes nearest to `centre` (arguments and users, breadth
+/// first), ascending ids. Constants drawn inline are skipped (never a hop
+/// through one, never a box of their own) unless `centre` is one.
 std::vector<NodeId> neighbourhood(const Program& program, NodeId centre, std::size_t max_nodes);
 
 }  // namespace views

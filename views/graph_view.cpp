@@ -82,9 +82,7 @@ void GraphView::selectionChanged() {
     return;
   }
   if (mode_ == Mode::Whole && layout_ && session_->selected() >= 0) {
-    const int e = static_cast<std::size_t>(session_->selected()) < layout_->index_of.size()
-                      ? layout_->index_of[static_cast<std::size_t>(session_->selected())]
-                      : -1;
+    const int e = entryOf(session_->selected());
     if (e >= 0) {
       const QPointF v = toView(layout_->pos[static_cast<std::size_t>(e)]);
       if (!rect().adjusted(30, 30, -30, -30).contains(v.toPoint())) centerOnSelection();
@@ -124,6 +122,7 @@ void GraphView::requestLayout() {
         // A new plan of the same shape (an edit elsewhere in the source) keeps the groups the user opened.
         if (plan_ != p && (!plan_ || !p || plan_->groups.size() != p->groups.size())) expanded_.assign(p ? p->groups.size() : 0, 0);
         plan_ = p;
+        if (inlined_of_ != program) inlined_ = inline_constants(*(inlined_of_ = program));
         laid_out_ = program;
         setLayout(g);
       };
@@ -145,6 +144,7 @@ void GraphView::requestLayout() {
                               std::shared_ptr<GraphLayout> g = r.ok() ? *r : nullptr;
                               return [this, g, program] {
                                 if (program != session_->program()) return;
+                                if (inlined_of_ != program) inlined_ = inline_constants(*(inlined_of_ = program));
                                 laid_out_ = program;
                                 fit_pending_ = true;
                                 setLayout(g);
@@ -178,19 +178,19 @@ void GraphView::setOverlay(Overlay o) {
 void GraphView::fitAll() {
   if (!layout_ || layout_->ids.empty() || width() <= 0 || height() <= 0) return;
   const QRectF b = layout_->bounds;
-  double s = std::min(width() / b.width(), height() / b.height());
+  // The circuit's legend sits in the bottom right corner: keep the bottom rows clear of it.
+  const double h = mode_ == Mode::Whole && height() > 300 ? height() - 80.0 : height();
+  double s = std::min(width() / b.width(), h / b.height());
   // Never blow small graphs up beyond readable 1:1 (nor shrink to nothing).
   s = std::clamp(s, 1e-5, 1.25);
   scale_ = s;
-  origin_ = b.center() - QPointF(width() / 2.0, height() / 2.0) / scale_;
+  origin_ = b.center() - QPointF(width() / 2.0, h / 2.0) / scale_;
   update();
 }
 
 void GraphView::centerOnSelection() {
   if (!layout_) return;
-  const NodeId id = session_->selected();
-  if (id < 0 || static_cast<std::size_t>(id) >= layout_->index_of.size()) return;
-  const int e = layout_->index_of[static_cast<std::size_t>(id)];
+  const int e = entryOf(session_->selected());
   if (e < 0) return;
   if (scale_ < 0.5) scale_ = mode_ == Mode::Neighbourhood ? std::max(scale_, 0.6) : 0.8;
   origin_ = layout_->pos[static_cast<std::size_t>(e)] - QPointF(width() / 2.0, height() / 2.0) / scale_;
@@ -293,6 +293,18 @@ QString GraphView::labelFor(NodeId id, int line) const {
   if (line == 0) {
     QString s = QStringLiteral("#%1 %2").arg(id).arg(QString::fromUtf8(op_name(n.op).data(), static_cast<int>(op_name(n.op).size())));
     if (!n.name.empty()) s += QLatin1Char(' ') + QString::fromStdString(n.name);
+    if (n.op == Op::Constant) s += QLatin1Char(' ') + QString::fromStdString(format_short(n.value));
+    // Constants drawn inside this box: the arguments in order, constants by value (`#7 mul %3, 2.5`).
+    bool any = false;
+    for (NodeId a : n.args) any = any || (static_cast<std::size_t>(a) < inlined_.size() && inlined_[static_cast<std::size_t>(a)]);
+    if (any) {
+      QStringList args;
+      for (NodeId a : n.args) {
+        const auto ai = static_cast<std::size_t>(a);
+        args << (inlined_[ai] ? QString::fromStdString(format_short(program->nodes[ai].value)) : QStringLiteral("%%1").arg(a));
+      }
+      s += QLatin1Char(' ') + args.join(QStringLiteral(", "));
+    }
     return s;
   }
   if (overlay_ == Overlay::Intervals) {
@@ -336,6 +348,7 @@ void GraphView::paintEvent(QPaintEvent*) {
   const auto vis = g.visible(world, kMaxBoxes, &more);
   const NodeId sel = session_->selected();
   const auto& hl = session_->highlighted();
+  const bool selInline = sel >= 0 && static_cast<std::size_t>(sel) < inlined_.size() && inlined_[static_cast<std::size_t>(sel)];
 
   p.setRenderHint(QPainter::Antialiasing, vis.size() < 3000);
   if (more && !overview_.isNull()) {
@@ -411,7 +424,10 @@ void GraphView::paintEvent(QPaintEvent*) {
       const NodeId id = g.ids[i];
       const QRectF r(g.pos[i].x() - g.width[i] / 2, g.pos[i].y() - g.height / 2, g.width[i], g.height);
       const bool isSel = id == sel;
-      const bool isHl = std::binary_search(hl.begin(), hl.end(), id);
+      bool isHl = std::binary_search(hl.begin(), hl.end(), id);
+      // A selected constant is drawn in its users' boxes: mark them.
+      if (selInline)
+        for (NodeId a : program.nodes[static_cast<std::size_t>(id)].args) isHl = isHl || a == sel;
       QPen b = border;
       const auto& grad = session_->chosenGrad();
       const bool gradFailed = id == grad.failed_node || id == grad.failed_select;
@@ -475,21 +491,32 @@ void GraphView::paintEvent(QPaintEvent*) {
   p.setPen(QColor(0x55, 0x5d, 0x6b));
   QString cap = mode_ == Mode::Neighbourhood
                     ? tr("neighbourhood of #%1: %2 nodes (Graphviz)").arg(centre_).arg(g.ids.size())
-                    : (g.graphviz ? tr("%1 nodes, Graphviz dot by schedule layer").arg(g.ids.size())
+                    : (g.graphviz ? tr("%1 nodes, Graphviz dot by schedule layer").arg(program.nodes.size())
                        : plan_    ? tr("%1 nodes in %2 boxes, grouped by statement and loop iteration (click a group to open it)")
                                      .arg(program.nodes.size())
                                      .arg(g.ids.size())
-                                  : tr("%1 nodes, layered layout by schedule layer").arg(g.ids.size()));
+                                  : tr("%1 nodes, layered layout by schedule layer").arg(program.nodes.size()));
   cap += tr("   zoom %1%").arg(scale_ * 100.0, 0, 'f', scale_ < 0.01 ? 3 : 0);
   p.drawText(rect().adjusted(8, 4, -8, -4), Qt::AlignLeft | Qt::AlignBottom, cap);
   if (mode_ == Mode::Whole) paintLegend(p);
   if (session_->compileFailed()) paintOutOfDate(p);
+  emit framePainted();
 }
 
 QPointF GraphView::nodeViewPos(NodeId id) const {
-  if (!layout_ || id < 0 || static_cast<std::size_t>(id) >= layout_->index_of.size()) return {};
-  const int e = layout_->index_of[static_cast<std::size_t>(id)];
+  const int e = entryOf(id);
   return e < 0 ? QPointF() : toView(layout_->pos[static_cast<std::size_t>(e)]);
+}
+
+int GraphView::entryOf(NodeId id) const {
+  if (!layout_ || id < 0 || static_cast<std::size_t>(id) >= layout_->index_of.size()) return -1;
+  const int e = layout_->index_of[static_cast<std::size_t>(id)];
+  if (e >= 0 || !laid_out_ || static_cast<std::size_t>(id) >= inlined_.size() || !inlined_[static_cast<std::size_t>(id)]) return e;
+  // A constant drawn inline: the box of its first user that is laid out.
+  for (const auto& n : laid_out_->nodes)
+    if (std::find(n.args.begin(), n.args.end(), id) != n.args.end())
+      if (const int u = layout_->index_of[static_cast<std::size_t>(n.id)]; u >= 0) return u;
+  return -1;
 }
 
 int GraphView::rowLayer(std::size_t row) const {
@@ -712,6 +739,12 @@ bool GraphView::event(QEvent* ev) {
     return true;
   }
   return QWidget::event(ev);
+}
+
+void GraphView::showEvent(QShowEvent* ev) {
+  QWidget::showEvent(ev);
+  // The neighbourhood is fitted whenever its tab is shown (it may have been laid out while hidden).
+  if (mode_ == Mode::Neighbourhood && layout_) fitAll();
 }
 
 void GraphView::resizeEvent(QResizeEvent*) {

@@ -36,7 +36,8 @@ class GraphView : public QWidget, public Viewer {
   void toggleGroup(int g);
   /// Boxes (nodes and groups) a fit-all view shows.
   [[nodiscard]] std::size_t entryCount() const { return layout_ ? layout_->ids.size() : 0; }
-  /// Where node `id` is drawn, in widget coordinates (null point when not laid out).
+  /// Where node `id` is drawn, in widget coordinates (null point when not laid out);
+  /// for a constant drawn inline, its first user's box.
   [[nodiscard]] QPointF nodeViewPos(NodeId id) const;
   /// Heat-map intensity of a value in [0, 1]: its magnitude's rank among the values shown.
   [[nodiscard]] double heat(double v) const;
@@ -46,6 +47,8 @@ class GraphView : public QWidget, public Viewer {
   void stepChanged() override { update(); }
 
   [[nodiscard]] const GraphLayout* graphLayout() const { return layout_.get(); }
+  /// The text of line `line` (0: id, op, name and inline constants; 1: value) of node `id`'s box.
+  [[nodiscard]] QString boxText(NodeId id, int line) const { return laid_out_ ? labelFor(id, line) : QString(); }
   /// True once the layout for the current program (or selection) has arrived.
   [[nodiscard]] bool layoutReady() const { return ready_; }
   [[nodiscard]] double scale() const { return scale_; }
@@ -62,6 +65,8 @@ class GraphView : public QWidget, public Viewer {
 
  signals:
   void layoutFinished(double milliseconds, bool graphviz);
+  /// A frame was painted (bench/ide measures keystroke to the first frame of a new layout).
+  void framePainted();
 
  protected:
   void paintEvent(QPaintEvent*) override;
@@ -72,6 +77,7 @@ class GraphView : public QWidget, public Viewer {
   void mouseDoubleClickEvent(QMouseEvent*) override;
   void keyPressEvent(QKeyEvent*) override;
   void resizeEvent(QResizeEvent*) override;
+  void showEvent(QShowEvent* ev) override;
   bool event(QEvent* ev) override;
 
  private:
@@ -81,6 +87,8 @@ class GraphView : public QWidget, public Viewer {
   void zoomAt(double factor, const QPointF& at);
   void rebuildOverview();
   QColor fillFor(NodeId id) const;
+  /// The entry node `id` is drawn in (its own box, its group's, or for an inline constant its first user's); -1: none.
+  [[nodiscard]] int entryOf(NodeId id) const;
   QString labelFor(NodeId id, int line) const;
   [[nodiscard]] QPointF toWorld(const QPointF& p) const { return p / scale_ + origin_; }
   [[nodiscard]] QPointF toView(const QPointF& w) const { return (w - origin_) * scale_; }
@@ -113,6 +121,8 @@ class GraphView : public QWidget, public Viewer {
   void paintMinimap(QPainter& p);
   void paintLegend(QPainter& p);
   std::vector<char> warned_;            // per node: analyze warned about it
+  std::vector<char> inlined_;           // per node of inlined_of_: a constant drawn inside its users' boxes
+  std::shared_ptr<const Program> inlined_of_;
 };
 
 }  // namespace views

@@ -611,6 +611,10 @@ void IrTextView::programChanged() {
       if (program != session_->program()) return;
       programmatic_ = true;
       const int scroll = verticalScrollBar()->value();
+      // Every live QTextCursor (the extra selections hold one per tinted line)
+      // is adjusted on every insertion: with the 9,000 nodes of one loop
+      // statement tinted, setPlainText took seconds. Drop them first.
+      setExtraSelections({});
       setPlainText(QString::fromStdString(d->text));
       verticalScrollBar()->setValue(scroll);
       first_node_line_ = d->first_node_line;
@@ -668,7 +672,12 @@ void IrTextView::selectionChanged() {
       programmatic_ = false;
     }
   }
+  // The caret's line can hold thousands of nodes (a loop body): tint the
+  // first kMaxTintedLines of them here; the circuit view marks them all.
+  constexpr int kMaxTintedLines = 500;
+  int tinted = 0;
   for (NodeId h : session_->highlighted()) {
+    if (++tinted > kMaxTintedLines) break;
     QTextBlock block = document()->findBlockByNumber(h + first_node_line_);
     if (!block.isValid() || h == id) continue;
     QTextEdit::ExtraSelection sel;

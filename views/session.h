@@ -1,16 +1,25 @@
 #pragma once
-// The session context (RenderDoc's ICaptureViewer shape): it owns the open
-// document, the compiled program, the current case, the evaluation results,
-// the selection and the timeline step. Views implement Viewer and are told
-// when any of these change; they never talk to each other directly.
+// The session context (RenderDoc's ICaptureViewer shape). It composes three
+// parts split by concern: the document (source, path, compiled program,
+// out-of-date state; views/document.h), the case (inputs, parameters, named
+// cases, evaluation settings and results; views/case_state.h) and the
+// timeline (event log, replay, step, snapshots; views/timeline_state.h), and
+// owns the selection. It posts the engine work for all of them to the worker
+// and tells the views (Viewer) when anything changed; views read the parts
+// through the session and never talk to each other directly.
 #include <QObject>
 #include <QString>
+#include <QElapsedTimer>
 #include <QTimer>
 
 #include <memory>
+#include <optional>
 #include <vector>
 
+#include "views/case_state.h"
+#include "views/document.h"
 #include "views/engine.h"
+#include "views/timeline_state.h"
 #include "views/worker.h"
 
 namespace tc {
@@ -36,61 +45,69 @@ class Session : public QObject {
   void addViewer(Viewer* v);
   void removeViewer(Viewer* v);
 
-  // --- document -----------------------------------------------------------
+  /// The three parts the session composes (read them; change them through the session,
+  /// which posts the engine work and tells the views).
+  [[nodiscard]] const Document& document() const { return doc_; }
+  [[nodiscard]] const CaseState& cases() const { return cases_; }
+  [[nodiscard]] const Timeline& timeline() const { return timeline_; }
+
+  // --- document (views/document.h) ------------------------------------------
   /// Opens a .py source or a .json artifact (read-only). Errors go to `error`.
   bool openFile(const QString& path, QString* error);
   /// Starts an untitled source document.
   void newDocument(const QString& text);
-  [[nodiscard]] const QString& filePath() const { return path_; }
-  [[nodiscard]] bool readOnly() const { return read_only_; }
-  [[nodiscard]] const QString& source() const { return source_; }
-  /// The editor's text changed: recompile after the debounce interval.
+  [[nodiscard]] const QString& filePath() const { return doc_.path(); }
+  [[nodiscard]] bool readOnly() const { return doc_.readOnly(); }
+  [[nodiscard]] const QString& source() const { return doc_.source(); }
+  /// The editor's text changed: recompile once the event loop has folded the edits (no delay by default).
+  /// A compile of a keystroke that fails is shown only once typing pauses
+  /// (the error grace, 350 ms after the last edit): a half-typed token does
+  /// not flash the out-of-date state, while a good edit shows at once.
   void setSource(const QString& text);
-  /// Compile the current source now (skips the debounce).
+  /// Compile the current source now (skips the debounce; its failure shows at once).
   void compileNow();
   void setDebounceMs(int ms) { debounce_.setInterval(ms); }
-  /// True while an edit waits for its debounced recompile.
-  [[nodiscard]] bool compilePending() const { return debounce_.isActive(); }
+  void setErrorGraceMs(int ms) { error_grace_ms_ = ms; }
+  /// True while an edit waits for its debounced recompile, or a failed compile for the end of its grace.
+  [[nodiscard]] bool compilePending() const { return debounce_.isActive() || error_hold_.isActive(); }
   /// The last compile of the source failed: the program, values and layout
   /// shown are those of the last good compile (views grey out, exports refuse).
-  [[nodiscard]] bool compileFailed() const { return !read_only_ && compile_failed_; }
+  [[nodiscard]] bool compileFailed() const { return doc_.compileFailed(); }
   /// The program shown is compiled from the current source (always for artifacts).
-  [[nodiscard]] bool upToDate() const {
-    return read_only_ || (program_ && !compile_failed_ && compiled_source_ == source_);
-  }
+  [[nodiscard]] bool upToDate() const { return doc_.upToDate(); }
   /// Why upToDate() is false, for refusals ("" when up to date).
-  [[nodiscard]] QString outOfDateReason() const;
+  [[nodiscard]] QString outOfDateReason() const { return doc_.outOfDateReason(); }
   /// Sets the path for a later save and marks it as the document's name.
-  void setFilePath(const QString& path) { path_ = path; }
+  void setFilePath(const QString& path);
 
   // --- compiled program ---------------------------------------------------
-  [[nodiscard]] std::shared_ptr<const Program> program() const { return program_; }
-  [[nodiscard]] const std::vector<int>& layers() const { return layers_; }
-  [[nodiscard]] const Diagnostics& diagnostics() const { return diagnostics_; }
-  [[nodiscard]] double compileMs() const { return compile_ms_; }
-  [[nodiscard]] int compileCount() const { return compile_count_; }
-  [[nodiscard]] const std::vector<InputSpec>& inputs() const { return inputs_; }
-  [[nodiscard]] const std::vector<FunctionSignature>& functions() const { return functions_; }
-  [[nodiscard]] const QString& function() const { return function_; }
+  [[nodiscard]] std::shared_ptr<const Program> program() const { return doc_.program(); }
+  [[nodiscard]] const std::vector<int>& layers() const { return doc_.layers(); }
+  [[nodiscard]] const Diagnostics& diagnostics() const { return doc_.diagnostics(); }
+  [[nodiscard]] double compileMs() const { return doc_.compileMs(); }
+  [[nodiscard]] int compileCount() const { return doc_.compileCount(); }
+  [[nodiscard]] const std::vector<InputSpec>& inputs() const { return doc_.inputs(); }
+  [[nodiscard]] const std::vector<FunctionSignature>& functions() const { return doc_.functions(); }
+  [[nodiscard]] const QString& function() const { return doc_.function(); }
   void setFunction(const QString& name);
   /// Changes a parameter's domain: rewrites the directive block of the source
   /// (emits sourceRewritten so the editor applies it as one undoable edit).
   void setInputDomain(const std::string& name, const Domain& domain);
   /// Source nodes on `line` (1-based), in id order.
-  [[nodiscard]] std::vector<NodeId> nodesOnLine(int line) const;
+  [[nodiscard]] std::vector<NodeId> nodesOnLine(int line) const { return doc_.nodesOnLine(line); }
 
-  // --- the current case and evaluation ------------------------------------
-  [[nodiscard]] const Case& currentCase() const { return case_; }
+  // --- the current case and evaluation (views/case_state.h) ---------------
+  [[nodiscard]] const Case& currentCase() const { return cases_.current(); }
   void setCaseValue(const std::string& name, double value);
   void setCase(const Case& c);
   /// The program's parameters (stored values, editable for the session's runs), node order.
-  [[nodiscard]] const std::vector<std::string>& parameters() const { return parameter_names_; }
-  [[nodiscard]] const Case& parameterValues() const { return params_; }
+  [[nodiscard]] const std::vector<std::string>& parameters() const { return cases_.parameters(); }
+  [[nodiscard]] const Case& parameterValues() const { return cases_.parameterValues(); }
   void setParameterValue(const std::string& name, double value);
 
   // --- named cases (saved beside the file as FILE.cases.json) -------------
-  [[nodiscard]] QStringList caseNames() const;
-  [[nodiscard]] int currentCaseIndex() const { return static_cast<int>(book_.current); }
+  [[nodiscard]] QStringList caseNames() const { return cases_.names(); }
+  [[nodiscard]] int currentCaseIndex() const { return cases_.currentIndex(); }
   /// Adds a case holding the current values and switches to it (false: the name is taken or empty).
   bool addCase(const QString& name);
   bool renameCase(int index, const QString& name);
@@ -99,29 +116,29 @@ class Session : public QObject {
   [[nodiscard]] QString casesPath() const;
   /// Re-shows every view (after a display setting such as the number precision changed).
   void redisplay();
-  [[nodiscard]] Semantics semantics() const { return semantics_; }
+  [[nodiscard]] Semantics semantics() const { return cases_.semantics(); }
   void setSemantics(Semantics s);
-  [[nodiscard]] double temperature() const { return temperature_; }
+  [[nodiscard]] double temperature() const { return cases_.temperature(); }
   void setTemperature(double t);
-  [[nodiscard]] int outputIndex() const { return output_index_; }
+  [[nodiscard]] int outputIndex() const { return cases_.outputIndex(); }
   void setOutputIndex(int i);
   /// Re-evaluates the current case (F5).
   void run();
 
-  [[nodiscard]] const RunResult& exactRun() const { return exact_run_; }
-  [[nodiscard]] const RunResult& chosenRun() const { return chosen_run_; }
-  [[nodiscard]] const NodeGradients& exactGrad() const { return exact_grad_; }
-  [[nodiscard]] const NodeGradients& chosenGrad() const { return chosen_grad_; }
+  [[nodiscard]] const RunResult& exactRun() const { return cases_.exactRun(); }
+  [[nodiscard]] const RunResult& chosenRun() const { return cases_.chosenRun(); }
+  [[nodiscard]] const NodeGradients& exactGrad() const { return cases_.exactGrad(); }
+  [[nodiscard]] const NodeGradients& chosenGrad() const { return cases_.chosenGrad(); }
   [[nodiscard]] const Analysis& analysis() const { return analysis_; }
-  [[nodiscard]] int runCount() const { return run_count_; }
+  [[nodiscard]] int runCount() const { return cases_.runCount(); }
   /// Problems of the current case shown beside the compile's: a gradient that
   /// cannot be computed (a hybrid jump term needing an undefined value).
-  [[nodiscard]] Diagnostics caseProblems() const;
+  [[nodiscard]] Diagnostics caseProblems() const { return cases_.problems(doc_.program().get()); }
   /// The hybrid jump term of select `id` at the current case, as text:
   /// (yes - no) * surrogate' with both branch values, "undefined" for one that is.
-  [[nodiscard]] QString jumpTermText(NodeId select) const;
+  [[nodiscard]] QString jumpTermText(NodeId select) const { return cases_.jumpTermText(doc_.program().get(), select); }
   /// Per-node values to show: the timeline step's when a replay is loaded, else the current case's.
-  [[nodiscard]] const std::vector<double>& displayValues() const;
+  [[nodiscard]] const std::vector<double>& displayValues() const { return timeline_.values(cases_.exactRun().trace.values); }
 
   // --- selection ----------------------------------------------------------
   [[nodiscard]] NodeId selected() const { return selected_; }
@@ -132,23 +149,23 @@ class Session : public QObject {
   /// Highlights the nodes whose source starts on `line` (editor cursor moved).
   void highlightLine(int line);
 
-  // --- timeline -----------------------------------------------------------
+  // --- timeline (views/timeline_state.h) ------------------------------------
   bool loadEvents(const QString& path, QString* error);
-  [[nodiscard]] const Replay& replay() const { return replay_; }
-  [[nodiscard]] bool hasReplay() const { return has_replay_; }
-  [[nodiscard]] int step() const { return step_; }
+  [[nodiscard]] const Replay& replay() const { return timeline_.replay(); }
+  [[nodiscard]] bool hasReplay() const { return timeline_.hasReplay(); }
+  [[nodiscard]] int step() const { return timeline_.step(); }
   void setStep(int step);
   /// State committed by the current step (the initial state at step 0), Replay::state_names order.
-  [[nodiscard]] std::vector<double> stateAtStep() const;
+  [[nodiscard]] std::vector<double> stateAtStep() const { return timeline_.stateAtStep(); }
   /// State the current step's event saw (the state before it; the initial state at step 0).
-  [[nodiscard]] std::vector<double> stateBeforeStep() const;
+  [[nodiscard]] std::vector<double> stateBeforeStep() const { return timeline_.stateBeforeStep(); }
   /// True when a replay is loaded and a step after 0 is shown: views show that step's case.
-  [[nodiscard]] bool showingStep() const { return has_replay_ && step_ > 0 && step_ <= static_cast<int>(replay_.steps.size()); }
+  [[nodiscard]] bool showingStep() const { return timeline_.showingStep(); }
   /// The inputs and outputs to show: the current step's event when showingStep(), else the current case's run.
-  [[nodiscard]] Case displayCase() const;
-  [[nodiscard]] const std::vector<double>& displayOutputs() const;
+  [[nodiscard]] Case displayCase() const { return timeline_.inputs(cases_.current()); }
+  [[nodiscard]] const std::vector<double>& displayOutputs() const { return timeline_.outputs(cases_.exactRun().outputs); }
   /// First step after the current one where node `id`'s value differs from the step before; -1 if none.
-  [[nodiscard]] int nextChange(NodeId id) const;
+  [[nodiscard]] int nextChange(NodeId id) const { return timeline_.nextChange(id); }
   /// Writes the state at the current step as a snapshot, on the worker.
   /// False (with `error`) only when there is nothing to save; the outcome
   /// arrives as snapshotSaved() or failed().
@@ -160,17 +177,17 @@ class Session : public QObject {
   /// false only when the file cannot be read; later errors arrive as failed().
   bool restoreSnapshot(const QString& path, QString* error);
   /// Steps consumed before the replay's first event (from a restored snapshot).
-  [[nodiscard]] int snapshotBase() const { return static_cast<int>(replay_.base_steps); }
+  [[nodiscard]] int snapshotBase() const { return timeline_.snapshotBase(); }
 
  signals:
-  void documentChanged();                 ///< a file was opened or a new document started
+  void documentChanged();                     ///< a file was opened or a new document started
   void sourceRewritten(const QString& text);  ///< the session changed the source (directives)
-  void compiled();                        ///< a compile finished (ok or not)
-  void evaluated();                       ///< a run finished
-  void casesChanged();
-  void centreRequested();
-  void snapshotSaved(const QString& path);  ///< saveSnapshot finished writing                 ///< selectAndCentre: the circuit view centres the selection                    ///< the named cases or the current one changed
-  void message(const QString& text);      ///< status bar text
+  void compiled();                            ///< a compile finished (ok or not)
+  void evaluated();                           ///< a run finished
+  void casesChanged();                        ///< the named cases or the current one changed
+  void centreRequested();                     ///< selectAndCentre: the circuit view centres the selection
+  void snapshotSaved(const QString& path);    ///< saveSnapshot finished writing
+  void message(const QString& text);          ///< status bar text
   void failed(const QString& title, const QString& text);  ///< an asynchronous request failed (shown as a warning)
 
  private:
@@ -180,50 +197,30 @@ class Session : public QObject {
   void analyze();
   void startReplay();
   void setProgram(std::shared_ptr<const Program> program);
+  void loadCaseBook();
+  void reportCaseSave();
+  void compile(bool typed);
+  void applyCompile(const std::shared_ptr<CompileResult>& result, const QString& requested, std::vector<int> layers);
+  void applyHeldCompile();
 
   EngineWorker* worker_;
   std::vector<Viewer*> viewers_;
   QTimer debounce_;
-  QString path_;
-  QString source_;
-  bool read_only_ = false;
-  QString function_;
-
-  std::shared_ptr<const Program> program_;
-  std::vector<int> layers_;
-  Diagnostics diagnostics_;
-  double compile_ms_ = 0.0;
-  bool compile_failed_ = false;
-  QString compiled_source_;  // the source text of the last compile request delivered
-  int compile_count_ = 0;
-  std::vector<InputSpec> inputs_;
-  std::vector<FunctionSignature> functions_;
-
-  Case case_;
-  Case params_;
-  std::vector<std::string> parameter_names_;
-  CaseBook book_;
-  void loadCaseBook();
-  void saveCaseBook();
-  void storeCurrentCase();
-  Semantics semantics_ = Semantics::Hybrid;
-  double temperature_ = 1.0;
-  int output_index_ = 0;
-  RunResult exact_run_, chosen_run_;
-  NodeGradients exact_grad_, chosen_grad_;
+  QTimer error_hold_;  // a failed compile of a keystroke waits here for typing to pause
+  int error_grace_ms_ = 350;
+  QElapsedTimer last_edit_;
+  struct Held {
+    std::shared_ptr<CompileResult> result;
+    QString requested;
+    std::vector<int> layers;
+  };
+  std::optional<Held> held_;
+  Document doc_;
+  CaseState cases_;
+  Timeline timeline_;
   Analysis analysis_;
-  int run_count_ = 0;
-
   NodeId selected_ = -1;
   std::vector<NodeId> highlighted_;
-
-  Replay replay_;
-  bool has_replay_ = false;
-  int step_ = 0;
-  std::string log_origin_;  // snapshot the event log replays from ("" = the program's initial state)
-  QString events_path_;
-  std::string events_text_;  // the open event log (replayed again when the program changes)
-  std::string events_name_;
 };
 
 }  // namespace views

@@ -21,7 +21,6 @@ namespace tc::py {
 namespace lowering {
 
 CompileOutput Lowerer::run() {
-  collect_assigned(fn_.body);
   Env env = parameters();
   Flow f = block(fn_.body, std::move(env), /*function_body=*/true);
   if (!is_false(f.active) || !f.rv) {
@@ -48,7 +47,7 @@ CompileOutput Lowerer::run() {
   return out;
 }
 
-Program Lowerer::prune(const Program& p, Diagnostics& warnings) {
+Program Lowerer::prune(Program p, Diagnostics& warnings) {
   const std::vector<bool> needed = passes::live_nodes(p);
 
   std::map<std::pair<SourceLoc, std::string>, bool> used;  // per assignment site
@@ -93,7 +92,8 @@ Program Lowerer::prune(const Program& p, Diagnostics& warnings) {
   std::vector<bool> keep(needed.begin(), needed.end());
   for (const Node& n : p.nodes)
     if (op_info(n.op).has(kSignature)) keep[static_cast<std::size_t>(n.id)] = true;
-  return passes::compact(p, keep, passes::identity_alias(p));
+  const std::vector<NodeId> alias = passes::identity_alias(p);
+  return passes::compact(std::move(p), keep, alias);
 }
 
 }  // namespace lowering
@@ -110,8 +110,14 @@ Result<CompileOutput> lower_function(const Module& module, const FunctionDef& fn
     d.file = options.filename;
     return d;
   }
+  auto resolved = resolve(fn, functions, options);
+  if (!resolved) {
+    Diagnostic d = resolved.error();
+    d.file = options.filename;
+    return d;
+  }
   try {
-    Lowerer l(fn, options, std::move(functions));
+    Lowerer l(fn, options, *resolved);
     CompileOutput out = l.run();
     if (Status v = validate(out.program); !v) {
       Diagnostic d = v.error();

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cmath>
 
-#include "frontend/subset.h"
 #include "ir/kernels.h"
 
 namespace tc::py::lowering {
@@ -26,18 +25,21 @@ std::optional<double> Lowerer::const_of(const Expr& e, const Env& env) const {
   return std::nullopt;
 }
 
-void Lowerer::narrow(const std::string& name, const std::string& op, double c, Env& env) {
+void Lowerer::narrow(const std::string& name, CmpOp op, double c, Env& env) {
   auto it = env.find(name);
   if (it == env.end() || it->second.maybe_unbound || it->second.conflict) return;
   Val& v = it->second.v;
   if (v.array || v.is_const || !std::isfinite(c)) return;
   const bool ints = !(v.ty & kF);
   double lo = v.lo, hi = v.hi;
-  if (op == "<") hi = std::min(hi, ints ? std::ceil(c) - 1 : c);
-  else if (op == "<=") hi = std::min(hi, ints ? std::floor(c) : c);
-  else if (op == ">") lo = std::max(lo, ints ? std::floor(c) + 1 : c);
-  else if (op == ">=") lo = std::max(lo, ints ? std::ceil(c) : c);
-  else if (op == "==") lo = std::max(lo, c), hi = std::min(hi, c);
+  switch (op) {
+    case CmpOp::Lt: hi = std::min(hi, ints ? std::ceil(c) - 1 : c); break;
+    case CmpOp::Le: hi = std::min(hi, ints ? std::floor(c) : c); break;
+    case CmpOp::Gt: lo = std::max(lo, ints ? std::floor(c) + 1 : c); break;
+    case CmpOp::Ge: lo = std::max(lo, ints ? std::ceil(c) : c); break;
+    case CmpOp::Eq: lo = std::max(lo, c), hi = std::min(hi, c); break;
+    case CmpOp::Ne: break;
+  }
   if (lo <= hi) {
     v.lo = lo, v.hi = hi;
   } else {
@@ -53,48 +55,24 @@ void Lowerer::refine(const Expr& cond, bool truth, Env& env) {
     return;
   }
   if (cond.kind != ExprKind::Compare || (!truth && cond.ops.size() != 1)) return;
-  static const std::map<std::string, std::string> negated = {{"<", ">="}, {"<=", ">"}, {">", "<="},
-                                                             {">=", "<"}, {"==", "!="}, {"!=", "=="}};
-  static const std::map<std::string, std::string> flipped = {{"<", ">"}, {"<=", ">="}, {">", "<"},
-                                                             {">=", "<="}, {"==", "=="}, {"!=", "!="}};
-  for (std::size_t i = 0; i < cond.ops.size(); ++i) {
-    auto neg = negated.find(cond.ops[i]);
-    if (neg == negated.end()) return;
-    std::string op = truth ? cond.ops[i] : neg->second;
+  const std::vector<CmpOp>& cmps = facts(cond).cmps;
+  for (std::size_t i = 0; i < cmps.size(); ++i) {
+    const CmpOp op = truth ? cmps[i] : negated(cmps[i]);
     const Expr& l = *cond.kids[i];
     const Expr& r = *cond.kids[i + 1];
     if (l.kind == ExprKind::Name)
       if (auto c = const_of(r, env)) narrow(l.text, op, *c, env);
     if (r.kind == ExprKind::Name)
-      if (auto c = const_of(l, env)) narrow(r.text, flipped.at(op), *c, env);
+      if (auto c = const_of(l, env)) narrow(r.text, flipped(op), *c, env);
   }
 }
 
-void Lowerer::collect_assigned(const std::vector<StmtPtr>& body) {
-  for (const auto& s : body) {
-    for (const auto& t : s->targets) collect_targets(*t);
-    collect_assigned(s->body);
-    collect_assigned(s->orelse);
-  }
-}
-
-void Lowerer::collect_targets(const Expr& t) {
-  if (t.kind == ExprKind::Name) assigned_.insert(t.text);
-  for (const auto& k : t.kids)
-    if (t.kind == ExprKind::Tuple || t.kind == ExprKind::List) collect_targets(*k);
-}
-
-Val Lowerer::read(const std::string& name, SourceLoc loc, const Env& env) {
+Val Lowerer::read(const Expr& e, const ExprInfo& info, const Env& env) {
+  const std::string& name = e.text;
+  const SourceLoc loc = e.loc;
+  if (info.error) throw Fail{*info.error};  // not a variable
   auto it = env.find(name);
-  if (it == env.end()) {
-    if (assigned_.count(name)) fail("name '" + name + "' is used before it is assigned", loc);
-    if (is_supported_builtin(name))
-      fail("'" + name + "' is a builtin function: call it, e.g. " + name + "(x)", loc);
-    if (name == "range") fail("range() is only supported as the iterable of a for loop", loc);
-    if (functions_.count(name))
-      fail("'" + name + "' is a function: functions are not values, and calling them is not supported", loc);
-    fail("name '" + name + "' is not defined", loc);
-  }
+  if (it == env.end()) throw Fail{*info.unbound};
   const Binding& b = it->second;
   if (b.maybe_unbound)
     fail("name '" + name + "' might be unbound here: it is not assigned on every path that reaches this line; "
@@ -145,39 +123,15 @@ void Lowerer::assign(const Expr& t, const Val& v, Env& env, bool silent) {
 
 Env Lowerer::parameters() {
   Env env;
-  std::set<std::string> names;
-  for (const Param& p : fn_.params) {
-    if (!names.insert(p.name).second) fail("duplicate parameter '" + p.name + "'", p.loc);
-    if (is_supported_builtin(p.name) || p.name == "range")
-      fail("parameter '" + p.name + "' hides the builtin of the same name: rename it", p.loc);
-  }
-  for (const auto& [name, domain] : opts_.inputs)
-    if (!names.count(name)) {
-      std::string list;
-      for (const Param& p : fn_.params) list += (list.empty() ? "" : ", ") + p.name;
-      fail("--input '" + name + "' names no parameter of '" + fn_.name + "' (its parameters: " +
-               (list.empty() ? "none" : list) + ")",
-           fn_.name_loc);
-    }
-  for (const Param& p : fn_.params) {
-    const Domain* dom = nullptr;
-    for (const auto& [name, domain] : opts_.inputs)
-      if (name == p.name) dom = &domain;
-    if (!dom)
-      fail("parameter '" + p.name + "' has no input domain: give it with --input " + p.name +
-               "=DOMAIN (e.g. int32:-128:127, bool, float64:-1:1)",
-           p.loc);
+  for (const ParamInfo& p : res_.params) {
+    if (p.error) throw Fail{*p.error};
     Val v;
-    v.ty = dom->type == DomainType::Boolean ? kB : dom->type == DomainType::Int32 ? kI : kF;
-    v.lo = dom->lo();
-    v.hi = dom->hi();
+    v.ty = p.type;
+    v.lo = p.lo;
+    v.hi = p.hi;
     v.loc = p.loc;
-    if (dom->is_integral() && !(v.lo > -limit() && v.hi < limit()))
-      fail("input '" + p.name + "' ranges over [" + num_text(v.lo) + ", " + num_text(v.hi) + "], beyond " +
-               limit_text() + ": narrow its domain",
-           p.loc);
     b_.set_location(p.loc);
-    v.node = b_.input(p.name, *dom);
+    v.node = b_.input(p.name, p.domain);
     check_nodes(p.loc);
     Binding b;
     b.v = v;
@@ -186,35 +140,53 @@ Env Lowerer::parameters() {
   return env;
 }
 
+const ExprInfo& Lowerer::facts(const Expr& e) const {
+  const ExprInfo* info = res_.find(e);
+  if (!info) fail("internal error: the resolver did not see this expression", e.outer);
+  return *info;
+}
+
+const StmtInfo& Lowerer::facts(const Stmt& s) const {
+  const StmtInfo* info = res_.find(s);
+  if (!info) fail("internal error: the resolver did not see this statement", s.loc);
+  return *info;
+}
+
+void Lowerer::check_static_type(const Val& v, const StaticType& t, const Expr& e) const {
+  const bool ok = v.array ? t.list() : (t.number() && (v.ty & ~t.numbers) == 0);
+  if (!ok)
+    fail("internal error: the value here does not have the static type the resolver gave it (" +
+             static_type_text(t) + ")",
+         e.outer);
+  if (v.array)
+    for (const Val& x : v.items) check_static_type(x, t.element(), e);
+}
+
 Val Lowerer::expr(const Expr& e, const Env& env) {
+  const ExprInfo& info = facts(e);
+  Val v = expr_value(e, info, env);
+  check_static_type(v, info.type, e);
+  return v;
+}
+
+Val Lowerer::expr_value(const Expr& e, const ExprInfo& info, const Env& env) {
   switch (e.kind) {
     case ExprKind::Name:
-      return read(e.text, e.loc, env);
+      return read(e, info, env);
     case ExprKind::Number: {
-      if (e.too_large)
-        fail("integer literal " + e.text + " is beyond 2^53, where float64 stops representing integers exactly",
-             e.loc);
-      if (!e.is_float && std::fabs(e.number) >= limit())
-        fail("integer literal " + e.text + " is beyond " + limit_text(), e.loc);
+      if (info.error) throw Fail{*info.error};
       return cnum(e.number, e.is_float ? kF : kI, e.loc);
     }
     case ExprKind::Bool:
       return cbool(e.number != 0.0, e.loc);
     case ExprKind::Tuple:
-    case ExprKind::List: {
-      Val r;
-      r.array = true;
-      r.tuple = e.kind == ExprKind::Tuple;
-      r.loc = e.loc;
-      for (const auto& k : e.kids) r.items.push_back(expr(*k, env));
-      check_list(scalars(r), e.loc);
-      return r;
-    }
+    case ExprKind::List:
+      return list(e, env);
     case ExprKind::Binary: {
       Val a = expr(*e.kids[0], env);
       Val b = expr(*e.kids[1], env);
-      if (e.text == "**") return power(a, b, e.outer);
-      return arith(e.text, a, b, e.outer);
+      if (info.arith == ArithOp::Pow) return power(a, b, e.outer);
+      return arith(info.arith, a, b, e.outer);
     }
     case ExprKind::Unary: {
       Val a = expr(*e.kids[0], env);
@@ -227,23 +199,11 @@ Val Lowerer::expr(const Expr& e, const Env& env) {
     case ExprKind::BoolOp:
       return bool_op(e, env);
     case ExprKind::Compare:
-      return comparison(e, env);
-    case ExprKind::IfExp: {
-      Val c = truth(expr(*e.kids[0], env), e.kids[0]->outer);
-      if (c.is_const) return expr(*e.kids[c.c != 0.0 ? 1 : 2], env);
-      Env yes_env = env, no_env = env;
-      refine(*e.kids[0], true, yes_env);
-      refine(*e.kids[0], false, no_env);
-      Val yes = expr(*e.kids[1], yes_env);
-      Val no = expr(*e.kids[2], no_env);
-      if (!same_shape(yes, no))
-        fail("the two branches of this conditional expression have different shapes (" + shape_text(yes) +
-                 " and " + shape_text(no) + ")",
-             e.outer);
-      return sel(c, yes, no, e.outer);
-    }
+      return comparison(e, info, env);
+    case ExprKind::IfExp:
+      return if_exp(e, env);
     case ExprKind::Call:
-      return call(e, env);
+      return call(e, info, env);
     case ExprKind::Subscript: {
       Val arr = expr(*e.kids[0], env);
       Val i = expr(*e.kids[1], env);
@@ -256,6 +216,31 @@ Val Lowerer::expr(const Expr& e, const Env& env) {
       break;
   }
   fail("this expression is not supported", e.outer);
+}
+
+Val Lowerer::list(const Expr& e, const Env& env) {
+  Val r;
+  r.array = true;
+  r.tuple = e.kind == ExprKind::Tuple;
+  r.loc = e.loc;
+  for (const auto& k : e.kids) r.items.push_back(expr(*k, env));
+  check_list(scalars(r), e.loc);
+  return r;
+}
+
+Val Lowerer::if_exp(const Expr& e, const Env& env) {
+  Val c = truth(expr(*e.kids[0], env), e.kids[0]->outer);
+  if (c.is_const) return expr(*e.kids[c.c != 0.0 ? 1 : 2], env);
+  Env yes_env = env, no_env = env;
+  refine(*e.kids[0], true, yes_env);
+  refine(*e.kids[0], false, no_env);
+  Val yes = expr(*e.kids[1], yes_env);
+  Val no = expr(*e.kids[2], no_env);
+  if (!same_shape(yes, no))
+    fail("the two branches of this conditional expression have different shapes (" + shape_text(yes) + " and " +
+             shape_text(no) + ")",
+         e.outer);
+  return sel(c, yes, no, e.outer);
 }
 
 Val Lowerer::bool_op(const Expr& e, const Env& env) {
@@ -286,17 +271,17 @@ Val Lowerer::bool_op(const Expr& e, const Env& env) {
   return r;
 }
 
-Val Lowerer::comparison(const Expr& e, const Env& env) {
+Val Lowerer::comparison(const Expr& e, const ExprInfo& info, const Env& env) {
   Val left = expr(*e.kids[0], env);
   std::vector<Val> cmps;
-  for (std::size_t i = 0; i < e.ops.size(); ++i) {
+  for (std::size_t i = 0; i < info.cmps.size(); ++i) {
     Val right = expr(*e.kids[i + 1], env);
-    Val c = compare(e.ops[i], left, right, e.kids[i]->outer);
+    Val c = compare(info.cmps[i], left, right, e.kids[i]->outer);
     if (is_false(c)) {
       cmps.push_back(c);
       break;
     }
-    if (!is_true(c) || i + 1 == e.ops.size()) cmps.push_back(c);
+    if (!is_true(c) || i + 1 == info.cmps.size()) cmps.push_back(c);
     left = right;
   }
   Val r = cmps.back();
@@ -304,33 +289,35 @@ Val Lowerer::comparison(const Expr& e, const Env& env) {
   return r;
 }
 
-Val Lowerer::call(const Expr& e, const Env& env) {
+Val Lowerer::call(const Expr& e, const ExprInfo& info, const Env& env) {
   const std::string& f = e.kids[0]->text;
   std::vector<Val> args;
   for (std::size_t i = 1; i < e.kids.size(); ++i) args.push_back(expr(*e.kids[i], env));
+  if (info.error) throw Fail{*info.error};  // arity, or not a builtin
   SourceLoc loc = e.outer;
-  if (f == "relu" || f == "sigmoid" || f == "abs") {
-    if (args.size() != 1) fail(f + "() takes exactly one argument", loc);
+  const Builtin fb = info.builtin;
+  if (fb == Builtin::Relu || fb == Builtin::Sigmoid || fb == Builtin::Abs) {
     const Val& x = scalar(args[0], loc, (f + "()").c_str());
-    if (f == "relu") {
+    if (fb == Builtin::Relu) {
       if (x.is_const) return cnum(kernels::relu(x.c), x.ty, loc);
-      return emit(Op::Relu, {x}, loc, x.ty, std::max(x.lo, 0.0), std::max(x.hi, 0.0));
+      return emit(Op::Relu, {x}, loc, x.ty);
     }
-    if (f == "sigmoid") {
+    if (fb == Builtin::Sigmoid) {
       if (x.is_const) return cnum(rnd(kernels::sigmoid(rnd(x.c))), kF, loc);
-      return emit(Op::Sigmoid, {x}, loc, kF, 0, 1);
+      return emit(Op::Sigmoid, {x}, loc, kF);
     }
     unsigned ty = (int_like(x.ty) ? kI : 0u) | (x.ty & kF);
     if (x.is_const) return cnum(std::fabs(x.c), ty, loc);
     Val negx = neg(x, loc);
-    Val r = sel(compare("<", x, cnum(0, kI, loc), loc), negx, x, loc);
+    Val r = sel(compare(CmpOp::Lt, x, cnum(0, kI, loc), loc), negx, x, loc);
     r.ty = ty;
-    r.lo = (x.lo <= 0 && x.hi >= 0) ? 0.0 : std::min(std::fabs(x.lo), std::fabs(x.hi));
-    r.hi = std::max(std::fabs(x.lo), std::fabs(x.hi));
+    const Interval range = ival::abs(range_of(x));
+    r.lo = range.lo;
+    r.hi = range.hi;
     if (empty(x)) make_empty(r.lo, r.hi);
     return r;
   }
-  if (f == "min" || f == "max") {
+  if (fb == Builtin::Min || fb == Builtin::Max) {
     std::vector<Val> items = args;
     if (items.size() == 1) {
       if (!items[0].array) fail(f + "() of a single number: pass two or more values, or a list", loc);
@@ -344,7 +331,7 @@ Val Lowerer::call(const Expr& e, const Env& env) {
     for (std::size_t i = 1; i < items.size(); ++i) {
       // CPython keeps the first extreme: it replaces only on a strict < (min) or > (max).
       const Val& x = scalar(items[i], loc, (f + "()").c_str());
-      m = sel(compare(f == "min" ? "<" : ">", x, m, loc), x, m, loc);
+      m = sel(compare(fb == Builtin::Min ? CmpOp::Lt : CmpOp::Gt, x, m, loc), x, m, loc);
     }
     return m;
   }

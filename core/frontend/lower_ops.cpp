@@ -11,11 +11,6 @@
 
 namespace tc::py::lowering {
 
-std::string Lowerer::limit_text() const {
-  return f32_ ? "2^24 (beyond it float32, the --dtype, does not represent every integer exactly)"
-              : "2^53 (beyond it float64 does not represent every integer exactly)";
-}
-
 void Lowerer::check_nodes(SourceLoc loc) {
   if (b_.node_count() > opts_.max_nodes)
     fail("the circuit needs more than " + std::to_string(opts_.max_nodes) +
@@ -77,8 +72,25 @@ void Lowerer::check_list(std::size_t scalars, SourceLoc loc) {
          loc);
 }
 
-Val Lowerer::emit(Op op, const std::vector<Val>& args, SourceLoc loc, unsigned ty, double lo, double hi) {
+Val Lowerer::emit(Op op, const std::vector<Val>& args, SourceLoc loc, unsigned ty, std::optional<Interval> range) {
   check_arguments(args.size(), loc);
+  if (!range) {
+    // Most ops take 1 to 3 arguments: no allocation for their intervals.
+    Interval small[3];
+    std::vector<Interval> many;
+    std::span<const Interval> in;
+    if (args.size() <= 3) {
+      for (std::size_t k = 0; k < args.size(); ++k) small[k] = range_of(args[k]);
+      in = std::span<const Interval>(small, args.size());
+    } else {
+      many.reserve(args.size());
+      for (const Val& a : args) many.push_back(range_of(a));
+      in = many;
+    }
+    range = ival::apply(op, in);
+    TC_ASSERT(range.has_value());
+  }
+  double lo = range->lo, hi = range->hi;
   std::vector<Arg> as;
   as.reserve(args.size());
   for (const Val& a : args) as.emplace_back(mat(a, loc));
@@ -96,7 +108,7 @@ Val Lowerer::emit(Op op, const std::vector<Val>& args, SourceLoc loc, unsigned t
 
 Val Lowerer::not_(const Val& c, SourceLoc loc) {
   if (c.is_const) return cbool(c.c == 0.0, loc);
-  return emit(Op::Eq, {c, cnum(0, kI, loc)}, loc, kB, 0, 1);
+  return emit(Op::Eq, {c, cnum(0, kI, loc)}, loc, kB);
 }
 
 Val Lowerer::sel(const Val& c, const Val& a, const Val& b, SourceLoc loc) {
@@ -119,7 +131,7 @@ Val Lowerer::sel(const Val& c, const Val& a, const Val& b, SourceLoc loc) {
     if (a.c != 0.0 && b.c == 0.0) return c;
     if (a.c == 0.0 && b.c != 0.0) return not_(c, loc);
   }
-  return emit(Op::Select, {c, a, b}, loc, a.ty | b.ty, std::min(a.lo, b.lo), std::max(a.hi, b.hi));
+  return emit(Op::Select, {c, a, b}, loc, a.ty | b.ty);
 }
 
 const Val& Lowerer::scalar(const Val& v, SourceLoc loc, const char* what) {
@@ -132,62 +144,39 @@ Val Lowerer::truth(const Val& v, SourceLoc loc) {
   if (v.array) fail("a list cannot be used as a condition: test one of its elements", loc);
   if (v.is_const) return cbool(v.c != 0.0, loc);
   if (v.ty == kB) return v;
-  return emit(Op::Ne, {v, cnum(0, kI, loc)}, loc, kB, 0, 1);
+  return emit(Op::Ne, {v, cnum(0, kI, loc)}, loc, kB);
 }
 
-Val Lowerer::compare(const std::string& op, const Val& a, const Val& b, SourceLoc loc) {
+Val Lowerer::compare(CmpOp op, const Val& a, const Val& b, SourceLoc loc) {
   if (a.array || b.array) fail("comparing lists is not supported: compare their elements", loc);
-  if (a.is_const && b.is_const) {
-    double x = rnd(a.c), y = rnd(b.c);
-    bool r = op == "<" ? x < y : op == "<=" ? x <= y : op == ">" ? x > y : op == ">=" ? x >= y : op == "==" ? x == y : x != y;
-    return cbool(r, loc);
-  }
-  const Op name = op == "<" ? Op::Lt : op == "<=" ? Op::Le : op == ">" ? Op::Gt : op == ">=" ? Op::Ge : op == "==" ? Op::Eq : Op::Ne;
-  return emit(name, {a, b}, loc, kB, 0, 1);
+  if (a.is_const && b.is_const) return cbool(compare_values(op, rnd(a.c), rnd(b.c)), loc);
+  return emit(circuit_op(op), {a, b}, loc, kB);
 }
 
-Val Lowerer::arith(const std::string& op, const Val& a, const Val& b, SourceLoc loc, const char* what) {
+Val Lowerer::arith(ArithOp op, const Val& a, const Val& b, SourceLoc loc, const char* what) {
   if (a.array || b.array) return array_arith(op, a, b, loc);
   const bool ints = int_like(a.ty) && int_like(b.ty);
   const bool floats = (a.ty & kF) || (b.ty & kF);
-  unsigned ty = op == "/" ? kF : (ints ? kI : 0u) | (floats ? kF : 0u);
-  if ((op == "/" || op == "//" || op == "%") && b.is_const && b.c == 0.0)
-    fail("division by zero: the divisor of '" + op + "' is always 0", loc);
-  double lo, hi;
+  unsigned ty = op == ArithOp::Div ? kF : (ints ? kI : 0u) | (floats ? kF : 0u);
+  const bool divides = op == ArithOp::Div || op == ArithOp::FloorDiv || op == ArithOp::Mod;
+  if (divides && b.is_const && b.c == 0.0)
+    fail(std::string("division by zero: the divisor of '") + spelling(op) + "' is always 0", loc);
+  // The interval through the shared transfer functions; x * x of one value
+  // is a square, never negative.
+  const Op node_op = circuit_op(op);
+  const Interval in[2] = {range_of(a), range_of(b)};
+  Interval range = (op == ArithOp::Mul && same(a, b)) ? ival::square(in[0]) : *ival::apply(node_op, in);
+  double lo = range.lo, hi = range.hi;
   std::string desc = what ? what : "";
-  if (op == "+") {
-    lo = a.lo + b.lo, hi = a.hi + b.hi;
+  if (op == ArithOp::Add) {
     if (!what) desc = "addition";
-  } else if (op == "-") {
-    lo = a.lo - b.hi, hi = a.hi - b.lo;
+  } else if (op == ArithOp::Sub) {
     if (!what) desc = "subtraction";
-  } else if (op == "*") {
-    if (same(a, b)) {
-      double p = safe_mul(a.lo, a.lo), q = safe_mul(a.hi, a.hi);
-      lo = (a.lo <= 0 && a.hi >= 0) ? 0.0 : std::min(p, q);
-      hi = std::max(p, q);
-    } else {
-      double c1 = safe_mul(a.lo, b.lo), c2 = safe_mul(a.lo, b.hi), c3 = safe_mul(a.hi, b.lo), c4 = safe_mul(a.hi, b.hi);
-      lo = std::min({c1, c2, c3, c4}), hi = std::max({c1, c2, c3, c4});
-    }
+  } else if (op == ArithOp::Mul) {
     if (!what) desc = "multiplication";
-  } else if (op == "/" || op == "//") {
-    if (b.lo <= 0 && b.hi >= 0) {
-      double m = std::max(std::fabs(a.lo), std::fabs(a.hi));
-      if (op == "//" && !(b.ty & kF)) {
-        lo = -m, hi = m;
-      } else {
-        lo = -kInf, hi = kInf;
-      }
-    } else {
-      double c1 = a.lo / b.lo, c2 = a.lo / b.hi, c3 = a.hi / b.lo, c4 = a.hi / b.hi;
-      lo = std::min({c1, c2, c3, c4}), hi = std::max({c1, c2, c3, c4});
-      if (op == "//") lo = std::floor(lo), hi = std::floor(hi);
-    }
+  } else if (op == ArithOp::Div || op == ArithOp::FloorDiv) {
     desc = "floor division";
-  } else {  // %
-    lo = std::min(b.lo, 0.0), hi = std::max(b.hi, 0.0);
-    if (a.lo >= 0 && b.lo > 0) hi = std::min(hi, a.hi);
+  } else {
     desc = "modulo";
   }
   fix_nan(lo, hi);
@@ -195,22 +184,21 @@ Val Lowerer::arith(const std::string& op, const Val& a, const Val& b, SourceLoc 
   else if (ty & kI) check_exact(lo, hi, loc, desc);
   if (a.is_const && b.is_const) {
     double x = rnd(a.c), y = rnd(b.c), r;
-    if (op == "+") r = x + y;
-    else if (op == "-") r = x - y;
-    else if (op == "*") r = x * y;
-    else if (op == "/") r = x / y;
-    else if (op == "//") r = kernels::py_floordiv(x, y);
+    if (op == ArithOp::Add) r = x + y;
+    else if (op == ArithOp::Sub) r = x - y;
+    else if (op == ArithOp::Mul) r = x * y;
+    else if (op == ArithOp::Div) r = x / y;
+    else if (op == ArithOp::FloorDiv) r = kernels::py_floordiv(x, y);
     else r = kernels::py_mod(x, y);
     r = rnd(r);
     if (!std::isfinite(r)) fail("this constant expression overflows to infinity", loc);
     return cnum(r, ty, loc);
   }
-  const Op name = op == "+" ? Op::Add : op == "-" ? Op::Sub : op == "*" ? Op::Mul : op == "/" ? Op::Div : op == "//" ? Op::FloorDiv : Op::Mod;
-  return emit(name, {a, b}, loc, ty, lo, hi);
+  return emit(node_op, {a, b}, loc, ty, Interval::of(lo, hi));
 }
 
-Val Lowerer::array_arith(const std::string& op, const Val& a, const Val& b, SourceLoc loc) {
-  if (op == "+" && a.array && b.array) {
+Val Lowerer::array_arith(ArithOp op, const Val& a, const Val& b, SourceLoc loc) {
+  if (op == ArithOp::Add && a.array && b.array) {
     if (a.tuple != b.tuple)
       fail("cannot concatenate a list and a tuple: write both as lists or both as tuples", loc);
     check_list(scalars(a) + scalars(b), loc);
@@ -218,7 +206,7 @@ Val Lowerer::array_arith(const std::string& op, const Val& a, const Val& b, Sour
     for (const Val& v : b.items) r.items.push_back(v);
     return r;
   }
-  if (op == "*" && (a.array != b.array)) {
+  if (op == ArithOp::Mul && (a.array != b.array)) {
     const Val& arr = a.array ? a : b;
     const Val& n = a.array ? b : a;
     if (!n.is_const || (n.ty & kF))
@@ -236,15 +224,16 @@ Val Lowerer::array_arith(const std::string& op, const Val& a, const Val& b, Sour
       r.items.insert(r.items.end(), arr.items.begin(), arr.items.end());
     return r;
   }
-  fail("the operator '" + op + "' cannot be applied to a list: use it on the elements", loc);
+  fail(std::string("the operator '") + spelling(op) + "' cannot be applied to a list: use it on the elements", loc);
 }
 
 Val Lowerer::neg(const Val& a, SourceLoc loc) {
   scalar(a, loc, "unary minus");
   unsigned ty = (int_like(a.ty) ? kI : 0u) | (a.ty & kF);
-  if ((ty & kI) && !empty(a)) check_exact(-a.hi, -a.lo, loc, "negation");
+  const Interval range = ival::neg(range_of(a));
+  if ((ty & kI) && !empty(a)) check_exact(range.lo, range.hi, loc, "negation");
   if (a.is_const) return cnum(rnd(-rnd(a.c)), ty, loc);
-  return emit(Op::Neg, {a}, loc, ty, -a.hi, -a.lo);
+  return emit(Op::Neg, {a}, loc, ty, range);
 }
 
 Val Lowerer::power(const Val& a, const Val& e, SourceLoc loc) {
@@ -269,7 +258,7 @@ Val Lowerer::power(const Val& a, const Val& e, SourceLoc loc) {
   }
   Val r = a;
   r.ty = ty;
-  for (int k = 1; k < n; ++k) r = arith("*", r, a, loc, "power");
+  for (int k = 1; k < n; ++k) r = arith(ArithOp::Mul, r, a, loc, "power");
   return r;
 }
 
@@ -293,8 +282,8 @@ Val Lowerer::index(const Val& arr, const Val& i, SourceLoc loc) {
   if (i.lo < 0) {
     // Python's negative indices count from the end; the gather itself
     // rejects anything still outside [0, n) at run time.
-    Val plus = arith("+", i, cnum(n, kI, loc), loc);
-    idx = i.hi < 0 ? plus : sel(compare("<", i, cnum(0, kI, loc), loc), plus, i, loc);
+    Val plus = arith(ArithOp::Add, i, cnum(n, kI, loc), loc);
+    idx = i.hi < 0 ? plus : sel(compare(CmpOp::Lt, i, cnum(0, kI, loc), loc), plus, i, loc);
   }
   return gather(arr.items, idx, loc);
 }
@@ -314,15 +303,12 @@ Val Lowerer::gather(const std::vector<Val>& items, const Val& idx, SourceLoc loc
   }
   std::vector<Val> args{idx};
   unsigned ty = 0;
-  double lo = kInf, hi = -kInf;
   for (const Val& v : items) {
     if (v.array) fail("indexing with a run-time index needs rows of the same shape", loc);
     args.push_back(v);
     ty |= v.ty;
-    lo = std::min(lo, v.lo);
-    hi = std::max(hi, v.hi);
   }
-  return emit(Op::Gather, args, loc, ty, lo, hi);
+  return emit(Op::Gather, args, loc, ty);
 }
 
 }  // namespace tc::py::lowering

@@ -28,7 +28,8 @@ Flow Lowerer::block(const std::vector<StmtPtr>& stmts, Env env, bool function_bo
         Val cur = expr(t, f.env);
         Val rhs = expr(*s.value, f.env);
         if (cur.array) fail("augmented assignment to a list is not supported: write x = x " + s.text + " ...", s.loc);
-        Val r = s.text == "**" ? power(cur, rhs, s.loc) : arith(s.text, cur, rhs, s.loc);
+        const ArithOp op = facts(s).arith;
+        Val r = op == ArithOp::Pow ? power(cur, rhs, s.loc) : arith(op, cur, rhs, s.loc);
         assign(t, r, f.env, false);
         break;
       }
@@ -186,11 +187,12 @@ Flow Lowerer::for_loop(const Stmt& s, const Env& env) {
   const Expr& target = *s.targets[0];
   std::vector<Val> items;
   long long start = 0, stop = 0, step = 1;
-  bool is_range = it.kind == ExprKind::Call && it.kids[0]->kind == ExprKind::Name && it.kids[0]->text == "range";
+  const StmtInfo& info = facts(s);
+  const bool is_range = info.range;
   if (is_range) {
+    if (info.error) throw Fail{*info.error};  // the number of arguments
     std::size_t n = it.kids.size() - 1;
-    if (n < 1 || n > 3) fail("range() takes 1 to 3 arguments", it.outer);
-    long long v[3];
+    long long v[3] = {0, 0, 0};
     for (std::size_t k = 0; k < n; ++k) {
       const Expr& a = *it.kids[k + 1];
       Val x = expr(a, env);
@@ -245,7 +247,9 @@ Flow Lowerer::for_loop(const Stmt& s, const Env& env) {
       loop_path_.push_back(LoopStep{target.text, static_cast<std::int64_t>(item.c)});
       b_.set_iteration(loop_path_);
     }
-    Env e = st.env;
+    // When every path reaches this iteration, seq() below keeps only the
+    // body's flow, so the variables move into it instead of being copied.
+    Env e = is_true(st.active) ? std::move(st.env) : st.env;
     assign(target, item, e, /*silent=*/true);
     Flow body = block(s.body, std::move(e));
     if (!is_false(body.cont)) {  // continue joins the fall-through path

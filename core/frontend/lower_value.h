@@ -11,13 +11,14 @@
 #include <vector>
 
 #include "base/diagnostic.h"
+#include "frontend/resolver.h"
 #include "ir/builder.h"
+#include "passes/interval.h"
 
 namespace tc::py::lowering {
 
-// Static Python types a value may have at run time (a bit set: a conditional
-// expression may give an int on one path and a float on another).
-constexpr unsigned kB = 1, kI = 2, kF = 4;
+// The value's types on this path (Val::ty) use the resolver's bits kB, kI,
+// kF; they refine the expression's static type.
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr std::size_t kArgumentsPerNode = 8;
 
@@ -48,7 +49,6 @@ inline Val cnum(double v, unsigned ty, SourceLoc loc) {
 inline Val cbool(bool b, SourceLoc loc = {}) { return cnum(b ? 1.0 : 0.0, kB, loc); }
 inline bool is_true(const Val& v) { return !v.array && v.is_const && v.c != 0.0; }
 inline bool is_false(const Val& v) { return !v.array && v.is_const && v.c == 0.0; }
-inline bool int_like(unsigned ty) { return (ty & (kB | kI)) != 0; }
 // An empty interval marks a value on a branch that cannot be taken (its
 // condition contradicts the intervals): it never runs, so it constrains nothing.
 inline bool empty(const Val& v) { return !v.array && !v.is_const && v.lo > v.hi; }
@@ -56,6 +56,9 @@ inline void make_empty(double& lo, double& hi) {
   lo = kInf;
   hi = -kInf;
 }
+
+// The value's interval in the shared interval code's terms.
+inline Interval range_of(const Val& v) { return Interval::of(v.lo, v.hi, !(v.ty & kF)); }
 
 inline bool same(const Val& a, const Val& b) {
   if (a.array != b.array) return false;
@@ -121,13 +124,7 @@ struct Fail {
 };
 [[noreturn]] inline void fail(std::string msg, SourceLoc loc) { throw Fail{make_error(std::move(msg), loc)}; }
 
-inline std::string num_text(double v) {
-  if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 1e18) return std::to_string(static_cast<long long>(v));
-  if (std::isinf(v)) return v > 0 ? "infinity" : "-infinity";
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
-  return buf;
-}
+inline std::string num_text(double v) { return number_text(v); }
 
 inline void fix_nan(double& lo, double& hi) {
   if (std::isnan(lo) || std::isnan(hi)) {
@@ -135,7 +132,6 @@ inline void fix_nan(double& lo, double& hi) {
     hi = kInf;
   }
 }
-inline double safe_mul(double a, double b) { return (a == 0.0 || b == 0.0) ? 0.0 : a * b; }
 
 struct DefRecord {
   std::string name;

@@ -1,7 +1,10 @@
 #pragma once
-// The Lowerer: one function's walk from the checked syntax tree to circuit
-// nodes. Its jobs live in separate files: lower_ops.cpp (node creation,
-// budgets, value-level operations with their types and intervals),
+// The Lowerer: one function's walk from the resolved syntax tree to circuit
+// nodes. It reads the resolver's results (names, typed operators, builtins,
+// the signature, static types and the errors found there; resolver.h) and
+// adds what differs per loop iteration: constant values, intervals, branch
+// narrowing, predication, budgets. Its jobs live in separate files:
+// lower_ops.cpp (node creation, budgets, value-level operations),
 // lower_exprs.cpp (names, branch narrowing, expressions), lower_stmts.cpp
 // (statements, predicated control flow, loop expansion) and lower.cpp (the
 // entry point and the final pruning and warnings).
@@ -11,27 +14,35 @@
 #include <set>
 #include <string>
 #include <tuple>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include "frontend/ast.h"
 #include "frontend/compile.h"
 #include "frontend/lower_value.h"
+#include "frontend/resolver.h"
 #include "ir/builder.h"
 
 namespace tc::py::lowering {
 
 class Lowerer {
  public:
-  Lowerer(const FunctionDef& fn, const CompileOptions& o, std::set<std::string> fns)
-      : fn_(fn), opts_(o), functions_(std::move(fns)), b_(o.semantics, o.surrogate, o.temperature, o.dtype),
+  Lowerer(const FunctionDef& fn, const CompileOptions& o, const Resolution& res)
+      : fn_(fn), opts_(o), res_(res), b_(o.semantics, o.surrogate, o.temperature, o.dtype),
         f32_(o.dtype == Dtype::Float32) {}
   CompileOutput run();
  private:
+  // ---- the resolver's facts -------------------------------------------------
+  // Out of line, like the other helpers expr() calls below: expr() recurses
+  // once per level of an expression (up to 1,000), so what gets inlined into
+  // it is paid for in every frame.
+  [[gnu::noinline]] const ExprInfo& facts(const Expr& e) const;
+  [[gnu::noinline]] const StmtInfo& facts(const Stmt& s) const;
   // ---- helpers: rounding, budgets, node creation -----------------------------
   double rnd(double v) const { return f32_ ? round_f32(v) : v; }
-  double limit() const { return f32_ ? 16777216.0 : 9007199254740992.0; }
-  std::string limit_text() const;
+  double limit() const { return exact_limit(opts_.dtype); }
+  std::string limit_text() const { return exact_limit_text(opts_.dtype); }
   void check_nodes(SourceLoc loc);
   void check_exact(double lo, double hi, SourceLoc loc, const std::string& what);
   // The node holding `v`; a constant becomes a node at its own location, or
@@ -44,7 +55,11 @@ class Lowerer {
   // A list is expanded to one value per element at compile time: the node
   // budget bounds its length too, checked before it is built.
   void check_list(std::size_t scalars, SourceLoc loc);
-  Val emit(Op op, const std::vector<Val>& args, SourceLoc loc, unsigned ty, double lo, double hi);
+  // Emits `op`; the result's interval is the op's transfer function over the
+  // arguments' intervals (ival::apply, shared with the interval analysis)
+  // unless the caller knows a tighter one.
+  Val emit(Op op, const std::vector<Val>& args, SourceLoc loc, unsigned ty,
+           std::optional<Interval> range = std::nullopt);
   // ---- value-level operations ----------------------------------------------------
   Val not_(const Val& c, SourceLoc loc);
   // select(c, a, b) with c a bool wire; arrays are selected element by element.
@@ -53,10 +68,10 @@ class Lowerer {
   Val or_(const Val& x, const Val& y, SourceLoc loc) { return sel(x, cbool(true, loc), y, loc); }
   const Val& scalar(const Val& v, SourceLoc loc, const char* what);
   Val truth(const Val& v, SourceLoc loc);
-  Val compare(const std::string& op, const Val& a, const Val& b, SourceLoc loc);
-  Val arith(const std::string& op, const Val& a, const Val& b, SourceLoc loc, const char* what = nullptr);
+  Val compare(CmpOp op, const Val& a, const Val& b, SourceLoc loc);
+  Val arith(ArithOp op, const Val& a, const Val& b, SourceLoc loc, const char* what = nullptr);
   // Lists and tuples: concatenation and repetition by a constant, as Python does.
-  Val array_arith(const std::string& op, const Val& a, const Val& b, SourceLoc loc);
+  Val array_arith(ArithOp op, const Val& a, const Val& b, SourceLoc loc);
   Val neg(const Val& a, SourceLoc loc);
   Val power(const Val& a, const Val& e, SourceLoc loc);
   Val index(const Val& arr, const Val& i, SourceLoc loc);
@@ -68,22 +83,29 @@ class Lowerer {
   // `if x < 1000: x = x * 2` in a loop. Sound because a branch's values are
   // only evaluated when the branch is taken (select is lazy).
   std::optional<double> const_of(const Expr& e, const Env& env) const;
-  void narrow(const std::string& name, const std::string& op, double c, Env& env);
+  void narrow(const std::string& name, CmpOp op, double c, Env& env);
   void refine(const Expr& cond, bool truth, Env& env);
   // ---- names -----------------------------------------------------------------------
-  void collect_assigned(const std::vector<StmtPtr>& body);
-  void collect_targets(const Expr& t);
-  Val read(const std::string& name, SourceLoc loc, const Env& env);
+  [[gnu::noinline]] Val read(const Expr& name, const ExprInfo& info, const Env& env);
   void collect_nodes(const Val& v, std::vector<NodeId>& out);
   void assign(const Expr& t, const Val& v, Env& env, bool silent);
   Env parameters();
   // ---- expressions -------------------------------------------------------------------
+  // An expression's value on this path; its per-iteration type must lie
+  // within the resolver's static type (checked: a mismatch is an internal
+  // error, located, never a wrong circuit).
   Val expr(const Expr& e, const Env& env);
+  Val expr_value(const Expr& e, const ExprInfo& info, const Env& env);
+  [[gnu::noinline]] void check_static_type(const Val& v, const StaticType& t, const Expr& e) const;
+  [[gnu::noinline]] Val list(const Expr& e, const Env& env);
+  // `x if c else y`: only the chosen side runs (a select), each side with
+  // the intervals its branch of the condition allows.
+  [[gnu::noinline]] Val if_exp(const Expr& e, const Env& env);
   // `a and b and c` returns the first falsy operand, else the last one.
   Val bool_op(const Expr& e, const Env& env);
   // `a < b < c` is `a < b and b < c` with b evaluated once.
-  Val comparison(const Expr& e, const Env& env);
-  Val call(const Expr& e, const Env& env);
+  Val comparison(const Expr& e, const ExprInfo& info, const Env& env);
+  Val call(const Expr& e, const ExprInfo& info, const Env& env);
   // ---- statements --------------------------------------------------------------------
   Flow block(const std::vector<StmtPtr>& stmts, Env env, bool function_body = false);
   Flow statement(const Stmt& s, const Env& env);
@@ -98,15 +120,22 @@ class Lowerer {
   // ---- finishing: unused values --------------------------------------------------------
   // Drops nodes no output needs (inputs stay: they are the function's
   // signature) and warns about assignments whose value nothing needs.
-  Program prune(const Program& p, Diagnostics& warnings);
+  Program prune(Program p, Diagnostics& warnings);
   // ---- state of the walk ---------------------------------------------------------------
   const FunctionDef& fn_;
   const CompileOptions& opts_;
-  std::set<std::string> functions_;
+  const Resolution& res_;
   Builder b_;
   bool f32_;
-  std::set<std::string> assigned_;
-  std::map<std::tuple<std::uint64_t, int, int>, Value> consts_;
+  // Constant nodes by (value bits, line, column): one node per literal and value.
+  struct ConstKeyHash {
+    std::size_t operator()(const std::tuple<std::uint64_t, int, int>& k) const {
+      const std::uint64_t h = std::get<0>(k) * 0x9E3779B97F4A7C15ull;
+      return static_cast<std::size_t>(h ^ (static_cast<std::uint64_t>(std::get<1>(k)) << 20) ^
+                                      static_cast<std::uint64_t>(std::get<2>(k)));
+    }
+  };
+  std::unordered_map<std::tuple<std::uint64_t, int, int>, Value, ConstKeyHash> consts_;
   std::vector<DefRecord> defs_;
   std::vector<std::pair<SourceLoc, NodeId>> conditions_;  // dynamic if-statement conditions
   std::optional<Val> ret_shape_;

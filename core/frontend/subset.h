@@ -1,8 +1,9 @@
 #pragma once
 /// The syntactic half of the subset check: walks one function in source
 /// order and rejects the first construct outside the accepted language with
-/// a message naming it and what to write instead. Semantic checks (types,
-/// unbound names, budgets, exactness) happen during lowering.
+/// a message naming it and what to write instead. Semantic checks come
+/// after it: names and static types in the resolver (resolver.h), unbound
+/// names on a path, budgets and exactness in the lowering.
 #include <set>
 #include <string>
 

@@ -48,23 +48,6 @@ Interval widen_abs(Interval v, double amount) {
   return ival::widen(v, 1);
 }
 
-ival::Cmp cmp_of(Op op) {
-  switch (op) {
-    case Op::Lt: return ival::Cmp::Lt;
-    case Op::Le: return ival::Cmp::Le;
-    case Op::Gt: return ival::Cmp::Gt;
-    case Op::Ge: return ival::Cmp::Ge;
-    case Op::Eq: return ival::Cmp::Eq;
-    case Op::Ne: return ival::Cmp::Ne;
-    case Op::Input: case Op::Parameter: case Op::Constant: case Op::State: case Op::Add: case Op::Sub:
-    case Op::Mul: case Op::Div: case Op::Neg: case Op::FloorDiv: case Op::Mod: case Op::Select:
-    case Op::Relu: case Op::Sigmoid: case Op::Gather: case Op::GatherOneHot: case Op::Affine:
-    case Op::SparseAffine: case Op::Call:
-      break;
-  }
-  return ival::Cmp::Eq;
-}
-
 class Analyzer {
  public:
   Analyzer(const Program& p, const AnalyzeOptions& o) : p_(p), o_(o) {
@@ -161,10 +144,11 @@ class Analyzer {
       }
       case Op::Constant:
         return Interval::point(n.value);
-      case Op::Add: return ival::add(arg(n, 0), arg(n, 1));
-      case Op::Sub: return ival::sub(arg(n, 0), arg(n, 1));
-      case Op::Mul: return ival::mul(arg(n, 0), arg(n, 1));
-      case Op::Neg: return ival::neg(arg(n, 0));
+      case Op::Add:
+      case Op::Sub:
+      case Op::Mul:
+      case Op::Neg:
+        return transfer(n);
       case Op::Div:
       case Op::FloorDiv:
       case Op::Mod: {
@@ -172,14 +156,12 @@ class Analyzer {
           warn(n.id, std::string(kWarnDivisionByZero));
           divisor_warned = true;
         }
-        if (n.op == Op::Div) return ival::div(arg(n, 0), arg(n, 1));
-        if (n.op == Op::FloorDiv) return ival::floordiv(arg(n, 0), arg(n, 1));
-        return ival::mod(arg(n, 0), arg(n, 1));
+        return transfer(n);
       }
       case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge: case Op::Eq: case Op::Ne:
         // Relaxed comparisons are sigmoids / Gaussians: continuous values in [0, 1].
         if (relaxed) return Interval::unit(false);
-        return ival::compare(cmp_of(n.op), arg(n, 0), arg(n, 1));
+        return transfer(n);
       case Op::Select: {
         const Interval& c = arg(n, 0);
         Interval yes = arg(n, 1);
@@ -202,12 +184,11 @@ class Analyzer {
           Interval one = Interval::point(1.0);
           return ival::add(ival::mul(c, yes), ival::mul(ival::sub(one, c), no));
         }
-        if (!c.contains_zero()) return yes;
-        if (c.lo == 0.0 && c.hi == 0.0) return no;
-        return ival::hull(yes, no);
+        return ival::select(c, yes, no);
       }
-      case Op::Relu: return ival::relu(arg(n, 0));
-      case Op::Sigmoid: return ival::sigmoid(arg(n, 0));
+      case Op::Relu:
+      case Op::Sigmoid:
+        return transfer(n);
       case Op::Gather: return gather(n, relaxed);
       case Op::GatherOneHot: return gather_one_hot(n, relaxed);
       case Op::Affine:
@@ -231,12 +212,17 @@ class Analyzer {
     if (!index.within(0.0, static_cast<double>(count) - 1.0)) warn(n.id, std::string(kWarnIndexRange));
     const bool integer_index = index.integral || (index.is_point() && std::floor(index.lo) == index.lo);
     if (!integer_index) warn(n.id, std::string(kWarnIndexInteger));
-    const double first = std::max(0.0, std::ceil(index.lo));
-    const double last = std::min(static_cast<double>(count) - 1.0, std::floor(index.hi));
-    if (!(first <= last)) return Interval::everything();  // no valid index: the node always fails
-    Interval out = arg(n, static_cast<std::size_t>(first) + 1);
-    for (double k = first + 1; k <= last; ++k) out = ival::hull(out, arg(n, static_cast<std::size_t>(k) + 1));
-    return out;
+    return transfer(n);
+  }
+
+  // The op's exact transfer function from the shared table (ival::apply).
+  Interval transfer(const Node& n) const {
+    std::vector<Interval> args;
+    args.reserve(n.args.size());
+    for (std::size_t k = 0; k < n.args.size(); ++k) args.push_back(arg(n, k));
+    auto out = ival::apply(n.op, args);
+    TC_ASSERT(out.has_value());
+    return *out;
   }
 
   // Exactly one selector is 1 when they are all decided that way, or when

@@ -186,6 +186,65 @@ Interval sigmoid(const Interval& a) {
   return out;
 }
 
+Interval square(const Interval& a) {
+  Interval out = mul(a, a);
+  out.lo = a.contains_zero() ? 0.0 : std::max(out.lo, 0.0);
+  return out;
+}
+
+Interval abs(const Interval& a) {
+  const double lo = std::fabs(a.lo), hi = std::fabs(a.hi);
+  return {(a.lo <= 0 && a.hi >= 0) ? 0.0 : std::min(lo, hi), std::max(lo, hi), a.integral};
+}
+
+Interval select(const Interval& c, const Interval& yes, const Interval& no) {
+  if (!c.contains_zero()) return yes;
+  if (c.lo == 0.0 && c.hi == 0.0) return no;
+  return hull(yes, no);
+}
+
+Interval gather(const Interval& index, std::span<const Interval> values) {
+  if (index.lo > index.hi) return {kInf, -kInf, false};
+  const double first = std::max(0.0, std::ceil(index.lo));
+  const double last = std::min(static_cast<double>(values.size()) - 1.0, std::floor(index.hi));
+  if (!(first <= last)) return Interval::everything();  // no valid index: the node always fails
+  Interval out = values[static_cast<std::size_t>(first)];
+  for (double k = first + 1; k <= last; ++k) out = hull(out, values[static_cast<std::size_t>(k)]);
+  return out;
+}
+
+std::optional<Interval> apply(Op op, std::span<const Interval> a) {
+  switch (op) {
+    case Op::Add: return add(a[0], a[1]);
+    case Op::Sub: return sub(a[0], a[1]);
+    case Op::Mul: return mul(a[0], a[1]);
+    case Op::Neg: return neg(a[0]);
+    case Op::Div: return div(a[0], a[1]);
+    case Op::FloorDiv: return floordiv(a[0], a[1]);
+    case Op::Mod: return mod(a[0], a[1]);
+    case Op::Lt: return compare(Cmp::Lt, a[0], a[1]);
+    case Op::Le: return compare(Cmp::Le, a[0], a[1]);
+    case Op::Gt: return compare(Cmp::Gt, a[0], a[1]);
+    case Op::Ge: return compare(Cmp::Ge, a[0], a[1]);
+    case Op::Eq: return compare(Cmp::Eq, a[0], a[1]);
+    case Op::Ne: return compare(Cmp::Ne, a[0], a[1]);
+    case Op::Select: return select(a[0], a[1], a[2]);
+    case Op::Relu: return relu(a[0]);
+    case Op::Sigmoid: return sigmoid(a[0]);
+    case Op::Gather: return gather(a[0], a.subspan(1));
+    case Op::Input:
+    case Op::Parameter:
+    case Op::Constant:
+    case Op::State:
+    case Op::GatherOneHot:
+    case Op::Affine:
+    case Op::SparseAffine:
+    case Op::Call:
+      return std::nullopt;
+  }
+  return std::nullopt;
+}
+
 Interval round_f32(const Interval& a) {
   auto f_down = [](double x) {
     if (std::isnan(x) || std::isinf(x)) return x;

@@ -8,6 +8,10 @@
 /// outward (nextafter) unless the operation was exact there, so integer
 /// intervals stay exact while floating ones stay sound under any rounding.
 #include <limits>
+#include <optional>
+#include <span>
+
+#include "ir/op.h"
 
 namespace tc {
 
@@ -48,6 +52,24 @@ Interval floordiv(const Interval& a, const Interval& b);
 Interval mod(const Interval& a, const Interval& b);
 Interval relu(const Interval& a);
 Interval sigmoid(const Interval& a);
+/// x * x of one value: never negative, unlike mul(a, a) of two values.
+Interval square(const Interval& a);
+/// |x| (the frontend's abs(), a select of x and -x).
+Interval abs(const Interval& a);
+/// Exact select: the chosen side when the condition is decided, else both.
+Interval select(const Interval& c, const Interval& yes, const Interval& no);
+/// Exact gather: the values at the indices the index interval allows; an
+/// empty index interval (lo > hi, a value that is never computed) gives an
+/// empty one, and an index with no valid position (the node always fails)
+/// gives everything.
+Interval gather(const Interval& index, std::span<const Interval> values);
+
+/// The interval transfer function of `op` in exact semantics, for the ops
+/// whose result follows from their arguments' intervals alone (arithmetic,
+/// comparisons, select, relu, sigmoid, gather); nullopt for the rest
+/// (leaves, one-hot gathers, affine, calls), whose users know more. Both the
+/// interval analysis and the frontend's exactness check go through it.
+std::optional<Interval> apply(Op op, std::span<const Interval> args);
 
 /// Outward rounding to binary32 (the float32 dtype's rounding point):
 /// lo to the largest float at or below it, hi to the smallest float at or above.

@@ -1,5 +1,6 @@
 #include "passes/pass_util.h"
 
+#include <algorithm>
 #include <string>
 
 namespace tc::passes {
@@ -88,6 +89,7 @@ Program compact(const Program& program, const std::vector<bool>& keep, const std
   }
   std::vector<NodeId> new_id(n, -1);
   Program out;
+  out.nodes.reserve(static_cast<std::size_t>(std::count(keep.begin(), keep.end(), true)));
   out.semantics = program.semantics;
   out.dtype = program.dtype;
   out.surrogate = program.surrogate;
@@ -108,6 +110,42 @@ Program compact(const Program& program, const std::vector<bool>& keep, const std
   for (const auto& [name, id] : program.outputs) out.outputs.emplace_back(name, map(id));
   for (const auto& [state, next] : program.updates) out.updates.emplace_back(map(state), map(next));
   return out;
+}
+
+Program compact(Program&& program, const std::vector<bool>& keep, const std::vector<NodeId>& alias) {
+  const std::size_t n = program.nodes.size();
+  TC_ASSERT(keep.size() == n && alias.size() == n);
+  std::vector<NodeId> target(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    NodeId t = alias[i];
+    TC_ASSERT(t >= 0 && static_cast<std::size_t>(t) <= i);
+    target[i] = static_cast<std::size_t>(t) == i ? t : target[static_cast<std::size_t>(t)];
+  }
+  std::vector<NodeId> new_id(n, -1);
+  auto map = [&](NodeId old) {
+    NodeId m = new_id[static_cast<std::size_t>(target[static_cast<std::size_t>(old)])];
+    TC_ASSERT(m >= 0);
+    return m;
+  };
+  // Arguments point at earlier nodes, whose new ids are known when a node is
+  // reached, and a node only ever moves down (to w <= i).
+  std::size_t w = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!keep[i] || target[i] != static_cast<NodeId>(i)) continue;
+    Node& node = program.nodes[i];
+    for (NodeId& a : node.args) a = map(a);
+    node.id = static_cast<NodeId>(w);
+    new_id[i] = node.id;
+    if (w != i) program.nodes[w] = std::move(node);
+    ++w;
+  }
+  program.nodes.erase(program.nodes.begin() + static_cast<std::ptrdiff_t>(w), program.nodes.end());
+  for (auto& [name, id] : program.outputs) id = map(id);
+  for (auto& [state, next] : program.updates) {
+    state = map(state);
+    next = map(next);
+  }
+  return std::move(program);
 }
 
 bool same_policy(const Node& a, const Node& b) {

@@ -37,6 +37,24 @@ TEST(Exactness, Float32LimitIsTwoToThe24) {
   EXPECT_NE(r.error().message.find("2^24"), std::string::npos);
 }
 
+// The frontend's intervals are the interval analysis's (ival::apply): a
+// remainder by 10 lies in [0, 9], so 9 * 10^15 stays below 2^53 while
+// 10 * 10^15 would not.
+TEST(Exactness, IntervalsComeFromTheSharedTransferFunctions) {
+  const char* src = "def f(a):\n    return (a % 10) * 1000000000000000\n";
+  auto c = compile_text(src, {"a=int32:-128:127"});
+  ASSERT_TRUE(c.ok()) << c.error().format();
+  EXPECT_EQ(result(src, {"a=int32:-128:127"}, {{"a", -1}}), 9e15);
+  auto r = compile_text("def f(a):\n    return (a % 11) * 1000000000000000\n", {"a=int32:-128:127"});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("may reach 10000000000000000"), std::string::npos) << r.error().message;
+  // x * x of one value is a square: never negative, so the negative bound
+  // does not count against the limit.
+  EXPECT_TRUE(
+      compile_text("def f(a):\n    b = a * a\n    return (b - 90000000000) * 100000\n", {"a=int32:-300000:300000"})
+          .ok());
+}
+
 TEST(Exactness, FloatArithmeticIsNotLimited) {
   EXPECT_TRUE(compile_text("def f(x):\n    return x * x * x * 1e300\n", {"x=float64"}).ok());
 }

@@ -1,8 +1,11 @@
 // Dead-code elimination, on its own.
 #include <gtest/gtest.h>
 
+#include <random>
+
 #include "ir/builder.h"
 #include "passes/dead_code.h"
+#include "passes/pass_util.h"
 #include "passes_util.h"
 
 namespace tc {
@@ -69,6 +72,36 @@ TEST(DeadCode, AloneKeepsRandomProgramsBitIdentical) {
     ASSERT_FALSE(diff) << "program " << k << ": " << *diff;
   }
   EXPECT_GT(removed, 0u);
+}
+
+}  // namespace
+}  // namespace tc
+
+namespace tc {
+namespace {
+
+// compact() in place (the frontend's prune moves its program in) gives the
+// same program as the copying one, with a random half of the nodes kept
+// (plus what the kept ones use) and some nodes aliased to earlier equals.
+TEST(Compact, InPlaceEqualsCopying) {
+  std::mt19937_64 rng(1405);
+  for (int round = 0; round < 200; ++round) {
+    Program p = testing::random_program(rng);
+    const std::size_t n = p.nodes.size();
+    std::vector<bool> keep = passes::live_nodes(p);
+    for (std::size_t i = 0; i < n; ++i)
+      if (rng() % 2 == 0) keep[i] = true;
+    // Keep every argument of a kept node (compact's precondition).
+    for (std::size_t i = n; i-- > 0;)
+      if (keep[i])
+        for (NodeId a : p.nodes[i].args) keep[static_cast<std::size_t>(a)] = true;
+    const std::vector<NodeId> alias = passes::identity_alias(p);
+    Program copied = passes::compact(p, keep, alias);
+    Program moved = passes::compact(Program(p), keep, alias);
+    ASSERT_EQ(moved.nodes.size(), copied.nodes.size());
+    EXPECT_TRUE(moved == copied) << "round " << round;
+    EXPECT_TRUE(validate(moved).ok());
+  }
 }
 
 }  // namespace

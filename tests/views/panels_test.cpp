@@ -266,6 +266,27 @@ class PanelsTest : public QObject {
              qPrintable(w.editor()->text()));
   }
 
+  void aBusyCaretLineTintsAtMostFiveHundredIrLines() {
+    // Line 8 of the 15 x 12 grid holds over 700 nodes. Each tinted IR line holds a
+    // text cursor that Qt adjusts on every insertion: thousands of them froze
+    // the next disassembly for seconds, so the IR text tints at most 500.
+    MainWindow w;
+    w.resize(1280, 800);
+    w.show();
+    QVERIFY(w.openPath(data("grid.py")));
+    QVERIFY(w.waitUntilSettled(60000));
+    w.editor()->setFocus();
+    w.editor()->setCursorPosition(7, 10);  // line 8, as a click there puts it
+    QVERIFY(w.waitUntilSettled(60000));
+    QVERIFY(w.session()->highlighted().size() > 700);
+    const int tinted = static_cast<int>(w.irText()->extraSelections().size()) - (w.session()->selected() >= 0 ? 1 : 0);
+    QCOMPARE(tinted, 500);
+    // A recompile replaces the text with the tints dropped first, then tints again.
+    typeAtEnd(w.editor(), QStringLiteral("#"));
+    QVERIFY(w.waitUntilSettled(60000));
+    QVERIFY(w.irText()->extraSelections().size() <= 501);
+  }
+
   void dockSizesSurviveARestart() {
     QSettings().remove(QStringLiteral("window"));
     int source_w = 0, inspector_h = 0;

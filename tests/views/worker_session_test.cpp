@@ -131,6 +131,47 @@ class WorkerSessionTest : public QObject {
     QVERIFY(session.exactRun().ok);
     QCOMPARE(session.exactRun().outputs.at(0), 63.0);  // 3 + 60: the last edit won
   }
+
+  void aFailedKeystrokeCompileWaitsForTypingToPause() {
+    const QString good = "# tensorcode: input a=int32:-8:8\ndef f(a):\n    return a + %1\n";
+    const QString broken = "# tensorcode: input a=int32:-8:8\ndef f(a):\n    return a + \n";
+    Session session;
+    session.setDebounceMs(1);
+    session.setErrorGraceMs(600000);  // typing "never pauses" within this test
+    session.newDocument(good.arg(1));
+    QTRY_VERIFY_WITH_TIMEOUT(!session.worker().busy() && session.program(), 10000);
+    const auto first = session.program();
+    // A half-typed edit compiles, fails, and is held: nothing is marked out of date yet.
+    auto compiles = [&] { return session.worker().generation("compile"); };
+    quint64 g = compiles();
+    session.setSource(broken);
+    QTRY_VERIFY_WITH_TIMEOUT(compiles() > g && !session.worker().busy(), 10000);
+    QVERIFY(session.compilePending());  // the held failure
+    QVERIFY(!session.compileFailed());
+    QCOMPARE(session.compileCount(), 1);
+    // The next keystroke fixes it: the failure is never shown, the good program arrives.
+    session.setSource(good.arg(2));
+    QTRY_VERIFY_WITH_TIMEOUT(!session.worker().busy() && !session.compilePending(), 10000);
+    QVERIFY(!session.compileFailed());
+    QVERIFY(session.program() != first);
+    QVERIFY(session.upToDate());
+    // Broken again, then an explicit compile (Ctrl+B, export, verify): shown at once.
+    g = compiles();
+    session.setSource(broken);
+    QTRY_VERIFY_WITH_TIMEOUT(compiles() > g && !session.worker().busy(), 10000);
+    QVERIFY(session.compilePending());
+    QVERIFY(!session.compileFailed());
+    session.compileNow();
+    QTRY_VERIFY_WITH_TIMEOUT(!session.worker().busy() && !session.compilePending(), 10000);
+    QVERIFY(session.compileFailed());
+    QVERIFY(!session.diagnostics().empty());
+    // Without a grace a failed keystroke compile shows as soon as it arrives.
+    session.setErrorGraceMs(0);
+    session.setSource(good.arg(3));
+    QTRY_VERIFY_WITH_TIMEOUT(!session.worker().busy() && !session.compilePending() && !session.compileFailed(), 10000);
+    session.setSource(broken);
+    QTRY_VERIFY_WITH_TIMEOUT(!session.worker().busy() && !session.compilePending() && session.compileFailed(), 10000);
+  }
 };
 
 QTEST_GUILESS_MAIN(WorkerSessionTest)

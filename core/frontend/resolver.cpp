@@ -1,0 +1,501 @@
+// The resolver: names, operators, builtins, the signature and static types
+// of one function, from its syntax tree alone (see resolver.h).
+//
+// Types are inferred flow-insensitively: a variable's type joins the types
+// of every assignment to it anywhere in the body, and the walk repeats until
+// nothing grows (types only grow, over a finite lattice, so it ends). That
+// covers every path and every expansion of every loop, which is what the
+// lowering's per-iteration types are checked against.
+#include "frontend/resolver.h"
+
+#include <cmath>
+#include <cstdio>
+#include <utility>
+
+#include "frontend/subset.h"
+
+namespace tc::py {
+
+bool StaticType::join(const StaticType& o) {
+  StaticType before = *this;
+  numbers |= o.numbers;
+  shapes |= o.shapes;
+  return !(before == *this);
+}
+
+StaticType StaticType::element() const {
+  constexpr unsigned deepest = 1u << kDeepest;
+  StaticType t{numbers, (shapes & ~1u) >> 1};
+  if (shapes & deepest) t.shapes |= deepest;  // "kDeepest or more" may be one level less, or still as deep
+  return t;
+}
+
+StaticType StaticType::listed() const {
+  constexpr unsigned deepest = 1u << kDeepest;
+  StaticType t{numbers, (shapes << 1) & ((deepest << 1) - 1)};
+  if (shapes & (deepest | (deepest >> 1))) t.shapes |= deepest;
+  return t;
+}
+
+std::string type_text(unsigned ty) {
+  std::string out;
+  for (auto [bit, name] : {std::pair{kB, "bool"}, std::pair{kI, "int"}, std::pair{kF, "float"}})
+    if (ty & bit) out += (out.empty() ? "" : " or ") + std::string(name);
+  return out.empty() ? "nothing" : out;
+}
+
+std::string static_type_text(const StaticType& t) {
+  std::string out;
+  for (unsigned k = 0; k <= StaticType::kDeepest; ++k) {
+    if (!(t.shapes & (1u << k))) continue;
+    if (!out.empty()) out += " or ";
+    for (unsigned d = 0; d < k; ++d) out += "list of ";
+    if (k == StaticType::kDeepest) out += "(or deeper) ";
+    out += type_text(t.numbers);
+  }
+  return out.empty() ? "nothing" : out;
+}
+
+const char* spelling(ArithOp op) {
+  switch (op) {
+    case ArithOp::Add: return "+";
+    case ArithOp::Sub: return "-";
+    case ArithOp::Mul: return "*";
+    case ArithOp::Div: return "/";
+    case ArithOp::FloorDiv: return "//";
+    case ArithOp::Mod: return "%";
+    case ArithOp::Pow: return "**";
+  }
+  return "?";
+}
+
+Op circuit_op(ArithOp op) {
+  switch (op) {
+    case ArithOp::Add: return Op::Add;
+    case ArithOp::Sub: return Op::Sub;
+    case ArithOp::Mul:
+    case ArithOp::Pow: return Op::Mul;
+    case ArithOp::Div: return Op::Div;
+    case ArithOp::FloorDiv: return Op::FloorDiv;
+    case ArithOp::Mod: return Op::Mod;
+  }
+  return Op::Add;
+}
+
+Op circuit_op(CmpOp op) {
+  switch (op) {
+    case CmpOp::Lt: return Op::Lt;
+    case CmpOp::Le: return Op::Le;
+    case CmpOp::Gt: return Op::Gt;
+    case CmpOp::Ge: return Op::Ge;
+    case CmpOp::Eq: return Op::Eq;
+    case CmpOp::Ne: return Op::Ne;
+  }
+  return Op::Eq;
+}
+
+CmpOp negated(CmpOp op) {
+  switch (op) {
+    case CmpOp::Lt: return CmpOp::Ge;
+    case CmpOp::Le: return CmpOp::Gt;
+    case CmpOp::Gt: return CmpOp::Le;
+    case CmpOp::Ge: return CmpOp::Lt;
+    case CmpOp::Eq: return CmpOp::Ne;
+    case CmpOp::Ne: return CmpOp::Eq;
+  }
+  return op;
+}
+
+CmpOp flipped(CmpOp op) {
+  switch (op) {
+    case CmpOp::Lt: return CmpOp::Gt;
+    case CmpOp::Le: return CmpOp::Ge;
+    case CmpOp::Gt: return CmpOp::Lt;
+    case CmpOp::Ge: return CmpOp::Le;
+    case CmpOp::Eq:
+    case CmpOp::Ne: return op;
+  }
+  return op;
+}
+
+bool compare_values(CmpOp op, double a, double b) {
+  switch (op) {
+    case CmpOp::Lt: return a < b;
+    case CmpOp::Le: return a <= b;
+    case CmpOp::Gt: return a > b;
+    case CmpOp::Ge: return a >= b;
+    case CmpOp::Eq: return a == b;
+    case CmpOp::Ne: return a != b;
+  }
+  return false;
+}
+
+double exact_limit(Dtype d) { return d == Dtype::Float32 ? 16777216.0 : 9007199254740992.0; }
+
+std::string exact_limit_text(Dtype d) {
+  return d == Dtype::Float32 ? "2^24 (beyond it float32, the --dtype, does not represent every integer exactly)"
+                             : "2^53 (beyond it float64 does not represent every integer exactly)";
+}
+
+std::string number_text(double v) {
+  if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 1e18) return std::to_string(static_cast<long long>(v));
+  if (std::isinf(v)) return v > 0 ? "infinity" : "-infinity";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+
+const ExprInfo* Resolution::find(const Expr& e) const {
+  auto it = exprs.find(&e);
+  return it == exprs.end() ? nullptr : &it->second;
+}
+
+const StmtInfo* Resolution::find(const Stmt& s) const {
+  auto it = stmts.find(&s);
+  return it == stmts.end() ? nullptr : &it->second;
+}
+
+namespace {
+
+std::optional<ArithOp> arith_of(const std::string& s) {
+  if (s == "+") return ArithOp::Add;
+  if (s == "-") return ArithOp::Sub;
+  if (s == "*") return ArithOp::Mul;
+  if (s == "/") return ArithOp::Div;
+  if (s == "//") return ArithOp::FloorDiv;
+  if (s == "%") return ArithOp::Mod;
+  if (s == "**") return ArithOp::Pow;
+  return std::nullopt;
+}
+
+std::optional<CmpOp> cmp_of(const std::string& s) {
+  if (s == "<") return CmpOp::Lt;
+  if (s == "<=") return CmpOp::Le;
+  if (s == ">") return CmpOp::Gt;
+  if (s == ">=") return CmpOp::Ge;
+  if (s == "==") return CmpOp::Eq;
+  if (s == "!=") return CmpOp::Ne;
+  return std::nullopt;
+}
+
+Builtin builtin_of(const std::string& s) {
+  if (s == "relu") return Builtin::Relu;
+  if (s == "sigmoid") return Builtin::Sigmoid;
+  if (s == "abs") return Builtin::Abs;
+  if (s == "min") return Builtin::Min;
+  if (s == "max") return Builtin::Max;
+  return Builtin::None;
+}
+
+// Python's result type of `a op b` on numbers (the lowering's rule).
+unsigned arith_numbers(ArithOp op, unsigned a, unsigned b) {
+  if (op == ArithOp::Div) return kF;
+  if (op == ArithOp::Pow) return (int_like(a) ? kI : 0u) | (a & kF);
+  return (int_like(a) && int_like(b) ? kI : 0u) | ((a | b) & kF);
+}
+
+class Resolver {
+ public:
+  Resolver(const FunctionDef& fn, const std::set<std::string>& functions, const CompileOptions& o, Resolution& r)
+      : fn_(fn), functions_(functions), o_(o), r_(r) {}
+
+  Status run() {
+    collect(fn_.body);
+    if (Status st = signature(); !st) return st;
+    do {
+      changed_ = false;
+      block(fn_.body);
+    } while (changed_);
+    return ok_status();
+  }
+
+ private:
+  void collect(const std::vector<StmtPtr>& body) {
+    for (const auto& s : body) {
+      for (const auto& t : s->targets) collect_target(*t);
+      collect(s->body);
+      collect(s->orelse);
+    }
+  }
+  void collect_target(const Expr& t) {
+    if (t.kind == ExprKind::Name) assigned_.insert(t.text);
+    if (t.kind == ExprKind::Tuple || t.kind == ExprKind::List)
+      for (const auto& k : t.kids) collect_target(*k);
+  }
+
+  Status signature() {
+    std::set<std::string> names;
+    for (const Param& p : fn_.params) {
+      if (!names.insert(p.name).second) return make_error("duplicate parameter '" + p.name + "'", p.loc);
+      if (is_supported_builtin(p.name) || p.name == "range")
+        return make_error("parameter '" + p.name + "' hides the builtin of the same name: rename it", p.loc);
+    }
+    for (const auto& [name, domain] : o_.inputs)
+      if (!names.count(name)) {
+        std::string list;
+        for (const Param& p : fn_.params) list += (list.empty() ? "" : ", ") + p.name;
+        return make_error("--input '" + name + "' names no parameter of '" + fn_.name + "' (its parameters: " +
+                              (list.empty() ? "none" : list) + ")",
+                          fn_.name_loc);
+      }
+    const double limit = exact_limit(o_.dtype);
+    for (const Param& p : fn_.params) {
+      ParamInfo info;
+      info.name = p.name;
+      info.loc = p.loc;
+      const Domain* dom = nullptr;
+      for (const auto& [name, domain] : o_.inputs)
+        if (name == p.name) dom = &domain;
+      if (!dom) {
+        info.error = make_error("parameter '" + p.name + "' has no input domain: give it with --input " + p.name +
+                                    "=DOMAIN (e.g. int32:-128:127, bool, float64:-1:1)",
+                                p.loc);
+      } else {
+        info.domain = *dom;
+        info.type = dom->type == DomainType::Boolean ? kB : dom->type == DomainType::Int32 ? kI : kF;
+        info.lo = dom->lo();
+        info.hi = dom->hi();
+        if (dom->is_integral() && !(info.lo > -limit && info.hi < limit))
+          info.error = make_error("input '" + p.name + "' ranges over [" + number_text(info.lo) + ", " +
+                                      number_text(info.hi) + "], beyond " + exact_limit_text(o_.dtype) +
+                                      ": narrow its domain",
+                                  p.loc);
+      }
+      r_.variables[p.name] = StaticType::scalar(info.type);
+      r_.params.push_back(std::move(info));
+    }
+    return ok_status();
+  }
+
+  void bind(const Expr& t, const StaticType& type) {
+    if (t.kind == ExprKind::Name) {
+      if (r_.variables[t.text].join(type)) changed_ = true;
+      return;
+    }
+    if (t.kind == ExprKind::Tuple || t.kind == ExprKind::List)
+      for (const auto& k : t.kids) bind(*k, type.element());
+  }
+
+  void block(const std::vector<StmtPtr>& body) {
+    for (const auto& s : body) stmt(*s);
+  }
+
+  void stmt(const Stmt& s) {
+    StmtInfo info;
+    switch (s.kind) {
+      case StmtKind::Assign:
+      case StmtKind::AnnAssign: {
+        if (!s.value) break;
+        StaticType v = expr(*s.value);
+        for (const auto& t : s.targets) bind(*t, v);
+        break;
+      }
+      case StmtKind::AugAssign: {
+        if (!s.value || s.targets.empty()) break;
+        info.arith = arith_of(s.text).value_or(ArithOp::Add);
+        StaticType cur = expr(*s.targets[0]);
+        StaticType rhs = expr(*s.value);
+        bind(*s.targets[0], StaticType::scalar(arith_numbers(info.arith, cur.numbers, rhs.numbers)));
+        break;
+      }
+      case StmtKind::Return:
+        if (s.value) r_.returns.join(expr(*s.value));
+        break;
+      case StmtKind::If:
+        if (s.value) expr(*s.value);
+        block(s.body);
+        block(s.orelse);
+        break;
+      case StmtKind::For:
+        for_loop(s, info);
+        break;
+      case StmtKind::Expr:
+      case StmtKind::Pass:
+      case StmtKind::Break:
+      case StmtKind::Continue:
+      case StmtKind::Def:
+      case StmtKind::Unsupported:
+        break;
+    }
+    r_.stmts[&s] = std::move(info);
+  }
+
+  void for_loop(const Stmt& s, StmtInfo& info) {
+    if (!s.value || s.targets.empty()) return;
+    const Expr& it = *s.value;
+    info.range = it.kind == ExprKind::Call && !it.kids.empty() && it.kids[0]->kind == ExprKind::Name &&
+                 it.kids[0]->text == "range";
+    if (info.range) {
+      const std::size_t n = it.kids.size() - 1;
+      if (n < 1 || n > 3) info.error = make_error("range() takes 1 to 3 arguments", it.outer);
+      for (std::size_t k = 1; k < it.kids.size(); ++k) expr(*it.kids[k]);
+      bind(*s.targets[0], StaticType::scalar(kI));
+    } else {
+      bind(*s.targets[0], expr(it).element());
+    }
+    block(s.body);
+    block(s.orelse);
+  }
+
+  StaticType expr(const Expr& e) {
+    // Filled in place (references into an unordered_map survive the
+    // insertions of the subexpressions), so deep expressions do not carry
+    // an ExprInfo in every stack frame.
+    ExprInfo& info = r_.exprs[&e];
+    info = ExprInfo{};
+    const StaticType t = type_of(e, info);
+    info.type = t;
+    return t;
+  }
+
+  StaticType type_of(const Expr& e, ExprInfo& info) {
+    switch (e.kind) {
+      case ExprKind::Name:
+        return name(e, info);
+      case ExprKind::Number:
+        if (e.too_large)
+          info.error = make_error(
+              "integer literal " + e.text + " is beyond 2^53, where float64 stops representing integers exactly",
+              e.loc);
+        else if (!e.is_float && std::fabs(e.number) >= exact_limit(o_.dtype))
+          info.error = make_error("integer literal " + e.text + " is beyond " + exact_limit_text(o_.dtype), e.loc);
+        return StaticType::scalar(e.is_float ? kF : kI);
+      case ExprKind::Bool:
+        return StaticType::scalar(kB);
+      case ExprKind::Tuple:
+      case ExprKind::List: {
+        StaticType items;
+        for (const auto& k : e.kids) items.join(expr(*k));
+        StaticType t = items.listed();
+        if (e.kids.empty()) t.shapes = 2u;  // an empty list
+        return t;
+      }
+      case ExprKind::Binary: {
+        StaticType a = expr(*e.kids[0]);
+        StaticType b = expr(*e.kids[1]);
+        info.arith = arith_of(e.text).value_or(ArithOp::Add);
+        StaticType t;
+        t.numbers = arith_numbers(info.arith, a.numbers, b.numbers);
+        if ((a.number() && b.number()) || info.arith == ArithOp::Pow) t.shapes = 1u;
+        if (a.list() || b.list()) {  // concatenation, repetition: the list operands' elements
+          t.numbers |= a.numbers | b.numbers;
+          t.shapes |= (a.shapes | b.shapes) & ~1u;
+        }
+        return t;
+      }
+      case ExprKind::Unary: {
+        StaticType a = expr(*e.kids[0]);
+        if (e.text == "-") return StaticType::scalar((int_like(a.numbers) ? kI : 0u) | (a.numbers & kF));
+        if (e.text == "not") return StaticType::scalar(kB);
+        // +True is 1; a value that may be a bool may become an int.
+        return StaticType::scalar(a.numbers | ((a.numbers & kB) ? kI : 0u));
+      }
+      case ExprKind::BoolOp: {
+        StaticType t;
+        for (const auto& k : e.kids) t.join(expr(*k));
+        return t;
+      }
+      case ExprKind::Compare:
+        for (const auto& k : e.kids) expr(*k);
+        for (const std::string& op : e.ops) info.cmps.push_back(cmp_of(op).value_or(CmpOp::Eq));
+        return StaticType::scalar(kB);
+      case ExprKind::IfExp: {
+        expr(*e.kids[0]);
+        StaticType t = expr(*e.kids[1]);
+        t.join(expr(*e.kids[2]));
+        return t;
+      }
+      case ExprKind::Call:
+        return call(e, info);
+      case ExprKind::Subscript: {
+        StaticType a = expr(*e.kids[0]);
+        expr(*e.kids[1]);
+        return a.element();
+      }
+      case ExprKind::NoneLit:
+      case ExprKind::String:
+      case ExprKind::Attribute:
+      case ExprKind::Unsupported:
+        break;
+    }
+    for (const auto& k : e.kids) expr(*k);
+    return {kB | kI | kF, ~0u & ((2u << StaticType::kDeepest) - 1)};
+  }
+
+  StaticType name(const Expr& e, ExprInfo& info) {
+    const std::string& n = e.text;
+    if (assigned_.count(n) || is_param(n)) {
+      info.name = NameKind::Variable;
+      info.unbound = make_error("name '" + n + "' is used before it is assigned", e.loc);
+      auto it = r_.variables.find(n);
+      return it == r_.variables.end() ? StaticType{} : it->second;
+    }
+    if (is_supported_builtin(n)) {
+      info.name = NameKind::Builtin;
+      info.error = make_error("'" + n + "' is a builtin function: call it, e.g. " + n + "(x)", e.loc);
+    } else if (n == "range") {
+      info.name = NameKind::Range;
+      info.error = make_error("range() is only supported as the iterable of a for loop", e.loc);
+    } else if (functions_.count(n)) {
+      info.name = NameKind::Function;
+      info.error = make_error(
+          "'" + n + "' is a function: functions are not values, and calling them is not supported", e.loc);
+    } else {
+      info.name = NameKind::Undefined;
+      info.error = make_error("name '" + n + "' is not defined", e.loc);
+    }
+    return {};
+  }
+
+  bool is_param(const std::string& n) const {
+    for (const Param& p : fn_.params)
+      if (p.name == n) return true;
+    return false;
+  }
+
+  StaticType call(const Expr& e, ExprInfo& info) {
+    const std::string& f = e.kids[0]->text;
+    std::vector<StaticType> args;
+    for (std::size_t i = 1; i < e.kids.size(); ++i) args.push_back(expr(*e.kids[i]));
+    info.builtin = builtin_of(f);
+    unsigned all = 0;
+    for (const StaticType& a : args) all |= a.numbers;
+    switch (info.builtin) {
+      case Builtin::Relu:
+      case Builtin::Sigmoid:
+      case Builtin::Abs:
+        if (args.size() != 1) {
+          info.error = make_error(f + "() takes exactly one argument", e.outer);
+          return {};
+        }
+        if (info.builtin == Builtin::Relu) return StaticType::scalar(all);
+        if (info.builtin == Builtin::Sigmoid) return StaticType::scalar(kF);
+        return StaticType::scalar((int_like(all) ? kI : 0u) | (all & kF));
+      case Builtin::Min:
+      case Builtin::Max:
+        return StaticType::scalar(all);
+      case Builtin::None:
+        break;
+    }
+    info.error = make_error("calling '" + f + "' is not supported", e.outer);
+    return {};
+  }
+
+  const FunctionDef& fn_;
+  const std::set<std::string>& functions_;
+  const CompileOptions& o_;
+  Resolution& r_;
+  std::set<std::string> assigned_;
+  bool changed_ = false;
+};
+
+}  // namespace
+
+Result<Resolution> resolve(const FunctionDef& fn, const std::set<std::string>& functions, const CompileOptions& o) {
+  Resolution r;
+  Resolver resolver(fn, functions, o, r);
+  if (Status st = resolver.run(); !st) return st.error();
+  return r;
+}
+
+}  // namespace tc::py

@@ -1,0 +1,112 @@
+#include "views/timeline_state.h"
+
+#include <QFileInfo>
+
+#include <algorithm>
+#include <cmath>
+
+namespace tc {
+namespace views {
+
+void Timeline::clear() {
+  has_replay_ = false;
+  replay_ = {};
+  step_ = 0;
+  origin_.clear();
+  events_path_.clear();
+  events_text_.clear();
+  events_name_.clear();
+}
+
+bool Timeline::setStep(int step) {
+  step = std::clamp(step, 0, static_cast<int>(replay_.steps.size()));
+  if (step == step_) return false;
+  step_ = step;
+  return true;
+}
+
+void Timeline::setReplay(Replay replay, int step) {
+  replay_ = std::move(replay);
+  has_replay_ = true;
+  step_ = std::clamp(step, 0, static_cast<int>(replay_.steps.size()));
+}
+
+bool Timeline::dropReplay() {
+  const bool had = has_replay_;
+  has_replay_ = false;
+  replay_ = {};
+  step_ = 0;
+  return had;
+}
+
+void Timeline::openLog(const QString& path, std::string text) {
+  events_path_ = path;
+  events_text_ = std::move(text);
+  events_name_ = QFileInfo(path).fileName().toStdString();
+}
+
+void Timeline::restoreOffLog(std::string snapshot_text) {
+  origin_ = std::move(snapshot_text);
+  events_path_.clear();
+  events_text_.clear();
+  events_name_.clear();
+}
+
+Replay Timeline::placeOnLog(const Replay& log, std::size_t skip, Replay tail) {
+  Replay r;
+  r.state_names = std::move(tail.state_names);
+  r.initial_state = log.initial_state;
+  r.base_steps = log.base_steps;
+  r.max_steps = tail.max_steps;
+  skip = std::min(skip, log.steps.size());
+  r.steps.assign(log.steps.begin(), log.steps.begin() + static_cast<std::ptrdiff_t>(skip));
+  for (auto& s : tail.steps) r.steps.push_back(std::move(s));
+  r.error = std::move(tail.error);
+  return r;
+}
+
+std::vector<double> Timeline::stateAtStep() const {
+  if (step_ == 0 || replay_.steps.empty()) return replay_.initial_state;
+  return replay_.steps[static_cast<std::size_t>(step_ - 1)].state;
+}
+
+std::vector<double> Timeline::stateBeforeStep() const {
+  if (step_ <= 1 || replay_.steps.empty()) return replay_.initial_state;
+  return replay_.steps[static_cast<std::size_t>(step_ - 2)].state;
+}
+
+const std::vector<double>& Timeline::values(const std::vector<double>& otherwise) const {
+  if (showingStep()) {
+    const auto& vals = replay_.steps[static_cast<std::size_t>(step_ - 1)].values;
+    if (!vals.empty()) return vals;
+  }
+  return otherwise;
+}
+
+Case Timeline::inputs(const Case& otherwise) const {
+  if (showingStep()) return replay_.steps[static_cast<std::size_t>(step_ - 1)].inputs;
+  return otherwise;
+}
+
+const std::vector<double>& Timeline::outputs(const std::vector<double>& otherwise) const {
+  if (showingStep()) return replay_.steps[static_cast<std::size_t>(step_ - 1)].outputs;
+  return otherwise;
+}
+
+int Timeline::nextChange(NodeId id) const {
+  // Step s's values are those the event of step s computed; compare each with the step before.
+  const auto& steps = replay_.steps;
+  const auto i = static_cast<std::size_t>(id);
+  for (int s = std::max(step_, 1) + 1; s <= static_cast<int>(steps.size()); ++s) {
+    const auto& before = steps[static_cast<std::size_t>(s - 2)].values;
+    const auto& after = steps[static_cast<std::size_t>(s - 1)].values;
+    if (i >= before.size() || i >= after.size()) return -1;
+    const double a = before[i], b = after[i];
+    if (std::isnan(a) && std::isnan(b)) continue;
+    if (std::isnan(a) != std::isnan(b) || a != b) return s;
+  }
+  return -1;
+}
+
+}  // namespace views
+}  // namespace tc
