@@ -223,6 +223,12 @@ Result<std::shared_ptr<GraphLayout>> graphviz_layout(const Program& program, con
     if (w > 94.0f) widths += "  n" + std::to_string(id) + " [width=" + std::to_string(w / 72.0) + "];\n";
   }
   if (!widths.empty()) dot.insert(dot.rfind('}'), widths);
+  // dot's network simplex for x coordinates is bounded by default only by
+  // node count x 2^31 iterations: on a long chain whose every step also reads
+  // one shared input (a 150-iteration `s = s * 0.75 + x`), it ran for minutes.
+  // nslimit=1 caps it at one pass over the nodes; the drawing keeps its ranks
+  // and order, only some edges are less straight.
+  dot.insert(dot.find('\n') + 1, "  nslimit=1;\n");
   GVC_t* gvc = gvContext();
   Agraph_t* graph = agmemread(dot.c_str());
   if (!graph) {

@@ -196,6 +196,25 @@ class LayoutTest : public QObject {
     for (NodeId id : ids) QVERIFY((*g)->index_of[static_cast<std::size_t>(id)] >= 0);
   }
 
+  // A long chain whose every step also reads the input: without a bound on
+  // dot's network simplex this neighbourhood took minutes (a hang in the
+  // Neighbourhood tab); the test's ctest TIMEOUT catches a regression.
+  void graphvizNeighbourhoodOfALongChainFinishes() {
+    CompileOptions opts;
+    opts.function = "damp";
+    opts.inputs = {{"x", Domain::float64(-1, 1)}};
+    auto out = compile_python("def damp(x):\n    s = x\n    for i in range(150):\n        s = s * 0.75 + x\n    return s\n",
+                              opts);
+    QVERIFY(out.ok());
+    const Program& p = out->program;
+    const auto ids = neighbourhood(p, 150, 300);
+    QVERIFY(ids.size() > 250);
+    auto g = graphviz_layout(p, schedule_layers(p), &ids);
+    QVERIFY(g.ok());
+    QVERIFY((*g)->graphviz);
+    for (NodeId id : ids) QVERIFY((*g)->index_of[static_cast<std::size_t>(id)] >= 0);
+  }
+
   void groupsATenThousandNodeLoopByStatement() {
     CompileOptions opts;
     opts.function = "f";
