@@ -77,16 +77,24 @@ std::vector<NodeId> identity_alias(const Program& program) {
   return alias;
 }
 
-Program compact(const Program& program, const std::vector<bool>& keep, const std::vector<NodeId>& alias) {
-  const std::size_t n = program.nodes.size();
-  TC_ASSERT(keep.size() == n && alias.size() == n);
-  // Resolve alias chains (an alias may point at a node that is itself aliased).
-  std::vector<NodeId> target(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    NodeId t = alias[i];
+namespace {
+// Each node's final target: an alias may point at a node that is itself
+// aliased, and always at an earlier one, so one forward sweep resolves chains.
+std::vector<NodeId> alias_targets(const std::vector<NodeId>& alias) {
+  std::vector<NodeId> target(alias.size());
+  for (std::size_t i = 0; i < alias.size(); ++i) {
+    const NodeId t = alias[i];
     TC_ASSERT(t >= 0 && static_cast<std::size_t>(t) <= i);
     target[i] = static_cast<std::size_t>(t) == i ? t : target[static_cast<std::size_t>(t)];
   }
+  return target;
+}
+}  // namespace
+
+Program compact(const Program& program, const std::vector<bool>& keep, const std::vector<NodeId>& alias) {
+  const std::size_t n = program.nodes.size();
+  TC_ASSERT(keep.size() == n && alias.size() == n);
+  const std::vector<NodeId> target = alias_targets(alias);
   std::vector<NodeId> new_id(n, -1);
   Program out;
   out.nodes.reserve(static_cast<std::size_t>(std::count(keep.begin(), keep.end(), true)));
@@ -115,12 +123,7 @@ Program compact(const Program& program, const std::vector<bool>& keep, const std
 Program compact(Program&& program, const std::vector<bool>& keep, const std::vector<NodeId>& alias) {
   const std::size_t n = program.nodes.size();
   TC_ASSERT(keep.size() == n && alias.size() == n);
-  std::vector<NodeId> target(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    NodeId t = alias[i];
-    TC_ASSERT(t >= 0 && static_cast<std::size_t>(t) <= i);
-    target[i] = static_cast<std::size_t>(t) == i ? t : target[static_cast<std::size_t>(t)];
-  }
+  const std::vector<NodeId> target = alias_targets(alias);
   std::vector<NodeId> new_id(n, -1);
   auto map = [&](NodeId old) {
     NodeId m = new_id[static_cast<std::size_t>(target[static_cast<std::size_t>(old)])];
