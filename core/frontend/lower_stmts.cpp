@@ -154,13 +154,17 @@ Flow Lowerer::if_merge(const Val& c, Flow a, Flow b, SourceLoc loc) {
   } else {
     r.env = merge_env(c, a.env, b.env, loc);
   }
-  r.may_return = a.may_return || b.may_return;
-  r.rv = pick_rv(c, a, b, loc);
-  r.brk = sel(c, a.brk, b.brk, loc);
-  r.brk_env = pick_env(c, a.brk, a.brk_env, b.brk, b.brk_env, loc);
-  r.cont = sel(c, a.cont, b.cont, loc);
-  r.cont_env = pick_env(c, a.cont, a.cont_env, b.cont, b.cont_env, loc);
+  merge_exits(c, a, b, r, loc);
   return r;
+}
+
+void Lowerer::merge_exits(const Val& c, const Flow& yes, const Flow& no, Flow& r, SourceLoc loc) {
+  r.may_return = yes.may_return || no.may_return;
+  r.rv = pick_rv(c, yes, no, loc);
+  r.brk = sel(c, yes.brk, no.brk, loc);
+  r.brk_env = pick_env(c, yes.brk, yes.brk_env, no.brk, no.brk_env, loc);
+  r.cont = sel(c, yes.cont, no.cont, loc);
+  r.cont_env = pick_env(c, yes.cont, yes.cont_env, no.cont, no.cont_env, loc);
 }
 
 Flow Lowerer::seq(Flow f, Flow g, SourceLoc loc) {
@@ -173,12 +177,7 @@ Flow Lowerer::seq(Flow f, Flow g, SourceLoc loc) {
   Flow r;
   r.env = std::move(g.env);
   r.active = and_(a, g.active, loc);
-  r.may_return = f.may_return || g.may_return;
-  r.rv = pick_rv(a, g, f, loc);
-  r.brk = sel(a, g.brk, f.brk, loc);
-  r.brk_env = pick_env(a, g.brk, g.brk_env, f.brk, f.brk_env, loc);
-  r.cont = sel(a, g.cont, f.cont, loc);
-  r.cont_env = pick_env(a, g.cont, g.cont_env, f.cont, f.cont_env, loc);
+  merge_exits(a, g, f, r, loc);
   return r;
 }
 

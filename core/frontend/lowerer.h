@@ -114,6 +114,8 @@ class Lowerer {
   Env pick_env(const Val& c, const Val& fa, const Env& ea, const Val& fb, const Env& eb, SourceLoc loc);
   // Both branches were lowered from the same variables; c picks one.
   Flow if_merge(const Val& c, Flow a, Flow b, SourceLoc loc);
+  // The return value, break and continue of r: yes's where c holds, else no's.
+  void merge_exits(const Val& c, const Flow& yes, const Flow& no, Flow& r, SourceLoc loc);
   // f then g, where g was lowered from f's fall-through variables.
   Flow seq(Flow f, Flow g, SourceLoc loc);
   Flow for_loop(const Stmt& s, const Env& env);
