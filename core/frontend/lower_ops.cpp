@@ -42,7 +42,7 @@ Value Lowerer::mat(const Val& v, SourceLoc fallback) {
   auto it = consts_.find(key);
   if (it != consts_.end()) {
     // Shared by several iterations: it belongs to the loops they have in common.
-    const std::vector<LoopStep>& had = b_.peek().nodes[static_cast<std::size_t>(it->second.id())].iteration;
+    const IterationPath& had = b_.peek().nodes[static_cast<std::size_t>(it->second.id())].iteration;
     std::size_t common = 0;
     while (common < had.size() && common < loop_path_.size() && had[common] == loop_path_[common]) ++common;
     if (common < had.size())

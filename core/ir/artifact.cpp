@@ -532,6 +532,9 @@ Result<Program> program_from_json(const Json& j) {
   for (std::size_t i = 0; i < nodes.size(); ++i) {
     auto n = parse_node(nodes[i], i);
     if (!n) return n.error();
+    // Nodes of one loop iteration are stored next to each other: share their
+    // path as the builder does, instead of one copy per node.
+    if (!p.nodes.empty() && n->iteration == p.nodes.back().iteration) n->iteration = p.nodes.back().iteration;
     p.nodes.push_back(std::move(*n));
   }
   const Json& outs = j["outputs"];

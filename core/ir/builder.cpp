@@ -246,8 +246,13 @@ std::map<std::string, Value> Builder::include(const Program& program, const std:
     }
     n.location = src.location;
     // The including loop's iterations come first, then the included node's own.
-    n.iteration = iteration_;
-    n.iteration.insert(n.iteration.end(), src.iteration.begin(), src.iteration.end());
+    if (src.iteration.empty()) {
+      n.iteration = iteration_;
+    } else {
+      std::vector<LoopStep> path(iteration_.begin(), iteration_.end());
+      path.insert(path.end(), src.iteration.begin(), src.iteration.end());
+      n.iteration = std::move(path);
+    }
     map[static_cast<std::size_t>(src.id)] = add_node(std::move(n)).id();
   }
   for (const auto& [name, _] : inputs)
@@ -279,7 +284,7 @@ void Builder::set_domain(Value v, Domain d) {
   prog_.nodes[static_cast<std::size_t>(id)].domain = d;
 }
 
-void Builder::set_iteration_of(Value v, std::vector<LoopStep> path) {
+void Builder::set_iteration_of(Value v, IterationPath path) {
   NodeId id = resolve(v);
   if (id >= 0 && static_cast<std::size_t>(id) < prog_.nodes.size())
     prog_.nodes[static_cast<std::size_t>(id)].iteration = std::move(path);

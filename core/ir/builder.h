@@ -93,10 +93,10 @@ class Builder {
   /// Location stamped on nodes created from now on (the frontend uses this).
   void set_location(std::optional<SourceLoc> loc) { loc_ = loc; }
   /// Loop iteration path stamped on nodes created from now on (outermost first).
-  void set_iteration(std::vector<LoopStep> path) { iteration_ = std::move(path); }
+  void set_iteration(IterationPath path) { iteration_ = std::move(path); }
   /// Replaces the iteration path of an existing node (the frontend shares
   /// constants across iterations and keeps only the loops they all have in common).
-  void set_iteration_of(Value v, std::vector<LoopStep> path);
+  void set_iteration_of(Value v, IterationPath path);
   /// Attaches a checked domain to an existing computing node.
   void set_domain(Value v, Domain d);
 
@@ -118,7 +118,7 @@ class Builder {
 
   Program prog_;
   std::optional<SourceLoc> loc_;
-  std::vector<LoopStep> iteration_;
+  IterationPath iteration_;  ///< shared by every node it stamps
   std::optional<Diagnostic> error_;
   std::optional<std::vector<std::string>> freeze_;
   bool built_ = false;

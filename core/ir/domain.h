@@ -1,5 +1,6 @@
 #pragma once
 /// Value domains (contract section 1) and the program-wide enums.
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -8,10 +9,12 @@
 
 namespace tc {
 
-enum class DomainType { Int32, Boolean, Float32, Float64 };
-enum class Semantics { Exact, Relaxed, Hybrid };
-enum class Dtype { Float64, Float32 };
-enum class Surrogate { Sigmoid };
+// One byte each: they sit in every IR node (Node::semantics, Node::surrogate,
+// Domain::type), and a smaller node keeps a 100k-node circuit in cache.
+enum class DomainType : std::uint8_t { Int32, Boolean, Float32, Float64 };
+enum class Semantics : std::uint8_t { Exact, Relaxed, Hybrid };
+enum class Dtype : std::uint8_t { Float64, Float32 };
+enum class Surrogate : std::uint8_t { Sigmoid };
 
 /// A domain. min/max are optional so an artifact's spelling round-trips; the
 /// effective bounds fill in the type's full range.

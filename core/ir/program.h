@@ -2,6 +2,8 @@
 /// The scalar SSA circuit: nodes in topological order (id == index, every
 /// argument has a smaller id), named outputs and state updates.
 #include <cstdint>
+#include <initializer_list>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -10,6 +12,7 @@
 #include "base/result.h"
 #include "base/source.h"
 #include "ir/domain.h"
+#include "ir/node_args.h"
 #include "ir/op.h"
 
 namespace tc {
@@ -23,26 +26,63 @@ struct LoopStep {
   bool operator==(const LoopStep&) const = default;
 };
 
+/// The loop iterations a node was expanded in, outermost first (empty
+/// outside loops). Immutable and shared: every node built in one iteration
+/// points at the same steps, so unrolling a long loop costs one allocation per
+/// iteration instead of one per node. Reads like a const std::vector.
+class IterationPath {
+ public:
+  using value_type = LoopStep;
+  using const_iterator = std::vector<LoopStep>::const_iterator;
+  using iterator = const_iterator;
+
+  IterationPath() = default;
+  IterationPath(std::vector<LoopStep> steps)  // NOLINT(google-explicit-constructor): a path is its steps
+      : steps_(steps.empty() ? nullptr : std::make_shared<const std::vector<LoopStep>>(std::move(steps))) {}
+  IterationPath(std::initializer_list<LoopStep> steps) : IterationPath(std::vector<LoopStep>(steps)) {}
+
+  [[nodiscard]] bool empty() const { return !steps_; }
+  [[nodiscard]] std::size_t size() const { return steps_ ? steps_->size() : 0; }
+  [[nodiscard]] const LoopStep& operator[](std::size_t i) const { return (*steps_)[i]; }
+  [[nodiscard]] const LoopStep& front() const { return steps_->front(); }
+  [[nodiscard]] const LoopStep& back() const { return steps_->back(); }
+  [[nodiscard]] const_iterator begin() const { return steps().begin(); }
+  [[nodiscard]] const_iterator end() const { return steps().end(); }
+  [[nodiscard]] const std::vector<LoopStep>& steps() const {
+    static const std::vector<LoopStep> none;
+    return steps_ ? *steps_ : none;
+  }
+
+  bool operator==(const IterationPath& o) const { return steps_ == o.steps_ || steps() == o.steps(); }
+  bool operator==(const std::vector<LoopStep>& o) const { return steps() == o; }
+
+ private:
+  std::shared_ptr<const std::vector<LoopStep>> steps_;  ///< null when empty
+};
+
+/// One circuit node. The fields are ordered small to large so the node packs
+/// tightly: passes walk every node, and at 100k nodes the walk is bound by
+/// memory, so bytes per node are time per node.
 struct Node {
   NodeId id = 0;
   Op op = Op::Constant;
-  std::vector<NodeId> args;
-  std::string name;                ///< input/parameter/state name, or call binding name
-  double value = 0.0;              ///< constant value, parameter value, state initial value
-  std::optional<Domain> domain;    ///< required on input and state; checked at run time when present
   bool differentiable = false;     ///< on input/parameter: whether grad reports it
-  std::optional<SourceLoc> location;
-  /// Loop iterations the node was expanded in, outermost first (empty
-  /// outside loops). Only informative: no pass or evaluator reads it.
-  std::vector<LoopStep> iteration;
-  // affine / sparse_affine
-  std::vector<double> coefficients;
-  std::optional<double> bias;
-  std::vector<std::int32_t> indices;  ///< sparse_affine only: ascending positions into args
   // per-node policy from include (absent = the program's root policy)
   std::optional<Semantics> semantics;
   std::optional<Surrogate> surrogate;
-  std::optional<double> temperature;
+  std::optional<SourceLoc> location;
+  NodeArgs args;                   ///< up to four held inline
+  double value = 0.0;              ///< constant value, parameter value, state initial value
+  std::string name;                ///< input/parameter/state name, or call binding name
+  std::optional<Domain> domain;    ///< required on input and state; checked at run time when present
+  /// Loop iterations the node was expanded in. Only informative: no pass or
+  /// evaluator reads it.
+  IterationPath iteration;
+  // affine / sparse_affine
+  std::vector<double> coefficients;
+  std::vector<std::int32_t> indices;  ///< sparse_affine only: ascending positions into args
+  std::optional<double> bias;
+  std::optional<double> temperature;  ///< per-node policy, like semantics
 
   bool operator==(const Node&) const = default;
 };

@@ -105,5 +105,29 @@ TEST(LoopIteration, SavedInTheArtifactAndReadBack) {
   EXPECT_EQ(*back, c->program);
 }
 
+// The builder stamps one shared path object per iteration, and the loader
+// shares the paths of neighbouring nodes again, instead of a copy per node.
+TEST(LoopIteration, NodesOfOneIterationShareOnePath) {
+  auto c = compile_text(
+      "def f(a):\n"
+      "    s = 0\n"
+      "    for i in range(3):\n"
+      "        s = s * a - i\n"
+      "    return s\n",
+      {"a=int32:-9:9"});
+  ASSERT_TRUE(c.ok()) << c.error().format();
+  auto distinct_paths = [](const Program& p) {
+    std::set<const LoopStep*> seen;
+    for (const Node& n : p.nodes)
+      if (!n.iteration.empty()) seen.insert(&n.iteration.front());
+    return seen.size();
+  };
+  EXPECT_EQ(distinct_paths(c->program), 3u);
+  auto back = load_artifact(save_artifact(c->program));
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_EQ(*back, c->program);
+  EXPECT_EQ(distinct_paths(*back), 3u);
+}
+
 }  // namespace
 }  // namespace tc
