@@ -318,15 +318,16 @@ class WasmGen {
       }
       case Op::Affine:
       case Op::SparseAffine: {
-        for (std::size_t j = 0; j < node.coefficients.size(); ++j) {
-          const NodeId x = node.op == Op::Affine ? a[j] : a[static_cast<std::size_t>(node.indices[j])];
-          f32c(static_cast<float>(node.coefficients[j]));
+        const LinearTerms& lin = node.linear();
+        for (std::size_t j = 0; j < lin.coefficients.size(); ++j) {
+          const NodeId x = node.op == Op::Affine ? a[j] : a[static_cast<std::size_t>(lin.indices[j])];
+          f32c(static_cast<float>(lin.coefficients[j]));
           ld(x);
           op(kF32Mul);
           if (j > 0) op(kF32Add);
         }
-        if (node.coefficients.empty()) f32c(0.0f);
-        if (node.bias) { f32c(static_cast<float>(*node.bias)); op(kF32Add); }
+        if (lin.coefficients.empty()) f32c(0.0f);
+        if (lin.bias) { f32c(static_cast<float>(*lin.bias)); op(kF32Add); }
         arith();
         break;
       }

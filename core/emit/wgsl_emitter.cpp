@@ -271,11 +271,12 @@ class Gen {
       case Op::SparseAffine: {
         // acc = c0*x0, then acc + ci*xi in order, then + bias: a float32
         // rounding after every product and every sum.
+        const LinearTerms& lin = node.linear();
         std::string acc;
-        for (std::size_t j = 0; j < node.coefficients.size(); ++j) {
-          const NodeId a = node.op == Op::Affine ? args[j] : args[static_cast<std::size_t>(node.indices[j])];
+        for (std::size_t j = 0; j < lin.coefficients.size(); ++j) {
+          const NodeId a = node.op == Op::Affine ? args[j] : args[static_cast<std::size_t>(lin.indices[j])];
           const std::string term = "p" + sid + "_" + std::to_string(j);
-          line("let " + term + ": f32 = " + konst(static_cast<float>(node.coefficients[j])) + " * " + val(a) + ";");
+          line("let " + term + ": f32 = " + konst(static_cast<float>(lin.coefficients[j])) + " * " + val(a) + ";");
           if (acc.empty()) acc = term;
           else {
             const std::string nm = "s" + sid + "_" + std::to_string(j);
@@ -284,7 +285,7 @@ class Gen {
           }
         }
         if (acc.empty()) acc = "0.0f";
-        if (node.bias) acc = acc + " + " + konst(static_cast<float>(*node.bias));
+        if (lin.bias) acc = acc + " + " + konst(static_cast<float>(*lin.bias));
         def(acc);
         arith_check();
         break;

@@ -155,19 +155,21 @@ Result<Evaluator> Evaluator::create(const Program& program, EvalOptions options)
       case Op::Constant:
         break;  // rounded where it is read, so an overflow is reported as such
       case Op::Affine:
-      case Op::SparseAffine:
+      case Op::SparseAffine: {
         // Coefficients and bias are stored constants: under float32 they are
         // binary32 values like every constant node.
+        const LinearTerms& lin = node.linear();
         in.coef_begin = static_cast<std::uint32_t>(p.coefs.size());
-        in.ncoef = static_cast<std::uint32_t>(node.coefficients.size());
-        for (double c : node.coefficients) p.coefs.push_back(p.round(c));
+        in.ncoef = static_cast<std::uint32_t>(lin.coefficients.size());
+        for (double c : lin.coefficients) p.coefs.push_back(p.round(c));
         if (node.op == Op::SparseAffine) {
           p.positions.resize(in.coef_begin);
-          p.positions.insert(p.positions.end(), node.indices.begin(), node.indices.end());
+          p.positions.insert(p.positions.end(), lin.indices.begin(), lin.indices.end());
         }
-        in.has_bias = node.bias.has_value();
-        in.bias = p.round(node.bias.value_or(0.0));
+        in.has_bias = lin.bias.has_value();
+        in.bias = p.round(lin.bias.value_or(0.0));
         break;
+      }
       case Op::Call: {
         const Binding* b = nullptr;
         if (options.bindings) {

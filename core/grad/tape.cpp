@@ -97,7 +97,7 @@ Result<GradientTape> GradientTape::create(const Program& program, const std::vec
     } else if (options.wrt == GradWrt::AllNodes) {
       t.carries = true;
     } else if (n.op == Op::SparseAffine) {
-      for (std::int32_t j : n.indices) t.carries = t.carries || m.nodes[static_cast<std::size_t>(n.args[j])].carries;
+      for (std::int32_t j : n.linear().indices) t.carries = t.carries || m.nodes[static_cast<std::size_t>(n.args[j])].carries;
     } else {
       for (int k = 0; k < t.count; ++k)
         if (edge_may_carry(t, k) && m.nodes[static_cast<std::size_t>(n.args[k])].carries) t.carries = true;

@@ -192,15 +192,15 @@ void GradientTape::Impl::compute(NodeId id) {
     case Op::Affine:
     case Op::SparseAffine: {
       first_poison(0, n.count);
-      const Node& src = program.nodes[i];
+      const LinearTerms& lin = program.nodes[i].linear();
       // Stored coefficients are constants: binary32 under float32, like the evaluator.
       auto round = [&](double x) { return f32 ? round_f32(x) : x; };
-      for (std::size_t j = 0; j < src.coefficients.size(); ++j) {
-        const int k = n.op == Op::Affine ? static_cast<int>(j) : src.indices[j];
-        double term = round(round(src.coefficients[j]) * v(n, k));
+      for (std::size_t j = 0; j < lin.coefficients.size(); ++j) {
+        const int k = n.op == Op::Affine ? static_cast<int>(j) : lin.indices[j];
+        double term = round(round(lin.coefficients[j]) * v(n, k));
         r = j == 0 ? term : round(r + term);
       }
-      if (src.bias) r = round(r + round(*src.bias));
+      if (lin.bias) r = round(r + round(*lin.bias));
       break;
     }
     case Op::Call: {

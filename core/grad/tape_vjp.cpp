@@ -126,10 +126,10 @@ Status GradientTape::Impl::vjp(NodeId id, double g) {
     }
     case Op::Affine:
     case Op::SparseAffine: {
-      const Node& src = program.nodes[static_cast<std::size_t>(id)];
-      for (std::size_t j = 0; j < src.coefficients.size(); ++j) {
-        const int k = n.op == Op::Affine ? static_cast<int>(j) : src.indices[j];
-        push(arg(n, k), g * src.coefficients[j]);
+      const LinearTerms& lin = program.nodes[static_cast<std::size_t>(id)].linear();
+      for (std::size_t j = 0; j < lin.coefficients.size(); ++j) {
+        const int k = n.op == Op::Affine ? static_cast<int>(j) : lin.indices[j];
+        push(arg(n, k), g * lin.coefficients[j]);
       }
       return ok_status();
     }

@@ -236,12 +236,12 @@ Result<Node> parse_node(const Json& j, std::size_t index) {
     for (const Json& c : cs) {
       auto v = get_number(c, w, "coefficients");
       if (!v) return v.error();
-      n.coefficients.push_back(*v);
+      n.edit_linear().coefficients.push_back(*v);
     }
     if (!j["bias"].is_null()) {
       auto b = get_number(j["bias"], w, "bias");
       if (!b) return b.error();
-      n.bias = *b;
+      n.edit_linear().bias = *b;
     }
   }
   if (n.op == Op::SparseAffine) {
@@ -251,7 +251,7 @@ Result<Node> parse_node(const Json& j, std::size_t index) {
     for (const Json& i : is) {
       auto v = get_int(i, w, "indices", 0, std::numeric_limits<std::int32_t>::max());
       if (!v) return v.error();
-      n.indices.push_back(static_cast<std::int32_t>(*v));
+      n.edit_linear().indices.push_back(static_cast<std::int32_t>(*v));
     }
   }
   if (j.contains("semantics")) {
@@ -605,13 +605,13 @@ Json program_to_json(const Program& p) {
     }
     if (info.has(kHasCoefficients)) {
       Json cs = Json::array();
-      for (double c : n.coefficients) cs.push_back(number_json(c));
+      for (double c : n.linear().coefficients) cs.push_back(number_json(c));
       j["coefficients"] = std::move(cs);
-      j["bias"] = n.bias ? number_json(*n.bias) : Json(nullptr);
+      j["bias"] = n.linear().bias ? number_json(*n.linear().bias) : Json(nullptr);
     }
     if (n.op == Op::SparseAffine) {
       Json is = Json::array();
-      for (std::int32_t i : n.indices) is.push_back(i);
+      for (std::int32_t i : n.linear().indices) is.push_back(i);
       j["indices"] = std::move(is);
     }
     if (n.semantics) j["semantics"] = std::string(to_string(*n.semantics));

@@ -172,8 +172,7 @@ Value Builder::affine(const std::vector<Arg>& xs, const std::vector<double>& coe
   Node n;
   n.op = Op::Affine;
   for (const Arg& x : xs) n.args.push_back(resolve(x));
-  n.coefficients = coefficients;
-  n.bias = bias;
+  n.edit_linear() = LinearTerms{coefficients, {}, bias};
   return add_node(std::move(n));
 }
 
@@ -186,9 +185,7 @@ Value Builder::sparse_affine(const std::vector<Arg>& xs, const std::vector<std::
   Node n;
   n.op = Op::SparseAffine;
   for (const Arg& x : xs) n.args.push_back(resolve(x));
-  n.indices = indices;
-  n.coefficients = coefficients;
-  n.bias = bias;
+  n.edit_linear() = LinearTerms{coefficients, indices, bias};
   return add_node(std::move(n));
 }
 

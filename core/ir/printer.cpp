@@ -36,13 +36,14 @@ std::string node_text(const Program& program, NodeId id) {
       break;
     case Op::Affine:
     case Op::SparseAffine: {
+      const LinearTerms& lin = n.linear();
       os << " [";
-      for (std::size_t i = 0; i < n.coefficients.size(); ++i) os << (i ? ", " : "") << round_trip_number(n.coefficients[i]);
+      for (std::size_t i = 0; i < lin.coefficients.size(); ++i) os << (i ? ", " : "") << round_trip_number(lin.coefficients[i]);
       os << "]";
-      if (n.bias) os << " + " << round_trip_number(*n.bias);
+      if (lin.bias) os << " + " << round_trip_number(*lin.bias);
       if (n.op == Op::SparseAffine) {
         os << " at [";
-        for (std::size_t i = 0; i < n.indices.size(); ++i) os << (i ? ", " : "") << n.indices[i];
+        for (std::size_t i = 0; i < lin.indices.size(); ++i) os << (i ? ", " : "") << lin.indices[i];
         os << "]";
       }
       break;

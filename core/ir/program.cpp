@@ -91,11 +91,12 @@ Status validate(const Program& p) {
     if (n.temperature && (!std::isfinite(*n.temperature) || *n.temperature <= 0))
       return node_error(p, n, "field 'temperature' must be finite and greater than 0");
     const bool linear = info.has(kHasCoefficients);
-    if (!linear && (!n.coefficients.empty() || n.bias || !n.indices.empty()))
+    const LinearTerms& lin = n.linear();
+    if (!linear && (!lin.coefficients.empty() || lin.bias || !lin.indices.empty()))
       return node_error(p, n, "fields 'coefficients', 'bias' and 'indices' belong to affine nodes only");
-    for (double c : n.coefficients)
+    for (double c : lin.coefficients)
       if (!std::isfinite(c)) return node_error(p, n, "field 'coefficients': a coefficient is not finite");
-    if (n.bias && !std::isfinite(*n.bias)) return node_error(p, n, "field 'bias' is not finite");
+    if (lin.bias && !std::isfinite(*lin.bias)) return node_error(p, n, "field 'bias' is not finite");
     switch (n.op) {
       case Op::Input:
         if (!inputs.insert(n.name).second) return node_error(p, n, "field 'name': duplicate input name");
@@ -111,18 +112,18 @@ Status validate(const Program& p) {
         if (nargs % 2 != 0) return node_error(p, n, "field 'args': expected n selectors then n values (an even count)");
         break;
       case Op::Affine:
-        if (n.coefficients.size() != n.args.size())
+        if (lin.coefficients.size() != n.args.size())
           return node_error(p, n, "field 'coefficients': expected one coefficient per argument");
-        if (!n.indices.empty()) return node_error(p, n, "field 'indices' belongs to sparse_affine only");
+        if (!lin.indices.empty()) return node_error(p, n, "field 'indices' belongs to sparse_affine only");
         break;
       case Op::SparseAffine: {
-        if (n.indices.empty()) return node_error(p, n, "field 'indices' must list at least one position");
-        if (n.coefficients.size() != n.indices.size())
+        if (lin.indices.empty()) return node_error(p, n, "field 'indices' must list at least one position");
+        if (lin.coefficients.size() != lin.indices.size())
           return node_error(p, n, "field 'coefficients': expected one coefficient per index");
-        for (std::size_t j = 0; j < n.indices.size(); ++j) {
-          if (n.indices[j] < 0 || n.indices[j] >= nargs)
-            return node_error(p, n, "field 'indices': " + std::to_string(n.indices[j]) + " is not an argument position");
-          if (j > 0 && n.indices[j] <= n.indices[j - 1])
+        for (std::size_t j = 0; j < lin.indices.size(); ++j) {
+          if (lin.indices[j] < 0 || lin.indices[j] >= nargs)
+            return node_error(p, n, "field 'indices': " + std::to_string(lin.indices[j]) + " is not an argument position");
+          if (j > 0 && lin.indices[j] <= lin.indices[j - 1])
             return node_error(p, n, "field 'indices' must be strictly ascending");
         }
         break;

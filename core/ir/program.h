@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/boxed.h"
 #include "base/result.h"
 #include "base/source.h"
 #include "ir/domain.h"
@@ -60,6 +61,16 @@ class IterationPath {
   std::shared_ptr<const std::vector<LoopStep>> steps_;  ///< null when empty
 };
 
+/// The weights of an affine or sparse_affine node (contract section 2);
+/// every other node has none.
+struct LinearTerms {
+  std::vector<double> coefficients;
+  std::vector<std::int32_t> indices;  ///< sparse_affine only: ascending positions into args
+  std::optional<double> bias;
+
+  bool operator==(const LinearTerms&) const = default;
+};
+
 /// One circuit node. The fields are ordered small to large so the node packs
 /// tightly: passes walk every node, and at 100k nodes the walk is bound by
 /// memory, so bytes per node are time per node.
@@ -78,13 +89,18 @@ struct Node {
   /// Loop iterations the node was expanded in. Only informative: no pass or
   /// evaluator reads it.
   IterationPath iteration;
-  // affine / sparse_affine
-  std::vector<double> coefficients;
-  std::vector<std::int32_t> indices;  ///< sparse_affine only: ascending positions into args
-  std::optional<double> bias;
   std::optional<double> temperature;  ///< per-node policy, like semantics
 
+  /// Affine terms (empty on every other op); reading allocates nothing.
+  [[nodiscard]] const LinearTerms& linear() const { return linear_.get(); }
+  /// The affine terms to set or change.
+  LinearTerms& edit_linear() { return linear_.edit(); }
+  void clear_linear() { linear_.reset(); }
+
   bool operator==(const Node&) const = default;
+
+ private:
+  Boxed<LinearTerms> linear_;  // one pointer: few nodes are affine
 };
 
 struct Program {

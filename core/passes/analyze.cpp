@@ -283,13 +283,14 @@ class Analyzer {
 
   Interval affine(const Node& n) {
     // acc = c0*x0, acc = acc + ci*xi, acc + bias: one rounding point each.
+    const LinearTerms& lin = n.linear();
     auto term = [&](std::size_t j) {
-      std::size_t pos = n.op == Op::SparseAffine ? static_cast<std::size_t>(n.indices[j]) : j;
-      return round(ival::mul(round(Interval::point(n.coefficients[j])), at(n.args[pos])));
+      std::size_t pos = n.op == Op::SparseAffine ? static_cast<std::size_t>(lin.indices[j]) : j;
+      return round(ival::mul(round(Interval::point(lin.coefficients[j])), at(n.args[pos])));
     };
     Interval acc = term(0);
-    for (std::size_t j = 1; j < n.coefficients.size(); ++j) acc = round(ival::add(acc, term(j)));
-    if (n.bias) acc = ival::add(acc, round(Interval::point(*n.bias)));
+    for (std::size_t j = 1; j < lin.coefficients.size(); ++j) acc = round(ival::add(acc, term(j)));
+    if (lin.bias) acc = ival::add(acc, round(Interval::point(*lin.bias)));
     return acc;
   }
 

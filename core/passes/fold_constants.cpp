@@ -154,9 +154,7 @@ class Folder {
     c.name.clear();
     c.value = v;
     c.differentiable = false;
-    c.coefficients.clear();
-    c.bias.reset();
-    c.indices.clear();
+    c.clear_linear();
     c.semantics.reset();
     c.surrogate.reset();
     c.temperature.reset();
@@ -189,12 +187,13 @@ class Folder {
       case Op::Affine:
       case Op::SparseAffine: {
         // The contract's accumulation order, rounding after every product and sum.
+        const LinearTerms& lin = n.linear();
         auto x = [&](std::size_t j) {
-          return a(n.op == Op::SparseAffine ? static_cast<std::size_t>(n.indices[j]) : j);
+          return a(n.op == Op::SparseAffine ? static_cast<std::size_t>(lin.indices[j]) : j);
         };
-        double acc = round(round(n.coefficients[0]) * x(0));
-        for (std::size_t j = 1; j < n.coefficients.size(); ++j) acc = round(acc + round(round(n.coefficients[j]) * x(j)));
-        if (n.bias) acc = round(acc + round(*n.bias));
+        double acc = round(round(lin.coefficients[0]) * x(0));
+        for (std::size_t j = 1; j < lin.coefficients.size(); ++j) acc = round(acc + round(round(lin.coefficients[j]) * x(j)));
+        if (lin.bias) acc = round(acc + round(*lin.bias));
         r = acc;
         break;
       }

@@ -64,7 +64,7 @@ class Packer {
   }
   bool is_sum(NodeId id, const Node& root) const {
     const Op op = node(id).op;
-    return (op == Op::Add || op == Op::Sub || (op == Op::Affine && !node(id).bias)) && absorbable(id, root);
+    return (op == Op::Add || op == Op::Sub || (op == Op::Affine && !node(id).linear().bias)) && absorbable(id, root);
   }
 
   // One addend: a run of negations around a multiplication by a constant, or
@@ -109,11 +109,11 @@ class Packer {
         cur = a;
         continue;
       }
-      if (cur != root.id && n.op == Op::Affine && !n.bias && absorbable(cur, root)) {
+      if (cur != root.id && n.op == Op::Affine && !n.linear().bias && absorbable(cur, root)) {
         // An affine without bias is the same accumulation: continue it.
         chain.absorbed.push_back(cur);
         ++chain.products;
-        for (std::size_t j = 0; j < n.args.size(); ++j) spine_affine.push_back({n.coefficients[j], n.args[j]});
+        for (std::size_t j = 0; j < n.args.size(); ++j) spine_affine.push_back({n.linear().coefficients[j], n.args[j]});
         break;
       }
       spine_affine.push_back(term(cur, root, chain));
@@ -146,11 +146,10 @@ class Packer {
   void emit(const Node& root, const Chain& chain) {
     Node& n = out_.nodes[static_cast<std::size_t>(root.id)];
     n.args.clear();
-    n.coefficients.clear();
-    n.indices.clear();
+    n.clear_linear();
     n.name.clear();
     n.value = 0.0;
-    n.bias = chain.bias;
+    n.edit_linear().bias = chain.bias;
     std::size_t nonzero = 0;
     for (const Term& t : chain.terms) nonzero += t.coef != 0.0 ? 1 : 0;
     const bool sparse = o_.sparse && chain.terms.size() >= o_.sparse_min_terms && nonzero >= 1 &&
@@ -161,8 +160,8 @@ class Packer {
       // Every variable stays an argument, so its own checks still run.
       n.args.push_back(t.var);
       if (sparse && t.coef == 0.0) continue;
-      n.coefficients.push_back(t.coef);
-      if (sparse) n.indices.push_back(static_cast<std::int32_t>(j));
+      n.edit_linear().coefficients.push_back(t.coef);
+      if (sparse) n.edit_linear().indices.push_back(static_cast<std::int32_t>(j));
     }
   }
 

@@ -65,7 +65,7 @@ std::string node_field_difference(const Node& a, const Node& b) {
   if (a.domain != b.domain) return both("domain", domain_text(a.domain), domain_text(b.domain));
   if (a.differentiable != b.differentiable) return "differentiable differs";
   if (a.location != b.location) return both("location", loc_text(a.location), loc_text(b.location));
-  if (a.coefficients != b.coefficients || a.bias != b.bias || a.indices != b.indices) return "coefficients differ";
+  if (a.linear() != b.linear()) return "coefficients differ";
   return "semantics, surrogate or temperature differ";
 }
 

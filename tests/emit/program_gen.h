@@ -81,8 +81,8 @@ inline Program random_program(const GenOptions& o) {
     }
     Node n = leaf(Op::Affine, 0);
     n.args = {pick()};
-    n.coefficients = {1.0};
-    n.bias = 0.37;
+    n.edit_linear().coefficients = {1.0};
+    n.edit_linear().bias = 0.37;
     return add(n);
   };
   for (int i = 0; i < o.nodes; ++i) {
@@ -136,17 +136,17 @@ inline Program random_program(const GenOptions& o) {
         const int k = uni(1, 3);
         for (int j = 0; j < k; ++j) {
           n.args.push_back(pick());
-          n.coefficients.push_back(consts[uni(0, 7)] + 0.25);
+          n.edit_linear().coefficients.push_back(consts[uni(0, 7)] + 0.25);
         }
-        if (uni(0, 1)) n.bias = 0.75;
+        if (uni(0, 1)) n.edit_linear().bias = 0.75;
         id = add(n);
         break;
       }
       case 16: {
         Node n = leaf(Op::SparseAffine, 0);
         n.args = {pick(), pick(), pick()};
-        n.indices = {0, 2};
-        n.coefficients = {1.5, -0.3};
+        n.edit_linear().indices = {0, 2};
+        n.edit_linear().coefficients = {1.5, -0.3};
         id = add(n);
         break;
       }
@@ -217,7 +217,7 @@ inline Program bounded_program(int nodes, std::uint64_t seed, bool sigmoid = fal
     if (c < 6) {
       n.op = Op::Affine;
       n.args = {pick(), pick()};
-      n.coefficients = {0.5, c < 3 ? 0.5 : -0.5};
+      n.edit_linear().coefficients = {0.5, c < 3 ? 0.5 : -0.5};
     } else if (c < 9) {
       n.op = Op::Mul;
       n.args = {pick(), pick()};

@@ -97,8 +97,8 @@ TEST(Builder, GatherOneHotAffine) {
   EXPECT_EQ(gn.args.size(), 4u);
   EXPECT_EQ(gn.args[0], i.id()) << "the index comes first";
   EXPECT_EQ(p->nodes[static_cast<std::size_t>(h.id())].args.size(), 6u);
-  EXPECT_EQ(p->nodes[static_cast<std::size_t>(s.id())].indices, (std::vector<std::int32_t>{0, 2}));
-  EXPECT_FALSE(p->nodes[static_cast<std::size_t>(s.id())].bias.has_value());
+  EXPECT_EQ(p->nodes[static_cast<std::size_t>(s.id())].linear().indices, (std::vector<std::int32_t>{0, 2}));
+  EXPECT_FALSE(p->nodes[static_cast<std::size_t>(s.id())].linear().bias.has_value());
 }
 
 TEST(Builder, IncludePrefixesParametersAndKeepsPolicy) {

@@ -72,7 +72,7 @@ TEST(Optimize, ReportsPerPassCounts) {
   ASSERT_EQ(o->program.nodes.size(), 3u);
   const Node& a = o->program.nodes[2];
   EXPECT_EQ(a.op, Op::Affine);
-  EXPECT_EQ(a.coefficients, (std::vector<double>{6.0, 0.5}));
+  EXPECT_EQ(a.linear().coefficients, (std::vector<double>{6.0, 0.5}));
 }
 
 TEST(Optimize, CorpusStaysBitIdenticalAndShrinks) {

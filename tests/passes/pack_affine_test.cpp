@@ -58,8 +58,8 @@ TEST(PackAffine, LeftDeepChainWithBias) {
   const Node& a = result_node(q);
   ASSERT_EQ(a.op, Op::Affine);
   EXPECT_EQ(arg_names(q, a), (std::vector<std::string>{"x", "y", "z"}));
-  EXPECT_EQ(a.coefficients, (std::vector<double>{2.0, 3.0, -4.0}));
-  EXPECT_EQ(a.bias, 1.5);
+  EXPECT_EQ(a.linear().coefficients, (std::vector<double>{2.0, 3.0, -4.0}));
+  EXPECT_EQ(a.linear().bias, 1.5);
   EXPECT_EQ(a.location, (SourceLoc{3, 7}));
   EXPECT_EQ(q.nodes.size(), 4u);
   auto diff = testing::compare_behaviour(p, q, zero_heavy_envs());
@@ -78,8 +78,8 @@ TEST(PackAffine, CommutedOperandsAndNegations) {
   const Node& a = result_node(q);
   ASSERT_EQ(a.op, Op::Affine);
   EXPECT_EQ(arg_names(q, a), (std::vector<std::string>{"y", "x", "z", "constant", "x"}));
-  EXPECT_EQ(a.coefficients, (std::vector<double>{-2.0, 0.5, -1.0, 1.0, 0.25}));
-  EXPECT_FALSE(a.bias.has_value());
+  EXPECT_EQ(a.linear().coefficients, (std::vector<double>{-2.0, 0.5, -1.0, 1.0, 0.25}));
+  EXPECT_FALSE(a.linear().bias.has_value());
   auto diff = testing::compare_behaviour(p, q, zero_heavy_envs());
   EXPECT_FALSE(diff) << *diff;
 }
@@ -94,7 +94,7 @@ TEST(PackAffine, CommutesAtTheRootButNeverReassociates) {
     const Node& a = result_node(q);
     ASSERT_EQ(a.op, Op::Affine);
     EXPECT_EQ(arg_names(q, a), (std::vector<std::string>{"y", "z", "x"}));
-    EXPECT_EQ(a.coefficients, (std::vector<double>{3.0, 4.0, 2.0}));
+    EXPECT_EQ(a.linear().coefficients, (std::vector<double>{3.0, 4.0, 2.0}));
     auto diff = testing::compare_behaviour(p, q, zero_heavy_envs());
     EXPECT_FALSE(diff) << *diff;
   }
@@ -108,7 +108,7 @@ TEST(PackAffine, CommutesAtTheRootButNeverReassociates) {
     const Node& a = result_node(q);
     ASSERT_EQ(a.op, Op::Affine);
     EXPECT_EQ(arg_names(q, a), (std::vector<std::string>{"x", "y", "affine"}));
-    EXPECT_EQ(a.coefficients, (std::vector<double>{2.0, 3.0, 1.0}));
+    EXPECT_EQ(a.linear().coefficients, (std::vector<double>{2.0, 3.0, 1.0}));
     const Node& inner = q.nodes[static_cast<std::size_t>(a.args[2])];
     EXPECT_EQ(arg_names(q, inner), (std::vector<std::string>{"z", "x"}));
     auto diff = testing::compare_behaviour(p, q, zero_heavy_envs());
@@ -129,7 +129,7 @@ TEST(PackAffine, SharedIntermediatesDomainsAndRelaxedNodesStay) {
   const Node& a = result_node(q);
   ASSERT_EQ(a.op, Op::Affine);
   ASSERT_EQ(a.args.size(), 3u);
-  EXPECT_EQ(a.coefficients, (std::vector<double>{1.0, 1.0, 0.5}));
+  EXPECT_EQ(a.linear().coefficients, (std::vector<double>{1.0, 1.0, 0.5}));
   EXPECT_EQ(q.nodes[static_cast<std::size_t>(*q.output("shared"))].op, Op::Affine);
   EXPECT_EQ(q.nodes[static_cast<std::size_t>(a.args[0])].op, Op::Affine);  // the shared sum, packed itself
   EXPECT_EQ(q.nodes[static_cast<std::size_t>(a.args[1])].op, Op::Mul);     // keeps its domain check
@@ -166,11 +166,11 @@ TEST(PackAffine, SparseOnlyWithANonNegativeZeroBias) {
     const Node& a = result_node(q);
     if (std::signbit(bias)) {
       ASSERT_EQ(a.op, Op::Affine) << bias;
-      EXPECT_EQ(a.coefficients.size(), 4u);
+      EXPECT_EQ(a.linear().coefficients.size(), 4u);
     } else {
       ASSERT_EQ(a.op, Op::SparseAffine) << bias;
-      EXPECT_EQ(a.indices, (std::vector<std::int32_t>{1}));
-      EXPECT_EQ(a.coefficients, (std::vector<double>{2.0}));
+      EXPECT_EQ(a.linear().indices, (std::vector<std::int32_t>{1}));
+      EXPECT_EQ(a.linear().coefficients, (std::vector<double>{2.0}));
       EXPECT_EQ(a.args.size(), 4u);  // unused positions stay arguments (their checks still run)
     }
     auto diff = testing::compare_behaviour(p, q, zero_heavy_envs());
@@ -194,7 +194,7 @@ TEST(PackAffine, Float32CoefficientsAreBinary32) {
   Program q = packed(p);
   const Node& a = result_node(q);
   ASSERT_EQ(a.op, Op::Affine);
-  EXPECT_EQ(a.coefficients[0], round_f32(0.1));
+  EXPECT_EQ(a.linear().coefficients[0], round_f32(0.1));
   std::mt19937_64 rng(3);
   auto diff = testing::compare_behaviour(p, q, testing::sample_envs(p, rng, 500));
   EXPECT_FALSE(diff) << *diff;
@@ -208,7 +208,7 @@ TEST(PackAffine, ExtendsAnAffineWithoutBias) {
   Program q = packed(p);
   const Node& r = result_node(q);
   ASSERT_EQ(r.op, Op::Affine);
-  EXPECT_EQ(r.coefficients, (std::vector<double>{2.0, 3.0, 4.0}));
+  EXPECT_EQ(r.linear().coefficients, (std::vector<double>{2.0, 3.0, 4.0}));
   auto diff = testing::compare_behaviour(p, q, zero_heavy_envs());
   EXPECT_FALSE(diff) << *diff;
 }
