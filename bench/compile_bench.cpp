@@ -6,6 +6,12 @@
 // selects and comparisons) is measured at both sizes too. Every compile
 // checks the node count it claims (the run fails otherwise).
 // Target: the 100,000-node compile takes under 0.5 s (median).
+//
+// Like the CLI and the IDE, the benchmark first calls keep_freed_memory()
+// (base/heap_policy.h), so glibc keeps freed memory for the next compile
+// instead of trimming it and faulting it back in. TC_BENCH_DEFAULT_HEAP=1
+// skips that, to measure what a host with the allocator's defaults (the
+// Python package inside CPython) gets; docs/evaluator.md quotes both.
 #include <benchmark/benchmark.h>
 
 #include <cstdio>
@@ -13,6 +19,7 @@
 #include <map>
 #include <string>
 
+#include "base/heap_policy.h"
 #include "frontend/compile.h"
 #include "ir/builder.h"
 
@@ -110,6 +117,10 @@ class MedianReporter : public benchmark::ConsoleReporter {
 }  // namespace
 
 int main(int argc, char** argv) {
+  const char* default_heap = std::getenv("TC_BENCH_DEFAULT_HEAP");
+  const bool kept = default_heap && *default_heap && std::string(default_heap) != "0" ? false : tc::keep_freed_memory();
+  std::printf("heap: %s\n", kept ? "freed memory kept for reuse (as the CLI and IDE run)"
+                                   : "the C allocator's defaults (TC_BENCH_DEFAULT_HEAP)");
   benchmark::Initialize(&argc, argv);
   MedianReporter reporter;
   benchmark::RunSpecifiedBenchmarks(&reporter);

@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "base/diagnostic.h"
+#include "base/heap_policy.h"
 #include "command.h"
 #include "scale_out.h"
 
@@ -87,6 +88,7 @@ int run_cli(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  tc::keep_freed_memory();  // see base/heap_policy.h: no re-faulting between large steps
   // Under mpirun every rank runs the same command; the session splits the
   // work and makes the ranks agree on the exit status (scale_out.h).
   tc::cli::scale::Session session(argc, argv);

@@ -36,7 +36,9 @@ CompileOutput Lowerer::run() {
   } else {
     outs.emplace_back("result", Arg(mat(rv, fn_.name_loc)));
   }
-  auto built = b_.build(outs);
+  // lower_function validates the pruned program: an invalid circuit is still
+  // reported as an internal error, after one walk over it instead of two.
+  auto built = b_.build_then_validate_later(outs);
   if (!built) {
     Diagnostic d = built.error();
     d.message = "internal error: the lowered circuit is invalid: " + d.message;
@@ -48,26 +50,23 @@ CompileOutput Lowerer::run() {
 }
 
 Program Lowerer::prune(Program p, Diagnostics& warnings) {
-  const std::vector<bool> needed = passes::live_nodes(p);
+  std::vector<bool> needed = passes::live_nodes(p);
 
-  std::map<std::pair<SourceLoc, std::string>, bool> used;  // per assignment site
-  std::vector<std::pair<SourceLoc, std::string>> order;
+  // A site is used when one of its assignments was read and (if it made
+  // nodes) one of those nodes is needed.
+  std::vector<char> used(sites_.size(), 0);
   for (const DefRecord& d : defs_) {
-    if (d.silent) continue;
     bool u = d.read;
-    if (u && !d.nodes.empty()) {
+    if (u && d.nodes_end > d.nodes_begin) {
       u = false;
-      for (NodeId n : d.nodes)
-        if (needed[static_cast<std::size_t>(n)]) u = true;
+      for (std::uint32_t k = d.nodes_begin; k < d.nodes_end; ++k)
+        if (needed[static_cast<std::size_t>(def_nodes_[k])]) u = true;
     }
-    auto key = std::make_pair(d.loc, d.name);
-    auto [it, fresh] = used.emplace(key, u);
-    if (fresh) order.push_back(key);
-    else it->second = it->second || u;
+    if (u) used[static_cast<std::size_t>(d.site)] = 1;
   }
-  for (const auto& key : order)
-    if (!used[key]) {
-      Diagnostic w = make_warning("the value assigned to '" + key.second + "' is never used", key.first);
+  for (std::size_t k = 0; k < sites_.size(); ++k)
+    if (!used[k]) {
+      Diagnostic w = make_warning("the value assigned to '" + sites_[k].second + "' is never used", sites_[k].first);
       w.file = opts_.filename;
       warnings.push_back(std::move(w));
     }
@@ -88,10 +87,10 @@ Program Lowerer::prune(Program p, Diagnostics& warnings) {
       warnings.push_back(std::move(w));
     }
 
-  // Inputs stay even when unused: they are the function's signature.
-  std::vector<bool> keep(needed.begin(), needed.end());
-  for (const Node& n : p.nodes)
-    if (op_info(n.op).has(kSignature)) keep[static_cast<std::size_t>(n.id)] = true;
+  // Inputs stay even when unused: they are the function's signature. The
+  // lowering made them itself, so no walk over every node looks for them.
+  std::vector<bool> keep = std::move(needed);
+  for (NodeId id : inputs_) keep[static_cast<std::size_t>(id)] = true;
   const std::vector<NodeId> alias = passes::identity_alias(p);
   return passes::compact(std::move(p), keep, alias);
 }

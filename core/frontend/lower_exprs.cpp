@@ -96,15 +96,19 @@ void Lowerer::collect_nodes(const Val& v, std::vector<NodeId>& out) {
 
 void Lowerer::assign(const Expr& t, const Val& v, Env& env, bool silent) {
   if (t.kind == ExprKind::Name) {
-    DefRecord d;
-    d.name = t.text;
-    d.loc = t.loc;
-    d.silent = silent || (!t.text.empty() && t.text[0] == '_');
-    collect_nodes(v, d.nodes);
-    defs_.push_back(std::move(d));
     Binding b;
     b.v = v;
-    b.defs = {static_cast<int>(defs_.size() - 1)};
+    if (!silent && !(!t.text.empty() && t.text[0] == '_')) {
+      auto [site, fresh] = site_ids_.try_emplace(std::make_pair(t.loc, t.text), static_cast<int>(sites_.size()));
+      if (fresh) sites_.push_back(site->first);
+      DefRecord d;
+      d.site = site->second;
+      d.nodes_begin = static_cast<std::uint32_t>(def_nodes_.size());
+      collect_nodes(v, def_nodes_);
+      d.nodes_end = static_cast<std::uint32_t>(def_nodes_.size());
+      defs_.push_back(d);
+      b.defs = {static_cast<int>(defs_.size() - 1)};
+    }
     env[t.text] = std::move(b);
     return;
   }
@@ -132,6 +136,7 @@ Env Lowerer::parameters() {
     v.loc = p.loc;
     b_.set_location(p.loc);
     v.node = b_.input(p.name, p.domain);
+    inputs_.push_back(v.node.id());
     check_nodes(p.loc);
     Binding b;
     b.v = v;

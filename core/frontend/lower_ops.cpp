@@ -38,21 +38,19 @@ Value Lowerer::mat(const Val& v, SourceLoc fallback) {
   }
   std::uint64_t bits;
   std::memcpy(&bits, &v.c, sizeof bits);
-  auto key = std::make_tuple(bits, v.loc.line, v.loc.column);
-  auto it = consts_.find(key);
-  if (it != consts_.end()) {
+  if (Value had_node = consts_.find(bits, v.loc); had_node.valid()) {
     // Shared by several iterations: it belongs to the loops they have in common.
-    const IterationPath& had = b_.peek().nodes[static_cast<std::size_t>(it->second.id())].iteration;
+    const IterationPath& had = b_.peek().nodes[static_cast<std::size_t>(had_node.id())].iteration;
     std::size_t common = 0;
     while (common < had.size() && common < loop_path_.size() && had[common] == loop_path_[common]) ++common;
     if (common < had.size())
-      b_.set_iteration_of(it->second, std::vector<LoopStep>(had.begin(), had.begin() + static_cast<std::ptrdiff_t>(common)));
-    return it->second;
+      b_.set_iteration_of(had_node, std::vector<LoopStep>(had.begin(), had.begin() + static_cast<std::ptrdiff_t>(common)));
+    return had_node;
   }
   b_.set_location(v.loc);
   Value n = b_.constant(v.c);
   check_nodes(v.loc);
-  consts_.emplace(key, n);
+  consts_.insert(bits, v.loc, n);
   return n;
 }
 

@@ -3,6 +3,7 @@
 // static types and interval, or a list scalarized at compile time), the
 // variables in scope and the control-flow state of a block.
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <limits>
 #include <map>
@@ -133,12 +134,13 @@ inline void fix_nan(double& lo, double& hi) {
   }
 }
 
+// One assignment to a name as lowered (one per loop iteration), for the
+// "never used" warning. Small on purpose: an unrolled loop makes one per
+// iteration.
 struct DefRecord {
-  std::string name;
-  SourceLoc loc;
-  bool read = false;
-  bool silent = false;  // loop targets and _names: never warned about
-  std::vector<NodeId> nodes;
+  int site = 0;                 // index into the assignment sites (line, column, name)
+  bool read = false;            // some later read saw this value
+  std::uint32_t nodes_begin = 0;  // its nodes: def_nodes_[nodes_begin, nodes_end)
+  std::uint32_t nodes_end = 0;
 };
-
 }  // namespace tc::py::lowering

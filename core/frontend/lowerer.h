@@ -13,13 +13,12 @@
 #include <optional>
 #include <set>
 #include <string>
-#include <tuple>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include "frontend/ast.h"
 #include "frontend/compile.h"
+#include "frontend/const_table.h"
 #include "frontend/lower_value.h"
 #include "frontend/resolver.h"
 #include "ir/builder.h"
@@ -129,16 +128,15 @@ class Lowerer {
   const Resolution& res_;
   Builder b_;
   bool f32_;
-  // Constant nodes by (value bits, line, column): one node per literal and value.
-  struct ConstKeyHash {
-    std::size_t operator()(const std::tuple<std::uint64_t, int, int>& k) const {
-      const std::uint64_t h = std::get<0>(k) * 0x9E3779B97F4A7C15ull;
-      return static_cast<std::size_t>(h ^ (static_cast<std::uint64_t>(std::get<1>(k)) << 20) ^
-                                      static_cast<std::uint64_t>(std::get<2>(k)));
-    }
-  };
-  std::unordered_map<std::tuple<std::uint64_t, int, int>, Value, ConstKeyHash> consts_;
+  ConstTable consts_;  // constant nodes by (value bits, line, column)
+  // Assignments that may be warned about as never used (silent ones, loop
+  // targets and _names, are not recorded), their nodes, and their sites in
+  // the order first seen.
+  std::vector<NodeId> inputs_;  // the function's parameters: the only signature nodes it makes
   std::vector<DefRecord> defs_;
+  std::vector<NodeId> def_nodes_;
+  std::map<std::pair<SourceLoc, std::string>, int> site_ids_;
+  std::vector<std::pair<SourceLoc, std::string>> sites_;
   std::vector<std::pair<SourceLoc, NodeId>> conditions_;  // dynamic if-statement conditions
   std::optional<Val> ret_shape_;
   std::size_t iterations_ = 0;

@@ -290,6 +290,14 @@ void Builder::set_iteration_of(Value v, IterationPath path) {
 Result<Program> Builder::build(Arg result) { return build({{"result", result}}); }
 
 Result<Program> Builder::build(const std::vector<std::pair<std::string, Arg>>& outputs) {
+  return finish(outputs, /*validate_now=*/true);
+}
+
+Result<Program> Builder::build_then_validate_later(const std::vector<std::pair<std::string, Arg>>& outputs) {
+  return finish(outputs, /*validate_now=*/false);
+}
+
+Result<Program> Builder::finish(const std::vector<std::pair<std::string, Arg>>& outputs, bool validate_now) {
   if (built_) return make_error("build() was already called on this builder");
   std::vector<std::pair<std::string, NodeId>> outs;
   for (const auto& [name, a] : outputs) outs.emplace_back(name, resolve(a));
@@ -302,7 +310,9 @@ Result<Program> Builder::build(const std::vector<std::pair<std::string, Arg>>& o
     if (!frozen) return frozen.error();
     p = std::move(frozen.value());
   }
-  if (Status s = validate(p); !s) return s.error();
+  if (validate_now) {
+    if (Status s = validate(p); !s) return s.error();
+  }
   return p;
 }
 

@@ -103,6 +103,10 @@ class Builder {
   /// Finishes with one output `result`, or with named outputs in order.
   Result<Program> build(Arg result);
   Result<Program> build(const std::vector<std::pair<std::string, Arg>>& outputs);
+  /// build() without its closing validate(), for a client that transforms
+  /// the program and validates the result itself (the Python frontend prunes,
+  /// then validates): one walk less over a large circuit.
+  Result<Program> build_then_validate_later(const std::vector<std::pair<std::string, Arg>>& outputs);
 
   [[nodiscard]] std::size_t node_count() const { return prog_.nodes.size(); }
   [[nodiscard]] const Program& peek() const { return prog_; }
@@ -114,6 +118,7 @@ class Builder {
   NodeId resolve(const Arg& a);
   Value add_node(Node n);
   Value binary(Op op, Arg a, Arg b);
+  Result<Program> finish(const std::vector<std::pair<std::string, Arg>>& outputs, bool validate_now);
   void fail(std::string message);
 
   Program prog_;
