@@ -20,7 +20,8 @@ namespace tc {
 ///
 /// Set: blocks up to 32 MiB (glibc's ceiling) come from the heap, and the
 /// heap is trimmed only above 256 MiB free. A no-op where the C library is
-/// not glibc. Returns whether both settings took.
+/// not glibc, and under a sanitizer (its allocator ignores mallopt).
+/// Returns whether both settings took.
 bool keep_freed_memory();
 
 }  // namespace tc
