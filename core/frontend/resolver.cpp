@@ -194,6 +194,19 @@ unsigned arith_numbers(ArithOp op, unsigned a, unsigned b) {
   return (int_like(a) && int_like(b) ? kI : 0u) | ((a | b) & kF);
 }
 
+// The type of `a op b`: numbers combine by the operator; a list operand
+// means concatenation or repetition, a list of the list operands' elements.
+StaticType arith_type(ArithOp op, const StaticType& a, const StaticType& b) {
+  StaticType t;
+  t.numbers = arith_numbers(op, a.numbers, b.numbers);
+  if ((a.number() && b.number()) || op == ArithOp::Pow) t.shapes = 1u;
+  if (a.list() || b.list()) {
+    t.numbers |= a.numbers | b.numbers;
+    t.shapes |= (a.shapes | b.shapes) & ~1u;
+  }
+  return t;
+}
+
 class Resolver {
  public:
   Resolver(const FunctionDef& fn, const std::set<std::string>& functions, const CompileOptions& o, Resolution& r)
@@ -295,7 +308,8 @@ class Resolver {
         info.arith = arith_of(s.text).value_or(ArithOp::Add);
         StaticType cur = expr(*s.targets[0]);
         StaticType rhs = expr(*s.value);
-        bind(*s.targets[0], StaticType::scalar(arith_numbers(info.arith, cur.numbers, rhs.numbers)));
+        // Like `x = x OP rhs`: `s *= a, 2` repeats the tuple, so s may become a list.
+        bind(*s.targets[0], arith_type(info.arith, cur, rhs));
         break;
       }
       case StmtKind::Return:
@@ -374,14 +388,7 @@ class Resolver {
         StaticType a = expr(*e.kids[0]);
         StaticType b = expr(*e.kids[1]);
         info.arith = arith_of(e.text).value_or(ArithOp::Add);
-        StaticType t;
-        t.numbers = arith_numbers(info.arith, a.numbers, b.numbers);
-        if ((a.number() && b.number()) || info.arith == ArithOp::Pow) t.shapes = 1u;
-        if (a.list() || b.list()) {  // concatenation, repetition: the list operands' elements
-          t.numbers |= a.numbers | b.numbers;
-          t.shapes |= (a.shapes | b.shapes) & ~1u;
-        }
-        return t;
+        return arith_type(info.arith, a, b);
       }
       case ExprKind::Unary: {
         StaticType a = expr(*e.kids[0]);
