@@ -33,7 +33,6 @@ class ConstTable {
     place(Slot{bits, loc.line, loc.column, node});
     ++count_;
   }
-  [[nodiscard]] std::size_t size() const { return count_; }
 
  private:
   struct Slot {

@@ -98,7 +98,8 @@ void Lowerer::assign(const Expr& t, const Val& v, Env& env, bool silent) {
   if (t.kind == ExprKind::Name) {
     Binding b;
     b.v = v;
-    if (!silent && !(!t.text.empty() && t.text[0] == '_')) {
+    const bool warnable = !silent && (t.text.empty() || t.text[0] != '_');
+    if (warnable) {
       auto [site, fresh] = site_ids_.try_emplace(std::make_pair(t.loc, t.text), static_cast<int>(sites_.size()));
       if (fresh) sites_.push_back(site->first);
       DefRecord d;

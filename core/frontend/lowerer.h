@@ -129,10 +129,10 @@ class Lowerer {
   Builder b_;
   bool f32_;
   ConstTable consts_;  // constant nodes by (value bits, line, column)
+  std::vector<NodeId> inputs_;  // the function's parameters: the only signature nodes it makes
   // Assignments that may be warned about as never used (silent ones, loop
   // targets and _names, are not recorded), their nodes, and their sites in
   // the order first seen.
-  std::vector<NodeId> inputs_;  // the function's parameters: the only signature nodes it makes
   std::vector<DefRecord> defs_;
   std::vector<NodeId> def_nodes_;
   std::map<std::pair<SourceLoc, std::string>, int> site_ids_;
