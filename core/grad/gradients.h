@@ -113,6 +113,7 @@ class GradientTape {
   void node_adjoints(std::span<double> per_node) const;
 
  private:
+  friend class BatchGradientTape;  // runs copies of the prepared tape, one per thread
   struct Impl;
   explicit GradientTape(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;

@@ -123,9 +123,10 @@ Result<GradientTape> GradientTape::create(const Program& program, const std::vec
   for (std::size_t i = 0; i < count; ++i)
     if (needed[i]) m.order.push_back(static_cast<NodeId>(i));
 
-  m.val.assign(count, kNaN);
+  m.own_val.assign(count, kNaN);
   m.adj.assign(count, 0.0);
-  m.fail.assign(count, 0);
+  m.own_fail.assign(count, 0);
+  m.use_own_tables();
   m.reached.assign(count, 0);
   m.why.resize(count);
   m.scratch.assign(widest, 0.0);
@@ -161,6 +162,11 @@ Status GradientTape::reverse(std::span<const double> seeds, std::span<double> gr
   Impl& m = *impl_;
   TC_ASSERT(seeds.size() == m.out_ids.size() && gradients.size() == m.leaves.size());
   if (!m.ready) return make_error("the reverse pass needs a successful forward pass first");
+  return m.reverse_pass(seeds, gradients);
+}
+
+Status GradientTape::Impl::reverse_pass(std::span<const double> seeds, std::span<double> gradients) {
+  Impl& m = *this;
   if (Status s = m.backward_pass(seeds); !s) return s;
   for (std::size_t k = 0; k < m.leaves.size(); ++k) {
     const auto l = static_cast<std::size_t>(m.leaves[k].node);

@@ -16,10 +16,6 @@ using tape_detail::TNode;
 // Env checks and messages follow the evaluator's, so `run` and `grad` report
 // the same problem the same way.
 Status GradientTape::Impl::load_leaves(const Env& env) {
-  auto named = [&](NodeId id, const char* what, const std::string& reason) {
-    const Node& n = program.nodes[static_cast<std::size_t>(id)];
-    return make_error(std::string(what) + " '" + n.name + "': " + reason, n.location, id);
-  };
   for (const auto& [name, _] : env.inputs)
     if (!inputs.count(name)) return make_error("unknown input '" + name + "'");
   for (const auto& [name, _] : env.params)
@@ -29,31 +25,44 @@ Status GradientTape::Impl::load_leaves(const Env& env) {
   for (const auto& [name, id] : inputs) {
     auto it = env.inputs.find(name);
     if (it == env.inputs.end()) return make_error("missing input '" + name + "'");
-    const double x = it->second;
-    const Domain& d = *program.nodes[static_cast<std::size_t>(id)].domain;
-    if (!std::isfinite(x)) return named(id, "input", num(x) + " is not a finite number");
-    if (options.check_input_domains)
-      if (auto bad = d.check(x)) return named(id, "input", *bad);
-    // A float32 domain is a binary32 input representation whatever the dtype.
-    const double r = f32 || d.type == DomainType::Float32 ? round_f32(x) : x;
-    if (!std::isfinite(r)) return named(id, "input", num(x) + " is outside the float32 range");
-    val[static_cast<std::size_t>(id)] = r;
+    if (Status s = load_input(id, it->second); !s) return s;
   }
+  return load_fixed(env);
+}
+
+Diagnostic GradientTape::Impl::leaf_error(NodeId id, const char* what, const std::string& reason) const {
+  const Node& n = program.nodes[static_cast<std::size_t>(id)];
+  return make_error(std::string(what) + " '" + n.name + "': " + reason, n.location, id);
+}
+
+Status GradientTape::Impl::load_input(NodeId id, double x) {
+  const Domain& d = *program.nodes[static_cast<std::size_t>(id)].domain;
+  if (!std::isfinite(x)) return leaf_error(id, "input", num(x) + " is not a finite number");
+  if (options.check_input_domains)
+    if (auto bad = d.check(x)) return leaf_error(id, "input", *bad);
+  // A float32 domain is a binary32 input representation whatever the dtype.
+  const double r = f32 || d.type == DomainType::Float32 ? round_f32(x) : x;
+  if (!std::isfinite(r)) return leaf_error(id, "input", num(x) + " is outside the float32 range");
+  val[static_cast<std::size_t>(id)] = r;
+  return ok_status();
+}
+
+Status GradientTape::Impl::load_fixed(const Env& env) {
   for (const auto& [name, id] : params) {
     auto it = env.params.find(name);
     const double x = it != env.params.end() ? it->second : program.nodes[static_cast<std::size_t>(id)].value;
-    if (!std::isfinite(x)) return named(id, "parameter", num(x) + " is not a finite number");
+    if (!std::isfinite(x)) return leaf_error(id, "parameter", num(x) + " is not a finite number");
     if (const auto& d = program.nodes[static_cast<std::size_t>(id)].domain;
         d && nodes[static_cast<std::size_t>(id)].sem != Semantics::Relaxed)
-      if (auto bad = d->check(x)) return named(id, "parameter", *bad);
+      if (auto bad = d->check(x)) return leaf_error(id, "parameter", *bad);
     val[static_cast<std::size_t>(id)] = f32 ? round_f32(x) : x;
   }
   for (const auto& [name, id] : states) {
     const Node& n = program.nodes[static_cast<std::size_t>(id)];
     auto it = env.state.find(name);
     const double x = it != env.state.end() ? it->second : n.value;
-    if (!std::isfinite(x)) return named(id, "state", num(x) + " is not a finite number");
-    if (auto bad = n.domain->check(x)) return named(id, "state", *bad);
+    if (!std::isfinite(x)) return leaf_error(id, "state", num(x) + " is not a finite number");
+    if (auto bad = n.domain->check(x)) return leaf_error(id, "state", *bad);
     val[static_cast<std::size_t>(id)] = f32 ? round_f32(x) : x;
   }
   return ok_status();

@@ -64,11 +64,26 @@ struct GradientTape::Impl {
   std::map<std::string, NodeId, std::less<>> inputs, params, states;
 
   // Per-run buffers, sized once.
-  std::vector<double> val, adj, scratch;
-  std::vector<std::int32_t> fail;  ///< 0: defined; else 1 + id of the node that failed
+  std::vector<double> adj, scratch;
+  // The value and failure tables of one case. They point into own_val and
+  // own_fail, or into a row of a batch record (batch_tape.cpp), so a batched
+  // forward writes each case's tables where its reverse pass reads them.
+  std::vector<double> own_val;
+  std::vector<std::int32_t> own_fail;
+  double* val = nullptr;
+  std::int32_t* fail = nullptr;  ///< 0: defined; else 1 + id of the node that failed
   std::vector<std::uint8_t> reached;
   std::vector<std::string> why;  ///< failure message of a node that failed itself
   bool ready = false;            ///< the buffers hold a successful forward pass
+
+  void use_own_tables() {
+    val = own_val.data();
+    fail = own_fail.data();
+  }
+  void use_tables(double* values, std::int32_t* failures) {
+    val = values;
+    fail = failures;
+  }
 
   NodeId arg(const TNode& n, int k) const { return args[static_cast<std::size_t>(n.first + k)]; }
   double v(const TNode& n, int k) const { return val[static_cast<std::size_t>(arg(n, k))]; }
@@ -81,9 +96,17 @@ struct GradientTape::Impl {
   Diagnostic poison_error(std::int32_t poison) const { return node_error(poison - 1, why[static_cast<std::size_t>(poison - 1)]); }
 
   Status load_leaves(const Env& env);
+  /// Pieces of load_leaves: one input's check and value; parameters and
+  /// state (from env or their stored values) after the inputs.
+  Status load_input(NodeId id, double x);
+  Status load_fixed(const Env& env);
+  Diagnostic leaf_error(NodeId id, const char* what, const std::string& reason) const;
   void forward_pass();
   void compute(NodeId id);
   Status backward_pass(std::span<const double> seeds);
+  /// backward_pass, then d(loss)/d(leaf) per reported leaf into `gradients`
+  /// (a non-finite one is an error naming the leaf).
+  Status reverse_pass(std::span<const double> seeds, std::span<double> gradients);
   Status vjp(NodeId id, double g);
   void push(NodeId a, double contribution) {
     const auto i = static_cast<std::size_t>(a);

@@ -1,0 +1,252 @@
+// The batched reverse pass against the per-case tape: on random programs in
+// exact, relaxed and hybrid semantics (float64 and float32), every case's
+// value, error, input gradients and the parameter sums are bit for bit what
+// GradientTape gives case by case, on one thread and on two, with failures
+// masked or stopping the call.
+#include <bit>
+#include <cmath>
+#include <limits>
+#include <random>
+
+#include <gtest/gtest.h>
+
+#include "grad/batch_gradients.h"
+#include "grad/gradients.h"
+#include "grad_test_util.h"
+#include "ir/builder.h"
+
+namespace tc {
+namespace {
+
+std::uint64_t bits(double v) { return std::bit_cast<std::uint64_t>(v); }
+
+/// What the per-case tape gives for one case.
+struct Expected {
+  bool forward_ok = false, reverse_ok = false;
+  std::string message;  ///< the failure, forward or reverse
+  double value = 0;
+  std::vector<double> grads;  ///< per leaf
+};
+
+struct Tally {
+  int cases = 0, forward_failures = 0, reverse_failures = 0, programs = 0;
+};
+
+void compare_batch(const Program& p, std::mt19937_64& rng, std::size_t count, Tally& tally) {
+  auto tape = GradientTape::create(p);
+  ASSERT_TRUE(tape.ok()) << tape.error().message;
+  auto bt = BatchGradientTape::create(p, {"result"}, {});
+  ASSERT_TRUE(bt.ok()) << bt.error().message;
+  Env fixed;
+  fixed.params["p0"] = std::uniform_real_distribution<double>(-2, 2)(rng);
+  const std::vector<GradLeaf>& leaves = tape->leaves();
+
+  std::vector<Env> envs;
+  std::vector<double> seeds;
+  std::vector<Expected> want(count);
+  for (std::size_t c = 0; c < count; ++c) {
+    Env env = test::random_env(rng, p);
+    env.params = fixed.params;
+    envs.push_back(env);
+    seeds.push_back(std::uniform_real_distribution<double>(-2, 2)(rng));
+    Expected& e = want[c];
+    e.grads.assign(leaves.size(), 0.0);
+    Status f = tape->forward(env, std::span<double>(&e.value, 1));
+    e.forward_ok = f.ok();
+    if (!f) {
+      e.message = f.error().message;
+      continue;
+    }
+    Status r = tape->reverse(std::span<const double>(&seeds[c], 1), e.grads);
+    e.reverse_ok = r.ok();
+    if (!r) e.message = r.error().message;
+  }
+  // Columns in the batch tape's input order.
+  std::vector<std::vector<double>> cols;
+  for (const std::string& name : bt->inputs()) {
+    std::vector<double> col;
+    for (const Env& env : envs) col.push_back(env.inputs.at(name));
+    cols.push_back(std::move(col));
+  }
+  std::vector<std::span<const double>> spans(cols.begin(), cols.end());
+  const std::span<const double> seed_col(seeds);
+
+  std::size_t first_forward = count, first_reverse = count;
+  for (std::size_t c = 0; c < count; ++c) {
+    if (!want[c].forward_ok && first_forward == count) first_forward = c;
+    if (want[c].forward_ok && !want[c].reverse_ok && first_reverse == count) first_reverse = c;
+  }
+  // Parameter sums: case order, failing cases left out.
+  std::vector<double> param_sum;
+  for (std::size_t k = 0; k < leaves.size(); ++k) {
+    if (leaves[k].op != Op::Parameter) continue;
+    double s = 0.0;
+    for (std::size_t c = 0; c < count; ++c)
+      if (want[c].forward_ok && want[c].reverse_ok) s += want[c].grads[k];
+    param_sum.push_back(s);
+  }
+
+  for (unsigned threads : {1u, 2u}) {
+    SCOPED_TRACE("threads " + std::to_string(threads));
+    // Masked: every case, failures listed.
+    BatchGradOptions masked{threads, true};
+    std::vector<double> out(count);
+    BatchRecord rec;
+    ASSERT_TRUE(bt->forward(spans, count, fixed, out, &rec, masked).ok());
+    std::size_t listed = 0;
+    for (std::size_t c = 0; c < count; ++c) {
+      ASSERT_EQ(rec.failed(c), !want[c].forward_ok) << "case " << c;
+      if (want[c].forward_ok) {
+        EXPECT_EQ(bits(out[c]), bits(want[c].value)) << "case " << c << ": " << out[c] << " vs " << want[c].value;
+      } else {
+        EXPECT_TRUE(std::isnan(out[c]));
+        ASSERT_LT(listed, rec.errors().size());
+        EXPECT_EQ(rec.errors()[listed].first, c);
+        EXPECT_EQ(rec.errors()[listed].second.message, want[c].message);
+        ++listed;
+      }
+    }
+    EXPECT_EQ(listed, rec.errors().size());
+    std::vector<double> gin(bt->input_leaf_count() * count), gpar(bt->parameter_leaf_count());
+    CaseErrors errors;
+    std::vector<std::span<const double>> seed_spans{seed_col};
+    ASSERT_TRUE(bt->reverse(rec, seed_spans, gin, gpar, masked, &errors).ok());
+    std::size_t e = 0;
+    for (std::size_t c = 0; c < count; ++c) {
+      const bool ok = want[c].forward_ok && want[c].reverse_ok;
+      if (!ok) {
+        ASSERT_LT(e, errors.size());
+        EXPECT_EQ(errors[e].first, c);
+        EXPECT_EQ(errors[e].second.message, want[c].message) << "case " << c;
+        ++e;
+      }
+      std::size_t row = 0;
+      for (std::size_t k = 0; k < leaves.size(); ++k) {
+        if (leaves[k].op != Op::Input) continue;
+        const double g = gin[row++ * count + c];
+        EXPECT_EQ(bits(g), bits(ok ? want[c].grads[k] : 0.0)) << "case " << c << " leaf " << leaves[k].name;
+      }
+    }
+    EXPECT_EQ(e, errors.size());
+    for (std::size_t j = 0; j < param_sum.size(); ++j) EXPECT_EQ(bits(gpar[j]), bits(param_sum[j])) << j;
+
+    // Unmasked: the first failing case stops the call and is named.
+    BatchGradOptions strict{threads, false};
+    BatchRecord rec2;
+    Status f = bt->forward(spans, count, fixed, out, &rec2, strict);
+    ASSERT_EQ(f.ok(), first_forward == count);
+    if (!f) {
+      EXPECT_EQ(f.error().message, "case " + std::to_string(first_forward) + ": " + want[first_forward].message);
+      ASSERT_EQ(rec2.errors().size(), 1u);
+      EXPECT_EQ(rec2.errors()[0].first, first_forward);
+      EXPECT_FALSE(bt->reverse(rec2, seed_spans, gin, gpar, strict).ok());  // nothing to reverse
+      continue;
+    }
+    CaseErrors errors2;
+    Status r = bt->reverse(rec2, seed_spans, gin, gpar, strict, &errors2);
+    ASSERT_EQ(r.ok(), first_reverse == count);
+    if (!r) {
+      EXPECT_EQ(r.error().message, "case " + std::to_string(first_reverse) + ": " + want[first_reverse].message);
+      ASSERT_EQ(errors2.size(), 1u);
+      EXPECT_EQ(errors2[0].first, first_reverse);
+    } else {
+      for (std::size_t j = 0; j < param_sum.size(); ++j) EXPECT_EQ(bits(gpar[j]), bits(param_sum[j]));
+    }
+  }
+  for (const Expected& w : want) {
+    ++tally.cases;
+    if (!w.forward_ok) ++tally.forward_failures;
+    else if (!w.reverse_ok) ++tally.reverse_failures;
+  }
+  ++tally.programs;
+}
+
+TEST(BatchGradients, RandomProgramsMatchThePerCaseTapeBitForBit) {
+  std::mt19937_64 rng(2207);
+  Tally tally;
+  for (int trial = 0; trial < 150; ++trial) {
+    const auto sem = static_cast<Semantics>(trial % 3);
+    const auto dtype = trial % 5 == 0 ? Dtype::Float32 : Dtype::Float64;
+    Program p = test::random_program(rng, sem, dtype, /*size=*/30);
+    SCOPED_TRACE("trial " + std::to_string(trial) + " " + std::string(to_string(sem)));
+    compare_batch(p, rng, trial % 7 == 0 ? 1 : 41, tally);
+    if (HasFatalFailure()) return;
+  }
+  EXPECT_EQ(tally.programs, 150);
+  EXPECT_GT(tally.forward_failures, 20);  // the generator reaches errors: the masks are exercised
+  std::printf("%d cases, %d failing forward, %d failing reverse\n", tally.cases, tally.forward_failures,
+              tally.reverse_failures);
+}
+
+/// Hybrid: where i == 1 the forward fails when x0 <= 0 (it takes x0 / 0),
+/// and otherwise the reverse fails (the surrogate needs that branch).
+Program unchosen_failures() {
+  Builder b(Semantics::Hybrid);
+  Value x = b.input("x0", Domain::float64(-3, 3));
+  Value i = b.input("i", Domain::int32(0, 2));
+  Value p0 = b.parameter("p0", 0.5);
+  auto p = b.build(b.select(x > 0, x * p0, x / (i - 1)));
+  return std::move(p.value());
+}
+
+TEST(BatchGradients, ReverseFailuresAreMaskedOrNamed) {
+  std::mt19937_64 rng(31);
+  Tally tally;
+  compare_batch(unchosen_failures(), rng, 90, tally);
+  EXPECT_GT(tally.forward_failures, 5);
+  EXPECT_GT(tally.reverse_failures, 5);
+}
+
+Program two_outputs() {
+  Builder b(Semantics::Hybrid);
+  Value x = b.input("x", Domain::float64(-4, 4));
+  Value y = b.input("y", Domain::float64(-4, 4));
+  Value w = b.parameter("w", 0.5);
+  Value s = b.select(x > y, w * x, x / y);
+  auto p = b.build({{"a", s * y}, {"b", b.sigmoid(x * w) - y}});
+  return std::move(p.value());
+}
+
+TEST(BatchGradients, BroadcastColumnsAndSeedsActAsRepeatedValues) {
+  Program p = two_outputs();
+  auto bt = BatchGradientTape::create(p, {"a", "b"}, {});
+  ASSERT_TRUE(bt.ok()) << bt.error().message;
+  auto tape = GradientTape::create(p, std::vector<std::string>{"a", "b"}, {});
+  ASSERT_TRUE(tape.ok());
+  ASSERT_EQ(bt->inputs(), (std::vector<std::string>{"x", "y"}));
+  const std::vector<double> xs = {-3, -1, 0.5, 2, 3.5}, y = {1.25};
+  const std::vector<double> seed_a = {1, -2, 0.5, 3, 0}, seed_b = {0.75};
+  std::vector<std::span<const double>> cols = {xs, y}, seeds = {seed_a, seed_b};
+  std::vector<double> out(10), gin(2 * 5), gpar(1);
+  BatchRecord rec;
+  ASSERT_TRUE(bt->forward(cols, 5, {}, out, &rec, {2, false}).ok());
+  ASSERT_TRUE(bt->reverse(rec, seeds, gin, gpar, {2, false}).ok());
+  double wsum = 0.0;
+  for (std::size_t c = 0; c < 5; ++c) {
+    Env env;
+    env.inputs = {{"x", xs[c]}, {"y", 1.25}};
+    double want_out[2], want_g[3], s[2] = {seed_a[c], 0.75};
+    ASSERT_TRUE(tape->backward(env, s, want_out, want_g).ok());
+    EXPECT_EQ(bits(out[c]), bits(want_out[0]));
+    EXPECT_EQ(bits(out[5 + c]), bits(want_out[1]));
+    EXPECT_EQ(bits(gin[c]), bits(want_g[0]));      // x (node order: x, y, then w)
+    EXPECT_EQ(bits(gin[5 + c]), bits(want_g[1]));  // y
+    wsum += want_g[2];
+  }
+  EXPECT_EQ(bits(gpar[0]), bits(wsum));
+  // A record belongs to the tape that wrote it; columns must fit.
+  auto other = BatchGradientTape::create(p, {"a", "b"}, {});
+  ASSERT_TRUE(other.ok());
+  EXPECT_FALSE(other->reverse(rec, seeds, gin, gpar).ok());
+  std::vector<double> three = {1, 2, 3};
+  std::vector<std::span<const double>> bad = {xs, three};
+  EXPECT_FALSE(bt->forward(bad, 5, {}, out, nullptr).ok());
+  Env unknown;
+  unknown.params["nope"] = 1;
+  Status s = bt->forward(cols, 5, unknown, out, nullptr);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().message, "unknown parameter 'nope'");
+}
+
+}  // namespace
+}  // namespace tc
