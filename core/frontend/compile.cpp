@@ -89,7 +89,8 @@ ModuleCompile compile_module(std::string_view source, const CompileOptions& opti
   } else if (functions.size() == 1) {
     fn = functions[0];
   } else {
-    return fail(make_error("the file defines several functions (" + names + "): choose one with --function NAME",
+    return fail(make_error("the file defines several functions (" + names + "): choose one with " +
+                               hints::option(options.hints, "function", "NAME"),
                            functions[1]->name_loc));
   }
   r.function = fn->name;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "base/result.h"
+#include "frontend/hints.h"
 #include "ir/program.h"
 
 namespace tc {
@@ -33,6 +34,9 @@ struct CompileOptions {
   /// When `function` is empty or names no function, compile the first one
   /// instead of failing (the IDE compiles while the user types).
   bool first_function_by_default = false;
+  /// How advice in messages names the options (frontend/hints.h): the CLI's
+  /// flags by default, the Python package's arguments for tensorcode.program.
+  HintSpelling hints = HintSpelling::Cli;
 };
 
 struct CompileOutput {

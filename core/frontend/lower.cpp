@@ -104,7 +104,7 @@ Result<CompileOutput> lower_function(const Module& module, const FunctionDef& fn
   std::set<std::string> functions;
   for (const auto& s : module.body)
     if (s->kind == StmtKind::Def) functions.insert(s->def->name);
-  if (Status st = check_subset(fn, functions); !st) {
+  if (Status st = check_subset(fn, functions, options.hints); !st) {
     Diagnostic d = st.error();
     d.file = options.filename;
     return d;

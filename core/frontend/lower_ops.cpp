@@ -14,7 +14,8 @@ namespace tc::py::lowering {
 void Lowerer::check_nodes(SourceLoc loc) {
   if (b_.node_count() > opts_.max_nodes)
     fail("the circuit needs more than " + std::to_string(opts_.max_nodes) +
-             " nodes (the node budget): raise it with --max-nodes N or use smaller loops",
+             " nodes (the node budget): raise it with " + hints::budget(opts_.hints, "max-nodes") +
+             " or use smaller loops",
          loc);
 }
 
@@ -24,7 +25,8 @@ void Lowerer::check_exact(double lo, double hi, SourceLoc loc, const std::string
   double worst = std::fabs(lo) > std::fabs(hi) ? lo : hi;
   std::string reach = std::isfinite(worst) ? "may reach " + num_text(worst) : "is unbounded";
   fail("integer " + what + " " + reach + " given the input domains, beyond " + limit_text() +
-           ": narrow the input domains, e.g. --input x=int32:-1000:1000",
+           ": narrow the input domains, e.g. " +
+           hints::input(opts_.hints, "x", hints::domain(opts_.hints, "int32", "-1000", "1000")),
        loc);
 }
 
@@ -59,14 +61,15 @@ void Lowerer::check_arguments(std::size_t more, SourceLoc loc) {
   if (arguments_ > max_arguments())
     fail("the circuit needs more than " + std::to_string(max_arguments()) + " node arguments (" +
              std::to_string(kArgumentsPerNode) + " per node of the node budget; indexing a list with a run-time "
-             "index takes one per element): raise the budget with --max-nodes N or index shorter lists",
+             "index takes one per element): raise the budget with " + hints::budget(opts_.hints, "max-nodes") +
+             " or index shorter lists",
          loc);
 }
 
 void Lowerer::check_list(std::size_t scalars, SourceLoc loc) {
   if (scalars > opts_.max_nodes)
     fail("this list would hold " + std::to_string(scalars) + " values, more than the node budget of " +
-             std::to_string(opts_.max_nodes) + ": raise it with --max-nodes N or use a shorter list",
+             std::to_string(opts_.max_nodes) + ": raise it with " + hints::budget(opts_.hints, "max-nodes") + " or use a shorter list",
          loc);
 }
 
@@ -214,9 +217,9 @@ Val Lowerer::array_arith(ArithOp op, const Val& a, const Val& b, SourceLoc loc) 
     const double times = std::max(n.c, 0.0);
     const std::size_t each = scalars(arr);
     if (each > 0 && times * static_cast<double>(each) > static_cast<double>(opts_.max_nodes))
-      fail("this list is larger than the node budget: raise it with --max-nodes N", loc);
+      fail("this list is larger than the node budget: raise it with " + hints::budget(opts_.hints, "max-nodes"), loc);
     if (times * static_cast<double>(arr.items.size()) > static_cast<double>(opts_.max_nodes))
-      fail("this list is larger than the node budget: raise it with --max-nodes N", loc);
+      fail("this list is larger than the node budget: raise it with " + hints::budget(opts_.hints, "max-nodes"), loc);
     r.items.reserve(static_cast<std::size_t>(times) * arr.items.size());
     for (long long k = 0; !arr.items.empty() && k < static_cast<long long>(times); ++k)
       r.items.insert(r.items.end(), arr.items.begin(), arr.items.end());

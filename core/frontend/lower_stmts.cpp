@@ -237,7 +237,8 @@ Flow Lowerer::for_loop(const Stmt& s, const Env& env) {
     if (is_false(st.active)) break;  // every path left the loop already
     if (++iterations_ > opts_.max_iterations)
       fail("loop expansion exceeds the iteration budget of " + std::to_string(opts_.max_iterations) +
-               " expanded iterations (all loops of the function together): raise it with --max-iterations N or "
+               " expanded iterations (all loops of the function together): raise it with " +
+               hints::budget(opts_.hints, "max-iterations") + " or "
                "use smaller ranges",
            s.loc);
     // Nodes of this iteration (its joins included) record which one it is.

@@ -132,8 +132,10 @@ bool compare_values(CmpOp op, double a, double b) {
 
 double exact_limit(Dtype d) { return d == Dtype::Float32 ? 16777216.0 : 9007199254740992.0; }
 
-std::string exact_limit_text(Dtype d) {
-  return d == Dtype::Float32 ? "2^24 (beyond it float32, the --dtype, does not represent every integer exactly)"
+std::string exact_limit_text(Dtype d, HintSpelling hints) {
+  return d == Dtype::Float32 ? std::string("2^24 (beyond it float32, the ") +
+                                   (hints == HintSpelling::Cli ? "--dtype" : "dtype=") +
+                                   ", does not represent every integer exactly)"
                              : "2^53 (beyond it float64 does not represent every integer exactly)";
 }
 
@@ -247,7 +249,8 @@ class Resolver {
       if (!names.count(name)) {
         std::string list;
         for (const Param& p : fn_.params) list += (list.empty() ? "" : ", ") + p.name;
-        return make_error("--input '" + name + "' names no parameter of '" + fn_.name + "' (its parameters: " +
+        return make_error((o_.hints == HintSpelling::Cli ? "--input '" + name + "'" : "inputs[\"" + name + "\"]") +
+                              " names no parameter of '" + fn_.name + "' (its parameters: " +
                               (list.empty() ? "none" : list) + ")",
                           fn_.name_loc);
       }
@@ -260,8 +263,11 @@ class Resolver {
       for (const auto& [name, domain] : o_.inputs)
         if (name == p.name) dom = &domain;
       if (!dom) {
-        info.error = make_error("parameter '" + p.name + "' has no input domain: give it with --input " + p.name +
-                                    "=DOMAIN (e.g. int32:-128:127, bool, float64:-1:1)",
+        const HintSpelling h = o_.hints;
+        info.error = make_error("parameter '" + p.name + "' has no input domain: give it with " +
+                                    hints::input(h, p.name, "DOMAIN") + " (e.g. " +
+                                    hints::domain(h, "int32", "-128", "127") + ", " + hints::domain(h, "bool") + ", " +
+                                    hints::domain(h, "float64", "-1", "1") + ")",
                                 p.loc);
       } else {
         info.domain = *dom;
@@ -270,7 +276,7 @@ class Resolver {
         info.hi = dom->hi();
         if (dom->is_integral() && !(info.lo > -limit && info.hi < limit))
           info.error = make_error("input '" + p.name + "' ranges over [" + number_text(info.lo) + ", " +
-                                      number_text(info.hi) + "], beyond " + exact_limit_text(o_.dtype) +
+                                      number_text(info.hi) + "], beyond " + exact_limit_text(o_.dtype, o_.hints) +
                                       ": narrow its domain",
                                   p.loc);
       }
@@ -372,7 +378,7 @@ class Resolver {
               "integer literal " + e.text + " is beyond 2^53, where float64 stops representing integers exactly",
               e.loc);
         else if (!e.is_float && std::fabs(e.number) >= exact_limit(o_.dtype))
-          info.error = make_error("integer literal " + e.text + " is beyond " + exact_limit_text(o_.dtype), e.loc);
+          info.error = make_error("integer literal " + e.text + " is beyond " + exact_limit_text(o_.dtype, o_.hints), e.loc);
         return StaticType::scalar(e.is_float ? kF : kI);
       case ExprKind::Bool:
         return StaticType::scalar(kB);
@@ -449,7 +455,15 @@ class Resolver {
           "'" + n + "' is a function: functions are not values, and calling them is not supported", e.loc);
     } else {
       info.name = NameKind::Undefined;
-      info.error = make_error("name '" + n + "' is not defined", e.loc);
+      // compile() in Python reads only the function's own source: a
+      // module-level constant is the usual reason, so say how to pass it.
+      info.error = make_error(o_.hints == HintSpelling::Cli
+                                  ? "name '" + n + "' is not defined"
+                                  : "name '" + n + "' is not defined: module-level names are not captured (compile() "
+                                    "reads only the function's source); pass the value as an input (add a parameter "
+                                    "'" + n + "' with " + hints::input(o_.hints, n, "float64(...)") +
+                                    ") or write it as a constant in the function",
+                              e.loc);
     }
     return {};
   }

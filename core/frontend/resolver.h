@@ -129,7 +129,7 @@ Result<Resolution> resolve(const FunctionDef& fn, const std::set<std::string>& f
 /// The largest magnitude integers keep below under the dtype (2^53 or 2^24),
 /// and its description for messages.
 double exact_limit(Dtype d);
-std::string exact_limit_text(Dtype d);
+std::string exact_limit_text(Dtype d, HintSpelling hints = HintSpelling::Cli);
 std::string number_text(double v);
 
 }  // namespace tc::py

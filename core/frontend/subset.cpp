@@ -45,7 +45,8 @@ const std::map<std::string, std::string>& advice() {
 
 class Checker {
  public:
-  Checker(const FunctionDef& fn, const std::set<std::string>& fns) : fn_(fn), fns_(fns) {}
+  Checker(const FunctionDef& fn, const std::set<std::string>& fns, HintSpelling hints)
+      : fn_(fn), fns_(fns), hints_(hints) {}
 
   void run() {
     if (fn_.is_async) reject("async functions are not supported: define a plain 'def'", fn_.loc);
@@ -55,10 +56,12 @@ class Checker {
              fn_.decorator_locs[0]);
     for (const Param& p : fn_.params) {
       if (!p.problem.empty())
-        reject(p.problem + " are not supported: give every input as a plain parameter with an --input domain", p.loc);
+        reject(p.problem + " are not supported: give every input as a plain parameter with " +
+                   (hints_ == HintSpelling::Cli ? "an --input domain" : "a domain in inputs="),
+               p.loc);
       if (p.default_value)
         reject("default parameter values are not supported: remove '= ...' from '" + p.name +
-                   "' and give its domain with --input " + p.name + "=DOMAIN",
+                   "' and give its domain with " + hints::input(hints_, p.name, "DOMAIN"),
                p.default_value->outer);
       if (p.annotation) annotation(*p.annotation);
     }
@@ -251,6 +254,7 @@ class Checker {
 
   const FunctionDef& fn_;
   const std::set<std::string>& fns_;
+  HintSpelling hints_;
   int loops_ = 0;
 };
 
@@ -266,9 +270,9 @@ std::string unsupported_message(const std::string& what) {
   return what + " are not supported";
 }
 
-Status check_subset(const FunctionDef& fn, const std::set<std::string>& functions) {
+Status check_subset(const FunctionDef& fn, const std::set<std::string>& functions, HintSpelling hints) {
   try {
-    Checker(fn, functions).run();
+    Checker(fn, functions, hints).run();
   } catch (const Reject& r) {
     return r.d;
   }

@@ -9,6 +9,7 @@
 
 #include "base/result.h"
 #include "frontend/ast.h"
+#include "frontend/hints.h"
 
 namespace tc::py {
 
@@ -17,8 +18,9 @@ bool is_supported_builtin(const std::string& name);
 
 /// Rejects unsupported syntax anywhere in `fn` (dead code included).
 /// `functions` holds the module's top-level function names (for the message
-/// about calling them).
-Status check_subset(const FunctionDef& fn, const std::set<std::string>& functions);
+/// about calling them); `hints` spells the advice (frontend/hints.h).
+Status check_subset(const FunctionDef& fn, const std::set<std::string>& functions,
+                    HintSpelling hints = HintSpelling::Cli);
 
 /// The advice for an Unsupported node's description (statements and expressions).
 std::string unsupported_message(const std::string& what);

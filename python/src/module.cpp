@@ -95,6 +95,7 @@ void bind_misc(py::module_& m) {
           o.max_iterations = max_iterations;
           o.max_nodes = max_nodes;
           o.use_input_directives = true;
+          o.hints = tc::HintSpelling::Python;  // advice names compile()'s arguments, not the CLI's flags
           auto r = tc::compile_python(source, o);
           if (!r) raise_diagnostic(ErrorKind::Compile, r.error());
           py::list warnings;
@@ -153,5 +154,6 @@ PYBIND11_MODULE(_core, m) {
   tcpy::bind_builder(m);
   tcpy::bind_runtime(m);
   tcpy::bind_verify(m);
+  tcpy::bind_fit(m);
   tcpy::bind_fast_paths(m);
 }

@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "ir/artifact.h"
+#include "ir/printer.h"
 #include "passes/analyze.h"
 #include "passes/optimize.h"
 #include "passes/schedule.h"
@@ -296,6 +297,12 @@ py::tuple CoreProgram::forward_backward(py::handle inputs, py::handle params, py
 
 namespace {
 
+std::string printed(const tc::Program& p, bool dot) {
+  auto sched = tc::schedule(p);
+  if (!sched) raise_diagnostic(ErrorKind::Compile, sched.error());
+  return dot ? tc::to_dot(p, sched->layer_of) : tc::print_ir(p, sched->layer_of);
+}
+
 py::object end_or_none(double v) { return std::isinf(v) ? py::object(py::none()) : py::object(py::float_(v)); }
 
 py::dict program_info(const tc::Program& p) {
@@ -421,6 +428,10 @@ void bind_program(py::module_& m) {
                j["id"] = n.id;
                j["op"] = std::string(tc::op_name(n.op));
                j["interval"] = py::make_tuple(end_or_none(v.lo), end_or_none(v.hi));
+               // The source location (None for built or located-nowhere nodes).
+               const bool located = n.location && n.location->valid();
+               j["line"] = located ? py::object(py::int_(n.location->line)) : py::object(py::none());
+               j["column"] = located ? py::object(py::int_(n.location->column)) : py::object(py::none());
                nodes.append(j);
              }
              py::dict outputs;
@@ -441,7 +452,26 @@ void bind_program(py::module_& m) {
              return out;
            },
            py::arg("params") = py::none(), py::arg("free_parameters") = false)
-      .def("same_circuit", [](py::handle a, py::handle b) { return core_program(a).program() == core_program(b).program(); });
+      .def("same_circuit", [](py::handle a, py::handle b) { return core_program(a).program() == core_program(b).program(); })
+      // The texts of `tensorcode info --ir` / `--dot` (the same printer and schedule).
+      .def("ir", [](py::handle self_) { return printed(core_program(self_).program(), false); })
+      .def("dot", [](py::handle self_) { return printed(core_program(self_).program(), true); })
+      // Pickling (copy.deepcopy, pickle, torch.save) goes through the
+      // artifact JSON; host bindings are Python callables and never written.
+      .def(py::pickle(
+          [](py::handle self_) {
+            CoreProgram& self = core_program(self_);
+            if (self.bindings() && !self.bindings()->map.empty())
+              throw py::type_error(
+                  "a program with host bindings cannot be pickled or copied (bindings are Python functions and are "
+                  "never serialised): pickle the unbound program and bind() it again after loading");
+            return tc::save_artifact(self.program());
+          },
+          [](const std::string& text) {
+            auto p = tc::load_artifact(text);
+            if (!p) raise_diagnostic(ErrorKind::Artifact, p.error());
+            return std::make_shared<CoreProgram>(std::move(p.value()));
+          }));
 }
 
 }  // namespace tcpy

@@ -57,5 +57,6 @@ void bind_builder(py::module_& m);
 void bind_runtime(py::module_& m);
 void bind_verify(py::module_& m);
 void bind_misc(py::module_& m);
+void bind_fit(py::module_& m);  ///< fit.cpp: Program.fit over core/grad/fit.h
 
 }  // namespace tcpy

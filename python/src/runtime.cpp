@@ -137,7 +137,25 @@ void bind_runtime(py::module_& m) {
       .def("program", [](py::handle c_) {
              CoreRuntime& c = checked<CoreRuntime>(c_);
         return std::make_shared<CoreProgram>(c.runtime->program(), c.bindings);
-      });
+      })
+      // Pickling goes through the snapshot (program, state, steps, budget);
+      // host bindings are Python functions and never written.
+      .def(py::pickle(
+          [](py::handle c_) {
+            CoreRuntime& c = checked<CoreRuntime>(c_);
+            if (c.bindings && !c.bindings->map.empty())
+              throw py::type_error(
+                  "a runtime with host bindings cannot be pickled or copied (bindings are Python functions and are "
+                  "never serialised): pickle its snapshot() and restore it with bindings=");
+            return c.runtime->snapshot_text();
+          },
+          [](const std::string& text) {
+            auto c = std::make_unique<CoreRuntime>();
+            auto r = tc::Runtime::restore_text(text, nullptr);
+            if (!r) raise_diagnostic(ErrorKind::Artifact, r.error());
+            c->runtime.emplace(std::move(r.value()));
+            return c;
+          }));
 }
 
 }  // namespace tcpy

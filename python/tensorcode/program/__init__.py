@@ -203,6 +203,54 @@ class Program:
         from .torch_module import TensorModule
         return TensorModule(self)
 
+    # -- pickling: copy.deepcopy, pickle, torch.save ----------------------
+    # The circuit travels as its artifact JSON (_core.Program pickles that
+    # way and refuses a program with host bindings). The Python function
+    # verify() uses travels only when pickle can find it again by name.
+    def __getstate__(self):
+        return {"core": self._c, "source": self._source, "warnings": self._warnings,
+                "reference": self._reference if _importable(self._reference) else None}
+
+    def __setstate__(self, state):
+        self._c = state["core"]
+        self._reference = state.get("reference")
+        self._source = state.get("source")
+        self._warnings = tuple(state.get("warnings", ()))
+        self._bound = None
+        self._stepper = None
+
+    def __deepcopy__(self, memo):
+        import copy as _copy
+        return Program(_copy.deepcopy(self._c, memo), reference=self._reference, source=self._source,
+                       warnings=self._warnings)
+
+    # -- training ---------------------------------------------------------
+    def fit(self, cases, targets, *, optimizer="sgd", lr=0.01, steps=100, threads=1, params=None):
+        """Trains the differentiable parameters as `tensorcode fit` does (the
+        same core function, so the same bits): full-batch steps on the mean
+        over cases of the summed squared errors. `cases`: a list of dicts or
+        a dict of columns holding input values and target fields; `targets`:
+        {output: field} (or output names, each its own field). Returns
+        {"program": trained Program, "steps", "optimizer", "initial_loss",
+        "final_loss", "parameters"}."""
+        if isinstance(targets, str):
+            targets = {targets: targets}
+        elif not isinstance(targets, dict):
+            targets = {t: t for t in targets}
+        pairs = [(str(o), str(f)) for o, f in targets.items()]
+        core, report = _core.fit(self._c, cases, pairs, str(optimizer), float(lr), int(steps), int(threads), params)
+        report["program"] = self._derive(core)
+        return report
+
+    # -- text forms -------------------------------------------------------
+    def ir(self):
+        """The IR listing: the text of `tensorcode info --ir`."""
+        return self._c.ir()
+
+    def dot(self):
+        """The Graphviz circuit: the text of `tensorcode info --dot`."""
+        return self._c.dot()
+
     # -- description ------------------------------------------------------
     @property
     def inputs(self):
@@ -248,6 +296,38 @@ class Program:
         info = self._c.info()
         return (f"<tensorcode Program: {info['nodes']} nodes, inputs {[i[0] for i in info['inputs']]}, "
                 f"outputs {info['outputs']}, {info['semantics']}>")
+
+
+def _importable(fn):
+    """True when pickle can store `fn` by name and find the same object again."""
+    if fn is None:
+        return False
+    import sys
+    target = sys.modules.get(getattr(fn, "__module__", None) or "")
+    for part in getattr(fn, "__qualname__", "<locals>").split("."):
+        target = getattr(target, part, None)
+    return target is fn
+
+
+def _located_error(message, filename, line, column):
+    """A CompileError at FILE:LINE:COLUMN, worded like the core's."""
+    e = CompileError(f"{filename}:{line}:{column}: error: {message}")
+    e.message, e.line, e.column = message, line, column
+    return e
+
+
+def _first_use(source, names):
+    """(line, column), 1-based, of the first use of one of `names` in `source`."""
+    import ast
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return None
+    uses = [n for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id in names]
+    if not uses:
+        return None
+    first = min(uses, key=lambda n: (n.lineno, n.col_offset))
+    return first.lineno, first.col_offset + 1
 
 
 def _function_from_source(source, preferred=None):
@@ -324,12 +404,6 @@ def compile(fn_or_source, inputs=None, *, dtype="float64", semantics="exact", su
         fname = fn.__name__
         if fname == "<lambda>":
             raise CompileError("a lambda cannot be compiled: write a def function")
-        if fn.__closure__:
-            free = ", ".join(fn.__code__.co_freevars)
-            raise CompileError(f"function {fname} is a closure (it uses {free} of an enclosing function): "
-                               "pass the values as inputs or use self-contained source text")
-        if fn.__defaults__ or fn.__kwdefaults__:
-            raise CompileError(f"function {fname} has default argument values: every parameter must be an input")
         try:
             lines, first = _inspect.getsourcelines(fn)
         except (OSError, TypeError) as e:
@@ -338,6 +412,17 @@ def compile(fn_or_source, inputs=None, *, dtype="float64", semantics="exact", su
         raw = "".join(lines)
         source = _textwrap.dedent(raw)
         indent = len(lines[0]) - len(lines[0].lstrip()) if source != raw else 0
+        if fn.__closure__:
+            free = fn.__code__.co_freevars
+            message = (f"function {fname} is a closure (it uses {', '.join(free)} of an enclosing function): "
+                       "pass the values as inputs or write them as constants in the function")
+            filename = _inspect.getsourcefile(fn) or "<function>"
+            at = _first_use(source, set(free))
+            if at is None:  # cannot happen for source that compiled; keep the message
+                raise CompileError(message)
+            raise _located_error(message, filename, first + at[0] - 1, at[1] + indent)
+        if fn.__defaults__ or fn.__kwdefaults__:
+            raise CompileError(f"function {fname} has default argument values: every parameter must be an input")
         if source.lstrip().startswith("@"):
             raise CompileError(f"function {fname} is decorated: decorators are rejected")
         filename = _inspect.getsourcefile(fn) or "<function>"
