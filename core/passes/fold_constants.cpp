@@ -98,6 +98,7 @@ class Folder {
         if (*index != std::floor(*index)) return error(n, "constant index " + num(*index) + " is not an integer");
         if (*index < 0 || *index >= static_cast<double>(count))
           return error(n, "constant index " + num(*index) + " is out of range for " + std::to_string(count) + " values");
+        if (!unchosen_cannot_fail(n, 1, static_cast<std::size_t>(*index) + 1)) return ok_status();
         return choose(n, static_cast<std::size_t>(*index) + 1);
       }
       case Op::GatherOneHot: {
@@ -116,6 +117,7 @@ class Folder {
         }
         if (ones != 1) return error(n, "constant selectors have " + std::to_string(ones) + " ones, expected exactly one");
         if (!decide && !all_constant(n)) return ok_status();
+        if (!unchosen_cannot_fail(n, count, count + *chosen)) return ok_status();
         return choose(n, count + *chosen);
       }
       case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge: case Op::Eq: case Op::Ne:
@@ -132,6 +134,25 @@ class Folder {
         break;
     }
     return ok_status();
+  }
+
+  // Unlike a select, a gather and a gather_one_hot evaluate every listed
+  // value, so a failure of an unchosen one fails the node. Folding to the
+  // chosen value would drop that failure; it is allowed only when the values
+  // at positions [first, args) other than `chosen` cannot fail there: leaves
+  // (inputs, parameters and state are checked when they are loaded) and
+  // constants already known to pass (their own errors are reported apart).
+  bool unchosen_cannot_fail(const Node& n, std::size_t first, std::size_t chosen) const {
+    for (std::size_t k = first; k < n.args.size(); ++k) {
+      if (k == chosen) continue;
+      const Node& a = p_.nodes[static_cast<std::size_t>(target(n.args[k]))];
+      if (a.op == Op::Constant || !is_leaf(a.op)) {
+        auto v = value_[static_cast<std::size_t>(a.id)];
+        if (!v) return false;
+        if (a.op == Op::Constant && a.domain && a.domain->check(*v)) return false;
+      }
+    }
+    return true;
   }
 
   // Exact select / gather / gather_one_hot resolved to argument position k.

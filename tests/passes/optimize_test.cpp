@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "eval/evaluator.h"
 #include "ir/builder.h"
 #include "passes/optimize.h"
 #include "passes_util.h"
@@ -42,6 +43,59 @@ TEST(Optimize, RandomProgramsStayBitIdentical) {
   EXPECT_GT(successes, 2000);  // most cases run to the end, so outputs were compared
   EXPECT_LT(after, before);
   std::printf("random programs: %d optimized (%d refused), nodes %zu -> %zu\n", optimized, refused, before, after);
+}
+
+// A gather evaluates every listed value: folding a constant index must keep
+// the failure of an unchosen one (issue 23, defect 1).
+TEST(Optimize, ConstantIndexGatherKeepsTheFailureOfAnUnchosenValue) {
+  for (bool one_hot : {false, true}) {
+    Builder b;
+    Value x = b.input("x", Domain::float64(-4, 4));
+    Value index = b.constant(0.0) * 0.0 + 1.0;
+    std::vector<Arg> selectors;
+    for (Value s : b.one_hot(index, 2)) selectors.push_back(s);
+    Value r = one_hot ? b.gather_one_hot(selectors, {Arg(1.0 / x), Arg(3.0)}) : b.gather({Arg(1.0 / x), Arg(3.0)}, index);
+    auto p = b.build(r);
+    ASSERT_TRUE(p.ok()) << p.error().message;
+    auto o = optimize(*p);
+    ASSERT_TRUE(o.ok()) << o.error().message;
+    Env zero;
+    zero.inputs["x"] = 0.0;
+    auto original = Evaluator::create(*p);
+    auto optimized = Evaluator::create(o->program);
+    ASSERT_TRUE(original.ok() && optimized.ok());
+    auto before = original->run(zero);
+    auto after = optimized->run(zero);
+    ASSERT_FALSE(before.ok());
+    EXPECT_FALSE(after.ok()) << (one_hot ? "gather_one_hot" : "gather") << ": optimize dropped \"" << before.error().message
+                             << "\"";
+    // Node ids change when the folded constants go; the failure does not.
+    if (!after.ok()) EXPECT_NE(after.error().message.find("(div): division by zero"), std::string::npos) << after.error().message;
+    Env two;
+    two.inputs["x"] = 2.0;
+    auto ok = optimized->run(two);
+    ASSERT_TRUE(ok.ok()) << ok.error().message;
+    EXPECT_EQ(ok->outputs.at(0), 3.0);
+  }
+}
+
+// The random programs again, with gathers whose index folds to a constant
+// over values that fail for some inputs: failures must survive optimize.
+TEST(Optimize, RandomProgramsWithConstantIndicesKeepTheirFailures) {
+  std::mt19937_64 rng(20261201);
+  testing::RandomProgramOptions options;
+  options.constant_indices = true;
+  int optimized = 0, successes = 0;
+  for (int k = 0; k < 300; ++k) {
+    Program p = random_program(rng, options);
+    auto o = optimize(p);
+    if (!o) continue;
+    ++optimized;
+    auto diff = compare_behaviour(p, o->program, sample_envs(p, rng, 40), &successes);
+    ASSERT_FALSE(diff) << "program " << k << ": " << *diff;
+  }
+  EXPECT_GT(optimized, 250);
+  EXPECT_GT(successes, 1000);
 }
 
 TEST(Optimize, IsIdempotentOnItsOwnOutput) {

@@ -126,6 +126,16 @@ class Generator {
     }
   }
 
+  // Work that fails for some inputs (a divisor that may be zero).
+  Value may_fail() {
+    Builder& b = *b_;
+    switch (pick(rng_, 3)) {
+      case 0: return any() / any_int();
+      case 1: return b.op("floordiv", any_int(), any_int());
+      default: return b.op("mod", any(), any_int());
+    }
+  }
+
   // select(condition on v, work on v that can fail, other work on v): what
   // the guard refinement narrows; the soundness tests check it stays sound.
   Value guarded() {
@@ -215,14 +225,22 @@ class Generator {
         std::vector<Arg> values;
         for (int k = 0; k < n; ++k) values.push_back(operand());
         Value index = chance(rng_, 0.8) ? b.op("mod", any_int(), c(n)) : any_int();
+        if (o_.constant_indices && chance(rng_, 0.5)) {
+          // An index the folder decides (c * 0 + k), over values that may fail.
+          values[static_cast<std::size_t>(pick(rng_, n))] = Arg(may_fail());
+          index = c(constant()) * 0.0 + c(static_cast<double>(pick(rng_, n)));
+        }
         push(b.gather(values, index));
         break;
       }
       case 11: {
         const int n = 2 + pick(rng_, 3);
         std::vector<Arg> selectors, values;
-        for (Value s : b.one_hot(b.op("mod", any_int(), c(n)), n)) selectors.push_back(s);
+        const bool fixed = o_.constant_indices && chance(rng_, 0.5);
+        Value which = fixed ? c(static_cast<double>(pick(rng_, n))) : b.op("mod", any_int(), c(n));
+        for (Value s : b.one_hot(which, n)) selectors.push_back(s);
         for (int k = 0; k < n; ++k) values.push_back(operand());
+        if (fixed) values[static_cast<std::size_t>(pick(rng_, n))] = Arg(may_fail());
         push(b.gather_one_hot(selectors, values));
         break;
       }

@@ -21,6 +21,9 @@ struct RandomProgramOptions {
   bool allow_float32 = true;
   bool allow_relaxed = true;
   bool allow_state = true;
+  /// Gathers and gather_one_hots whose index folds to a constant while the
+  /// listed values may fail (off by default: it changes the random stream).
+  bool constant_indices = false;
 };
 
 /// A random valid program built with Builder: small integer, boolean and
