@@ -426,8 +426,8 @@ VerifyResult verify_source(const std::string& source, const std::string& filenam
     return v;
   }
   v.available = true;
-  if (!std::isfinite(settings.atol) || settings.atol < 0 || !std::isfinite(settings.rtol) || settings.rtol < 0) {
-    v.error = make_error("atol and rtol must be finite and not negative");
+  if (Status s = check_tolerance({settings.atol, settings.rtol}); !s) {
+    v.error = s.error();
     return v;
   }
   CompileResult c = compile_source(source, filename, function, settings.dtype);

@@ -32,8 +32,8 @@ struct ReplaceArgs {
 };
 
 int run_replace(const ReplaceArgs& args) {
-  if (!std::isfinite(args.atol) || args.atol < 0 || !std::isfinite(args.rtol) || args.rtol < 0) {
-    std::fprintf(stderr, "error: --atol and --rtol must be finite and not negative\n");
+  if (Status s = check_tolerance({args.atol, args.rtol}); !s) {
+    std::fprintf(stderr, "error: %s\n", s.error().message.c_str());
     return kUsage;
   }
   auto original = load_program(args.original);

@@ -2,8 +2,28 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
+
+#include "base/number_text.h"
 
 namespace tc {
+
+namespace {
+std::string tolerance_text(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  return shortest_number(v);
+}
+}  // namespace
+
+Status check_tolerance(const Tolerance& tolerance) {
+  for (auto [name, v] : {std::pair{"atol", tolerance.atol}, std::pair{"rtol", tolerance.rtol}}) {
+    if (std::isfinite(v) && v >= 0) continue;
+    return make_error(std::string("the tolerance ") + name + " is " + tolerance_text(v) +
+                      ": atol and rtol must be finite and not negative");
+  }
+  return ok_status();
+}
 
 bool within_tolerance(double actual, double expected, const Tolerance& tolerance) {
   if (!std::isfinite(actual) || !std::isfinite(expected)) return false;

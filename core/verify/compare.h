@@ -5,6 +5,8 @@
 #include <utility>
 #include <vector>
 
+#include "base/result.h"
+
 namespace tc {
 
 /// What one side (circuit or reference) produced for one case.
@@ -23,6 +25,11 @@ struct Tolerance {
   double atol = 0.0;
   double rtol = 0.0;
 };
+
+/// An error unless atol and rtol are both finite and not negative. verify()
+/// and verified_replacement() call it, so no caller can skip it: an infinite
+/// tolerance would accept any finite value.
+Status check_tolerance(const Tolerance& tolerance);
 
 /// |actual - expected| <= atol + rtol * |expected|. Non-finite values never agree.
 bool within_tolerance(double actual, double expected, const Tolerance& tolerance);

@@ -64,6 +64,7 @@ std::string structural_refusal(const Program& original, const Program& candidate
 
 Result<ReplacementVerdict> verified_replacement(const Program& original, const Program& candidate,
                                                 const ReplacementOptions& options) {
+  if (Status s = check_tolerance(options.tolerance); !s) return s.error();
   ReplacementVerdict verdict;
   verdict.reason = structural_refusal(original, candidate, options.max_cases);
   if (!verdict.reason.empty()) return verdict;

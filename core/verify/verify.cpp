@@ -133,6 +133,7 @@ Result<CaseSet> plan_verify_cases(const Program& program, const VerifyOptions& o
 }
 
 Result<VerifyReport> verify(const Program& program, Reference& reference, const VerifyOptions& options) {
+  if (Status s = check_tolerance(options.tolerance); !s) return s.error();
   auto cases = plan_verify_cases(program, options);
   if (!cases) return cases.error();
   const std::vector<CaseInput>& inputs = cases->inputs();

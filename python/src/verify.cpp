@@ -119,12 +119,17 @@ std::unique_ptr<tc::Reference> make_reference(py::handle reference, const tc::Pr
   return std::make_unique<CallableReference>(py::reinterpret_borrow<py::object>(reference));
 }
 
+// A bad tolerance is a bad argument (ValueError); the rule is core's, which
+// verify and verified_replacement apply again for every other caller.
+void check_tolerance_argument(const tc::Tolerance& tolerance) {
+  if (tc::Status s = tc::check_tolerance(tolerance); !s) throw py::value_error(s.error().message);
+}
+
 py::object verify_program(py::handle self, py::handle reference, py::handle cases_jsonl, std::size_t max_cases,
                           double atol, double rtol, std::size_t samples) {
   clear_stashed_error();
   CoreProgram& p = core_program(self);
-  if (!std::isfinite(atol) || atol < 0 || !std::isfinite(rtol) || rtol < 0)
-    throw py::value_error("atol and rtol must be finite and not negative");
+  check_tolerance_argument({atol, rtol});
   auto ref = make_reference(reference, p.program());
   tc::VerifyOptions o;
   o.max_cases = max_cases;
@@ -154,6 +159,7 @@ py::object replace(py::handle original, py::handle candidate, py::handle referen
   tc::ReplacementOptions options;
   options.max_cases = max_cases;
   options.tolerance = {atol, rtol};
+  check_tolerance_argument(options.tolerance);
   options.original_eval.bindings = o.binding_map();
   std::unique_ptr<tc::Reference> ref;
   if (!reference.is_none()) {

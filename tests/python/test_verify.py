@@ -73,6 +73,19 @@ def test_verified_replacement():
     assert verified_replacement(original, unfrozen.freeze()) is not None
 
 
+@pytest.mark.parametrize("atol,rtol", [(float("inf"), 0), (0, float("inf")), (-1e-9, 0), (0, float("nan"))])
+def test_verified_replacement_refuses_a_tolerance_that_accepts_anything(atol, rtol):
+    # Issue 23, defect 4: atol=inf let a candidate returning 12345 everywhere through.
+    original = compile(choose, {"a": int32(min=-128, max=127)})
+    b = Builder()
+    b.input("a", int32(min=-128, max=127))
+    constant = b.build(b.constant(12345))
+    with pytest.raises(ValueError, match="must be finite and not negative"):
+        verified_replacement(original, constant, atol=atol, rtol=rtol)
+    with pytest.raises(ValueError, match="must be finite and not negative"):
+        original.verify(atol=atol, rtol=rtol)
+
+
 def test_interrupting_the_reference_stops_verification():
     p = compile(choose, {"a": int32(min=-128, max=127)})
     calls = []

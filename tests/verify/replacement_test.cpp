@@ -2,6 +2,9 @@
 // with the specific reason otherwise.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
+
 #include "ir/builder.h"
 #include "verify/python_reference.h"
 #include "verify/replacement.h"
@@ -41,6 +44,22 @@ TEST(Replacement, AcceptsAnExhaustivelyEqualCandidate) {
   ASSERT_TRUE(v->report);
   EXPECT_EQ(v->report->cases, 256u);
   EXPECT_TRUE(v->report->exhaustive);
+}
+
+// An infinite (or negative, or NaN) tolerance would accept any finite
+// candidate: the gate refuses it itself, whoever calls it (issue 23, defect 4).
+TEST(Replacement, RefusesAToleranceThatIsNotFiniteAndNonNegative) {
+  Builder b;
+  (void)b.input("a", kByte);
+  Program constant = b.build(b.constant(12345)).value();
+  const double inf = std::numeric_limits<double>::infinity();
+  for (Tolerance t : {Tolerance{inf, 0}, Tolerance{0, inf}, Tolerance{-1, 0}, Tolerance{0, std::nan("")}}) {
+    ReplacementOptions o;
+    o.tolerance = t;
+    auto v = verified_replacement(original(), constant, o);
+    ASSERT_FALSE(v) << "accepted=" << v->accepted << " with atol " << t.atol << " rtol " << t.rtol;
+    EXPECT_NE(v.error().message.find("must be finite and not negative"), std::string::npos) << v.error().message;
+  }
 }
 
 TEST(Replacement, AcceptsAFrozenTrainedCandidate) {
