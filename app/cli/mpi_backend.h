@@ -12,6 +12,9 @@ int finish(int rc);
 /// MPI_Finalize if finish() did not run (an early return from main).
 void stop();
 [[noreturn]] void abort_job(int rc);
+/// The digest of this rank's job (its command line and the files it names),
+/// compared in every agreement: ranks started with different jobs stop.
+void set_job_digest(std::uint64_t digest);
 int rank();
 int size();
 std::optional<Failure> first_failure(std::optional<Failure> local);

@@ -95,9 +95,16 @@ std::string captured_last_line() {
   return nl == std::string::npos ? text : text.substr(nl + 1);
 }
 
+/// What each rank publishes in every agreement.
 struct Head {
-  std::uint64_t failed, key, rc, length;
+  std::uint64_t state;   ///< kWorking, kFailed or kEnded
+  std::uint64_t key, rc, length;
+  std::uint64_t digest;  ///< of the rank's job (set_job_digest)
 };
+constexpr std::uint64_t kWorking = 0, kFailed = 1, kEnded = 2;
+constexpr int kHeadWords = 5;
+
+std::uint64_t g_digest = 0;
 
 }  // namespace
 
@@ -120,21 +127,58 @@ bool start(int& argc, char**& argv) {
 int rank() { return g_rank; }
 int size() { return g_size; }
 
+void set_job_digest(std::uint64_t digest) { g_digest = digest; }
+
+/// A failure every rank derives from the gathered heads alone (nothing is
+/// broadcast): each rank builds the same message.
+static std::optional<Failure> job_mismatch(const std::vector<Head>& all, int& winner) {
+  for (int r = 1; r < g_size; ++r)
+    if (all[static_cast<std::size_t>(r)].digest != all[0].digest) {
+      winner = r;
+      return Failure{UINT64_MAX, kRejected,
+                     "error: rank " + std::to_string(r) +
+                         " was not started with the same job as rank 0 (its command line or the contents of the "
+                         "files it names differ: program, inputs, domains, options, reference or data): start every "
+                         "rank with the same command and identical files"};
+    }
+  // One rank left its command (successfully) while another is still in a
+  // step of it: the working rank would wait for it forever.
+  int ended = -1, working = -1;
+  for (int r = 0; r < g_size; ++r) {
+    const std::uint64_t s = all[static_cast<std::size_t>(r)].state;
+    if (s == kEnded && ended < 0) ended = r;
+    if (s == kWorking && working < 0) working = r;
+  }
+  if (ended < 0 || working < 0) return std::nullopt;
+  winner = ended;
+  return Failure{UINT64_MAX, kRejected,
+                 "error: rank " + std::to_string(ended) + " ended its command while rank " + std::to_string(working) +
+                     " was still working on the job: every rank must run the same command that splits its work "
+                     "(verify, run --cases, fit)"};
+}
+
 /// The agreement: all ranks publish whether they failed and where; the
 /// first failure (smallest key, then lowest rank) is broadcast by its rank.
-static std::optional<Failure> agree(std::optional<Failure> local, int& winner) {
+/// Without one, the ranks must run the same job and all be inside it.
+static std::optional<Failure> agree(std::optional<Failure> local, int& winner, bool ending = false) {
   winner = -1;
   constexpr std::size_t kMaxMessage = 1 << 20;
   if (local && local->message.size() > kMaxMessage) local->message.resize(kMaxMessage);
-  Head mine{local ? 1u : 0u, local ? local->key : 0, local ? static_cast<std::uint64_t>(local->rc) : 0,
-            local ? local->message.size() : 0};
+  Head mine{local ? kFailed : ending ? kEnded : kWorking, local ? local->key : 0,
+            local ? static_cast<std::uint64_t>(local->rc) : 0, local ? local->message.size() : 0, g_digest};
   std::vector<Head> all(static_cast<std::size_t>(g_size));
-  MPI_Allgather(&mine, 4, MPI_UINT64_T, all.data(), 4, MPI_UINT64_T, MPI_COMM_WORLD);
+  MPI_Allgather(&mine, kHeadWords, MPI_UINT64_T, all.data(), kHeadWords, MPI_UINT64_T, MPI_COMM_WORLD);
   for (int r = 0; r < g_size; ++r) {
     const Head& h = all[static_cast<std::size_t>(r)];
-    if (h.failed && (winner < 0 || h.key < all[static_cast<std::size_t>(winner)].key)) winner = r;
+    if (h.state == kFailed && (winner < 0 || h.key < all[static_cast<std::size_t>(winner)].key)) winner = r;
   }
-  if (winner < 0) return std::nullopt;
+  // A rank's own failure (a file missing on its machine, say) says more
+  // than the digest it changes, so it comes first.
+  if (winner < 0) {
+    auto f = job_mismatch(all, winner);
+    if (f) g_agreed = true;
+    return f;
+  }
   const Head& w = all[static_cast<std::size_t>(winner)];
   Failure f;
   f.key = w.key;
@@ -166,8 +210,11 @@ int finish(int rc) {
     std::optional<Failure> local;
     if (rc != kOk) local = Failure{UINT64_MAX, rc, g_rank == 0 ? std::string() : captured_last_line()};
     int winner;
-    auto f = agree(std::move(local), winner);
-    if (f && winner != 0 && g_rank == 0 && !f->message.empty()) std::fprintf(stderr, "%s\n", f->message.c_str());
+    const bool failed_here = local.has_value();
+    auto f = agree(std::move(local), winner, /*ending=*/true);
+    // Rank 0 prints another rank's failure, or one the agreement itself found.
+    const bool own_line = winner == 0 && failed_here;
+    if (f && !own_line && g_rank == 0 && !f->message.empty()) std::fprintf(stderr, "%s\n", f->message.c_str());
     rc = f ? f->rc : kOk;
   }
   stop();

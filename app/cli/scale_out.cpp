@@ -3,10 +3,14 @@
 #include "scale_out.h"
 
 #include <sched.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdint>
 #include <cstdlib>
+#include <string>
+#include <string_view>
 #include <thread>
 #include <fstream>
 
@@ -19,11 +23,80 @@ namespace tc::cli::scale {
 
 namespace {
 bool g_active = false;
+
+/// FNV-1a, 64 bits: a digest to compare, not a security measure.
+struct Fnv {
+  std::uint64_t h = 14695981039346656037ull;
+  void add(const void* data, std::size_t n) {
+    const auto* p = static_cast<const unsigned char*>(data);
+    for (std::size_t i = 0; i < n; ++i) h = (h ^ p[i]) * 1099511628211ull;
+  }
+  void add(std::string_view s) {
+    const std::uint64_t n = s.size();
+    add(&n, sizeof n);
+    add(s.data(), s.size());
+  }
+};
+
+/// A regular file's size and contents (the first and last 8 MiB of a larger
+/// one) go into the digest, so a stale copy on another machine differs.
+void add_file(Fnv& d, const std::string& path) {
+  struct stat st{};
+  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return;
+  d.add(std::string_view("\x01file"));
+  const auto size = static_cast<std::uint64_t>(st.st_size);
+  d.add(&size, sizeof size);
+  constexpr std::uint64_t kPart = 8u << 20;
+  std::string buf;
+  auto part = [&](std::uint64_t at, std::uint64_t n) {
+    buf.resize(static_cast<std::size_t>(n));
+    in.seekg(static_cast<std::streamoff>(at));
+    in.read(buf.data(), static_cast<std::streamsize>(n));
+    d.add(buf.data(), static_cast<std::size_t>(in.gcount()));
+  };
+  if (size <= 2 * kPart) {
+    part(0, size);
+  } else {
+    part(0, kPart);
+    part(size - kPart, kPart);
+  }
 }
+
+/// The job a rank was started with: its arguments and the files they name,
+/// except output files (which only rank 0 writes) and --threads (a per
+/// machine setting that does not change results).
+std::uint64_t job_digest(int argc, char** argv) {
+  Fnv d;
+  bool skip_next = false;
+  for (int i = 1; i < argc; ++i) {
+    std::string_view token = argv[i];
+    if (skip_next) {
+      skip_next = false;
+      continue;
+    }
+    std::string_view flag = token, value;
+    const bool has_value = token.rfind("--", 0) == 0 && token.find('=') != std::string_view::npos;
+    if (has_value) {
+      flag = token.substr(0, token.find('='));
+      value = token.substr(token.find('=') + 1);
+    }
+    if (flag == "-o" || flag == "--out" || flag == "--snapshot-out" || flag == "--threads") {
+      skip_next = !has_value;
+      continue;
+    }
+    d.add(token);
+    add_file(d, std::string(has_value ? value : token));
+  }
+  return d.h;
+}
+}  // namespace
 
 Session::Session(int& argc, char**& argv) {
 #ifdef TC_HAVE_MPI
   g_active = mpi::start(argc, argv);
+  if (g_active) mpi::set_job_digest(job_digest(argc, argv));
 #else
   (void)argc;
   (void)argv;

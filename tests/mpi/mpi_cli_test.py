@@ -98,6 +98,27 @@ def rank_local_failure(name, good, bad, cwd):
     print(f"ok {name}" if not any(f.startswith(name) for f in failures) else f"-- {name}", flush=True)
 
 
+def mismatched_job(name, first, second, cwd, dirs=None, expect="was not started with the same job as rank 0"):
+    """Rank 0 runs `first`, rank 1 `second` (mpirun's A : B form; with `dirs`,
+    each in its own folder, as on two machines with different files). The
+    job must refuse to start, not hang or report a pass: exit 3, the
+    message on stderr, nothing on stdout."""
+    if ONLY and name not in ONLY:
+        return
+    wdirs = dirs or (cwd, cwd)
+    cmd = mpi_prefix(1) + ["-wdir", wdirs[0], TC] + first + [":", "-np", "1", "-wdir", wdirs[1], TC] + second
+    try:
+        p = subprocess.run(cmd, cwd=cwd, capture_output=True, timeout=TIMEOUT, env=MPI_ENV)
+    except subprocess.TimeoutExpired:
+        check(name + ": ends", False, "the job hung")
+        return
+    err = p.stderr.decode()
+    check(name + ": status", p.returncode == 3, f"{p.returncode}: {err!r}")
+    check(name + ": stderr", expect in err and err.count("\n") == 1, repr(err))
+    check(name + ": stdout", p.stdout.decode() == "", p.stdout.decode()[:300])
+    print(f"ok {name}" if not any(f.startswith(name) for f in failures) else f"-- {name}", flush=True)
+
+
 def write(path, text):
     with open(path, "w") as f:
         f.write(text)
@@ -164,6 +185,28 @@ def verify_checks(work):
                                                           "--reference-timeout", "0.2"], work, ranks=3, expect_rc=3)
     rank_local_failure("verify_rank_local_failure", ["verify", "ref.py", *grid],
                        ["verify", "missing.py", *grid], work)
+    # Issue 23, defect 3: ranks given other domains, or another reference
+    # file under the same name, must not report a pass over half the cases.
+    mismatched_job("verify_other_domain", ["verify", "f.py", "--input", "a=int32:0:999", "--input", "b=int32:0:0",
+                                           "--reference", "ref.py"],
+                   ["verify", "f.py", "--input", "a=int32:0:9", "--input", "b=int32:0:0", "--reference", "ref.py"],
+                   work)
+    for side in ("one", "two"):
+        os.makedirs(os.path.join(work, side))
+        write(os.path.join(work, side, "f.py"), open(os.path.join(work, "f.py")).read())
+    write(os.path.join(work, "one", "ref.py"), "def f(a, b):\n    return a * b\n")
+    write(os.path.join(work, "two", "ref.py"), "def f(a, b):\n    return a * b + (1 if a == 0 else 0)\n")
+    job = ["verify", "f.py", *grid, "--reference", "ref.py"]
+    mismatched_job("verify_stale_reference", job, job, work,
+                   dirs=(os.path.join(work, "one"), os.path.join(work, "two")))
+    # Issue 23, defect 9: a rank that ends at once (help, a command that is
+    # not split) must end the job instead of leaving rank 0 waiting.
+    mismatched_job("verify_rank_ends_early", job, ["verify", "--help"], work)
+    mismatched_job("verify_rank_runs_info", job, ["info", "ref.py", *grid], work)
+    # The same job with another --threads is the same job.
+    same = subprocess.run(mpi_prefix(1) + [TC] + job + ["--threads", "1", ":", "-np", "1", TC] + job
+                          + ["--threads", "2"], cwd=work, capture_output=True, timeout=TIMEOUT, env=MPI_ENV)
+    check("verify_threads_differ: status", same.returncode == 1, f"{same.returncode}: {same.stderr.decode()!r}")
     same_as_single("verify_reference_error_first", ["verify", "ref.py", *grid, "--reference", "hang2.py",
                                                     "--reference-timeout", "0.2"], work, expect_rc=3)
 
@@ -198,6 +241,15 @@ def run_checks(work):
     rank_local_failure("run_rank_local_failure", ["run", "g.json", "--cases", "cases.jsonl"],
                        ["run", "missing.json", "--cases", "cases.jsonl"], work)
     same_as_single("run_cases_missing_file", ["run", "g.json", "--cases", "nothing.jsonl"], work, expect_rc=3)
+    # A stale copy of the cases file on the second machine.
+    for side in ("one", "two"):
+        os.makedirs(os.path.join(work, side))
+        os.symlink(os.path.join(work, "g.json"), os.path.join(work, side, "g.json"))
+    lines = open(os.path.join(work, "cases.jsonl")).read().splitlines(True)
+    write(os.path.join(work, "one", "cases.jsonl"), "".join(lines))
+    write(os.path.join(work, "two", "cases.jsonl"), "".join(lines[:-1]))
+    job = ["run", "g.json", "--cases", "cases.jsonl"]
+    mismatched_job("run_stale_cases", job, job, work, dirs=(os.path.join(work, "one"), os.path.join(work, "two")))
 
 
 
@@ -251,6 +303,8 @@ def fit_checks(work):
     same_as_single("fit_one_case_two_ranks", fit + ["--data", "one.jsonl"], work, expect_rc=0)
     rank_local_failure("fit_rank_local_failure", fit + ["--data", "data.jsonl"],
                        ["fit", "missing.json"] + fit[2:] + ["--data", "data.jsonl"], work)
+    mismatched_job("fit_other_lr", fit + ["--data", "data.jsonl", "--lr", "0.1"],
+                   fit + ["--data", "data.jsonl", "--lr", "0.2"], work)
     write(os.path.join(work, "empty.jsonl"), "\n\n")
     same_as_single("fit_no_cases", fit + ["--data", "empty.jsonl"], work, expect_rc=3, outputs=["trained.json"])
 
