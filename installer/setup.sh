@@ -19,6 +19,10 @@ JOBS=${JOBS:-$(nproc)}
 
 bash "$here/install-deps.sh"
 
+# Paths inside the checkout hash relative, so a fresh clone elsewhere (CI)
+# reuses the objects of an earlier build on this machine.
+export CCACHE_BASEDIR="$root"
+
 configure() {  # configure DIR [cmake args...]
   local dir=$1; shift
   local launcher=()
