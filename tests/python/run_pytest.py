@@ -6,18 +6,26 @@ usage: run_pytest.py [--require MODULE]... -- PYTEST_ARGS...
 import importlib
 import sys
 
-args = sys.argv[1:]
-split = args.index("--") if "--" in args else len(args)
-options, pytest_args = args[:split], args[split + 1:]
-for i, a in enumerate(options):
-    if a == "--require":
-        name = options[i + 1]
-        try:
-            importlib.import_module(name)
-        except ImportError as e:
-            print(f"SKIPPED: {name} is not importable ({e})")
-            sys.exit(77)
 
-import pytest  # noqa: E402
+def main():
+    args = sys.argv[1:]
+    split = args.index("--") if "--" in args else len(args)
+    options, pytest_args = args[:split], args[split + 1:]
+    for i, a in enumerate(options):
+        if a == "--require":
+            name = options[i + 1]
+            try:
+                importlib.import_module(name)
+            except ImportError as e:
+                print(f"SKIPPED: {name} is not importable ({e})")
+                sys.exit(77)
 
-sys.exit(pytest.main(["-q", "-p", "no:cacheprovider", *pytest_args]))
+    import pytest
+
+    sys.exit(pytest.main(["-q", "-p", "no:cacheprovider", *pytest_args]))
+
+
+# Guarded: processes started with multiprocessing's spawn (the distributed
+# test) import this main module again and must not rerun the suite.
+if __name__ == "__main__":
+    main()
