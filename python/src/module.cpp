@@ -151,6 +151,7 @@ PYBIND11_MODULE(_core, m) {
   m.doc() = "tensorcode core (private): use tensorcode.program";
   tcpy::bind_misc(m);
   tcpy::bind_program(m);
+  tcpy::bind_batch(m);
   tcpy::bind_builder(m);
   tcpy::bind_runtime(m);
   tcpy::bind_verify(m);

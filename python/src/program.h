@@ -13,6 +13,8 @@
 
 namespace tcpy {
 
+class BatchBridge;
+
 class CoreProgram {
  public:
   explicit CoreProgram(tc::Program program, std::shared_ptr<HostBindings> bindings = nullptr);
@@ -34,6 +36,8 @@ class CoreProgram {
   py::tuple forward_backward(py::handle inputs, py::handle params, py::handle seeds);
 
   tc::Evaluator& evaluator();
+  /// The batched gradient tapes (batch_grad.cpp), created on first use.
+  std::shared_ptr<BatchBridge>& batch_bridge() { return batch_; }
 
  private:
   tc::Env env_from(py::handle inputs, py::handle params) const;
@@ -47,12 +51,14 @@ class CoreProgram {
   bool differentiating_ = false;     ///< a tape is running (a binding may call back in)
   tc::Env fast_env_;                 ///< every input name present; values overwritten per call
   std::vector<py::object> out_keys_;  ///< output names as interned str
+  std::shared_ptr<BatchBridge> batch_;
 };
 
 /// From a Python object: a _core.Program (pybind cast).
 CoreProgram& core_program(py::handle o);
 
 void bind_program(py::module_& m);
+void bind_batch(py::module_& m);  ///< batch_grad.cpp: after bind_program (adds to Program)
 void bind_builder(py::module_& m);
 void bind_runtime(py::module_& m);
 void bind_verify(py::module_& m);

@@ -111,6 +111,19 @@ class Program:
         parameters, in the program's semantics (exact, relaxed or hybrid)."""
         return self._with(bindings).gradients(inputs, output, params)
 
+    def gradients_batch(self, columns, output="result", *, seeds=None, params=None, bindings=None, errors="raise",
+                        threads=1):
+        """The batched VJP without torch: `columns` maps every input to a 1-d
+        array (one case per element) or a number shared by every case.
+        Returns {"value": output per case, "inputs": {input: per-case
+        d(seed * output)/d(input)}, "parameters": {parameter: that summed over
+        the cases, in case order}, "failed": [case, ...]}. `seeds` (default 1)
+        weights each case's output. Every case equals gradients() on it alone,
+        bit for bit. A failing case raises EvaluationError with .case, or with
+        errors="nan" gets a NaN value and zero gradients and is listed in
+        "failed" (and left out of the sums). `threads` cores share the cases."""
+        return self._with(bindings).gradients_batch(columns, output, seeds, params, errors, int(threads))
+
     def step(self, inputs, state=None, *, bindings=None):
         """One pure event: (outputs, next_state). `state` defaults to the
         initial state; nothing is committed (see Runtime for that)."""
@@ -198,10 +211,13 @@ class Program:
             raise TypeError(f"from_json() takes the artifact's text, not {type(text).__name__}")
         return cls(_core.Program.from_json(text))
 
-    def to_tensor_module(self):
-        """A torch.nn.Module over this program (imports torch)."""
+    def to_tensor_module(self, *, errors="raise", threads=1):
+        """A torch.nn.Module over this program (imports torch): inputs are
+        1-D tensors [B] (one case each), 0-d tensors or numbers; one batched
+        forward and one batched reverse pass in core per call. errors="nan"
+        masks failing cases; `threads` cores share a batch (0: every core)."""
         from .torch_module import TensorModule
-        return TensorModule(self)
+        return TensorModule(self, errors=errors, threads=threads)
 
     # -- pickling: copy.deepcopy, pickle, torch.save ----------------------
     # The circuit travels as its artifact JSON (_core.Program pickles that

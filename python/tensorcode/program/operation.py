@@ -12,11 +12,12 @@ def _program(artifact):
 
 
 class ProgramOperation(TensorModule):
-    """op(dict of scalar tensors) -> dict of tensors, with the core's
-    gradients; the parameters are exposed like TensorModule's. Programs with
-    state or host calls are refused when the operation is constructed."""
+    """op({input: tensor [B], 0-d tensor or number}) -> {output: tensor}, with
+    the core's batched gradients; inputs, outputs, dtypes, `errors` and
+    `threads` as TensorModule's, and the parameters exposed like its. Programs
+    with state or host calls are refused when the operation is constructed."""
 
-    def __init__(self, artifact):
+    def __init__(self, artifact, *, errors="raise", threads=1):
         program = _program(artifact)
         info = program._c.info()
         if info["state"]:
@@ -25,4 +26,4 @@ class ProgramOperation(TensorModule):
         if info["calls"]:
             raise ArtifactError(f"ProgramOperation needs a call-free program, but it calls "
                                 f"'{info['calls'][0]}': host bindings cannot be replayed")
-        super().__init__(program)
+        super().__init__(program, errors=errors, threads=threads)

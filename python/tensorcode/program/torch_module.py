@@ -3,69 +3,178 @@ Program.to_tensor_module() and tensorcode.program.operation).
 
 Forward values and gradients come from the core's checked evaluator and
 reverse mode, in the program's own semantics (exact, relaxed, hybrid); torch
-only carries them. It is not a vectorised or CUDA version of the circuit:
-every input is a scalar.
+only carries them. Each input is a 1-D tensor [B] (one case per element), a
+0-d tensor or a number (the same value for every case): one call evaluates
+the whole batch in core, and backward is the core's batched reverse pass
+over the values the forward kept (it never runs the forward again). It is
+not a CUDA version of the circuit: tensors must be on the CPU.
 """
+import functools
+
 import torch
 from torch import nn
+from torch._C import _functions
+
+_SECOND_ORDER = (b"a tensorcode program has first derivatives only: differentiating its gradient again "
+                 b"(create_graph=True, then grad of the result) is not supported")
 
 
-def _scalar(name, value):
+def _first_order_only(backward):
+    """Like torch.autograd.function.once_differentiable, but keyed on
+    create_graph rather than on whether the grad_outputs require grad: with
+    create_graph=True the gradients go through a node that raises if they
+    are differentiated again. (once_differentiable lets them through as
+    constants when the incoming grad does not require grad, as for
+    `torch.autograd.grad(y, x, create_graph=True)`, and its error node is
+    not on any path to x: the circuit's part of the second derivative was
+    silently dropped.)"""
+
+    @functools.wraps(backward)
+    def wrapper(ctx, *grad_outputs):
+        with torch.no_grad():
+            grads = backward(ctx, *grad_outputs)
+        if not torch.is_grad_enabled():  # create_graph=False
+            return grads
+        where = [k for k, g in enumerate(grads) if isinstance(g, torch.Tensor)]
+        if not where:
+            return grads
+        fake = []
+        for k in where:
+            g = grads[k].detach()
+            g.requires_grad = True
+            fake.append(g)
+        # The forward's inputs join the error node too, so that a later grad
+        # with respect to any of them passes through it (autograd runs only
+        # the nodes on a path to the requested inputs).
+        anchors = [t for t in ctx.saved_tensors if t.requires_grad]
+        guarded = _functions.DelayedError(_SECOND_ORDER, len(fake) + len(anchors))(*fake, *anchors)
+        if not isinstance(guarded, tuple):
+            guarded = (guarded,)
+        grads = list(grads)
+        for k, g in zip(where, guarded):
+            grads[k] = g
+        return tuple(grads)
+    return wrapper
+
+_INTEGRAL = ("int32", "boolean")
+
+
+def _column(name, value, domain):
+    """(value for the core, tensor or None, batch length or None)."""
     if isinstance(value, torch.Tensor):
-        if value.numel() != 1:
-            raise ValueError(f"input '{name}' is a tensor with {value.numel()} elements: select scalar values "
-                             "(one element per input); this API is not a general tensor compiler")
-        return value
+        if value.device.type != "cpu":
+            raise ValueError(f"input '{name}' is on {value.device}: the program runs on the CPU; move the tensor "
+                             "with .cpu() (outputs and gradients come back on the CPU)")
+        if value.dim() > 1:
+            raise ValueError(f"input '{name}' has shape {list(value.shape)}: give a 1-D tensor [B] (one case per "
+                             "element) or a 0-d tensor; flatten a batch with .reshape(-1), or select scalar values")
+        if value.is_complex():
+            raise TypeError(f"input '{name}' is a complex tensor ({value.dtype}): the program takes real numbers")
+        if not value.is_floating_point() and domain is not None and domain.type not in _INTEGRAL:
+            raise TypeError(f"input '{name}' is an integer tensor ({value.dtype}) but the program's input is "
+                            f"{domain.type}: convert it with .double() (or .float())")
+        data = value.detach()
+        if data.dtype != torch.float64:
+            data = data.to(torch.float64)
+        # Contiguous float64 passes to the core without a copy.
+        array = data.contiguous().numpy()
+        return array, value, (value.shape[0] if value.dim() == 1 else None)
     if isinstance(value, (bool, int, float)):
-        return torch.tensor(float(value), dtype=torch.float64)
-    raise TypeError(f"input '{name}' must be a scalar tensor or a number, not {type(value).__name__}")
+        return float(value), None, None
+    raise TypeError(f"input '{name}' must be a tensor or a number, not {type(value).__name__}")
+
+
+def _seed(g):
+    """A grad_output as a core seed: None, a number, or a float64 column."""
+    if g is None:
+        return None
+    if g.dim() == 0:
+        return float(g)
+    if g.dim() == 1 and g.shape[0] > 1 and g.stride(0) == 0:
+        return float(g[0])  # expanded from one value (the backward of sum())
+    return g.detach().to(torch.float64).contiguous().numpy()
 
 
 class _ProgramFunction(torch.autograd.Function):
-    """Outputs of the circuit; backward asks the core for the VJP."""
+    """Outputs of the circuit for a batch; backward asks the core for the
+    batched VJP over the record the forward kept."""
 
     @staticmethod
-    def forward(ctx, core, input_names, param_names, *values):
-        n = len(input_names)
-        inputs = {k: float(v) for k, v in zip(input_names, values[:n])}
-        params = {k: float(v) for k, v in zip(param_names, values[n:])}
-        outputs, _ = core.forward_backward(inputs, params, None)
-        ctx.core = core
-        ctx.inputs = inputs
-        ctx.params = params
-        ctx.names = (input_names, param_names)
-        ctx.shapes = [(v.shape, v.dtype) for v in values]
-        return tuple(torch.tensor(o, dtype=torch.float64) for o in outputs)
+    def forward(ctx, call, *values):
+        module, names, columns, shapes, count, batched, out_dtype, keep = call
+        params = {p: float(w) for p, w in zip(module.parameter_names, values[len(names):])}
+        core = module._core
+        outputs, record = core.batch_forward(columns, params, count, keep, module.errors, module.threads, batched)
+        ctx.record = record
+        ctx.save_for_backward(*[v for v in values if isinstance(v, torch.Tensor)])
+        ctx.meta = (names, shapes, count, module.parameter_names, module.threads, batched)
+        result = torch.from_numpy(outputs)
+        if out_dtype != torch.float64:
+            result = result.to(out_dtype)
+        if not batched:
+            return tuple(result[k, 0] for k in range(result.shape[0]))
+        return tuple(result[k] for k in range(result.shape[0]))
 
     @staticmethod
+    @_first_order_only
     def backward(ctx, *grad_outputs):
-        seeds = [0.0 if g is None else float(g) for g in grad_outputs]
-        _, (grad_in, grad_param) = ctx.core.forward_backward(ctx.inputs, ctx.params, seeds)
-        input_names, param_names = ctx.names
+        names, shapes, count, param_names, threads, batched = ctx.meta
+        if ctx.record is None:
+            raise RuntimeError("this forward kept no record for backward (it ran without gradients)")
+        seeds = [_seed(g) for g in grad_outputs]
+        # Inputs given once for the whole batch get the sum of their gradients.
+        summed = [name for name, shape in zip(names, shapes) if shape is not None and count > 1 and
+                  (len(shape[0]) == 0 or shape[0][0] == 1)]
+        grad_in, grad_param = ctx.record.reverse(seeds, summed, threads, batched)
         grads = []
-        for i, name in enumerate(list(input_names) + list(param_names)):
-            table = grad_in if i < len(input_names) else grad_param
-            g = table.get(name)
-            shape, dtype = ctx.shapes[i]
-            grads.append(None if g is None else torch.tensor(g, dtype=dtype).reshape(shape))
-        return (None, None, None, *grads)
+        for name, shape in zip(names, shapes):
+            if shape is None:  # a number
+                grads.append(None)
+                continue
+            size, dtype = shape
+            g = grad_in.get(name)
+            if g is None:  # not a differentiable input
+                grads.append(None)
+            elif isinstance(g, float):
+                grads.append(torch.tensor(g, dtype=dtype).reshape(size))
+            else:
+                grads.append(torch.from_numpy(g).to(dtype).reshape(size))
+        for p in param_names:
+            g = grad_param.get(p)
+            grads.append(None if g is None else torch.tensor(g, dtype=torch.float64))
+        return (None, *grads)
 
 
 class TensorModule(nn.Module):
     """A program as a module. Its parameters are the program's parameters as
     float64 nn.Parameters (in `params`, keyed by name with '.' written as '/'),
-    so native optimizers and state_dict work. forward(dict of scalar tensors)
-    returns a dict of 0-d float64 tensors by output name."""
+    so native optimizers and state_dict work.
 
-    def __init__(self, program):
+    forward({input: value}) takes per input a 1-D tensor [B] (one case per
+    element), a 0-d tensor or a number (shared by every case) and returns a
+    dict of [B] tensors by output name (0-d tensors when no input is 1-D).
+    Computation is in the program's dtype; outputs come back in the inputs'
+    floating dtype (float64 when there is none) and each input's gradient in
+    its own dtype. `errors="nan"` gives a failing case NaN outputs and zero
+    gradients (left out of the parameter gradients) instead of raising
+    EvaluationError; `threads` cores share a batch (0: every core)."""
+
+    def __init__(self, program, *, errors="raise", threads=1):
         super().__init__()
         from . import Program
         if not isinstance(program, Program):
             raise TypeError(f"expected a tensorcode.program.Program, not {type(program).__name__}")
+        if errors not in ("raise", "nan"):
+            raise ValueError(f"errors must be 'raise' or 'nan', not {errors!r}")
+        if not isinstance(threads, int) or isinstance(threads, bool) or threads < 0:
+            raise ValueError(f"threads must be 0 (every core) or a positive count, not {threads!r}")
         info = program._c.info()
         self._program = program
         self._core = program._c
+        self.errors = errors
+        self.threads = threads
         self.input_names = tuple(name for name, _, _ in info["inputs"])
+        self._domains = {name: domain for name, domain, _ in info["inputs"]}
         self.output_names = tuple(info["outputs"])
         self.parameter_names = tuple(name for name, _ in info["parameters"])
         self.params = nn.ParameterDict()
@@ -89,9 +198,37 @@ class TensorModule(nn.Module):
             raise TypeError(f"forward() takes a dict of input tensors, not {type(inputs).__name__}")
         # Missing and unknown names are the core's to report.
         names = tuple(inputs)
-        values = [_scalar(name, inputs[name]) for name in names]
+        values, shapes, tensors = [], [], []
+        count, sized_by, dtypes = None, None, []
+        for name in names:
+            value, tensor, length = _column(name, inputs[name], self._domains.get(name))
+            values.append(value)
+            shapes.append(None if tensor is None else (tensor.shape, tensor.dtype))
+            if tensor is not None:
+                tensors.append(tensor)
+                if tensor.is_floating_point():
+                    dtypes.append(tensor.dtype)
+            if length is not None and length != 1:
+                if count is None:
+                    count, sized_by = length, name
+                elif length != count:
+                    raise ValueError(f"input '{name}' has {length} cases but input '{sized_by}' has {count}: "
+                                     "1-D inputs must have the same length (or length 1)")
+        batched = any(s is not None and len(s[0]) == 1 for s in shapes)
+        if count is None:
+            count = 1
+        out_dtype = torch.float64
+        if dtypes:
+            out_dtype = dtypes[0]
+            for d in dtypes[1:]:
+                out_dtype = torch.promote_types(out_dtype, d)
         weights = [self.params[self._keys[n]] for n in self.parameter_names]
-        outputs = _ProgramFunction.apply(self._core, names, self.parameter_names, *values, *weights)
+        keep = torch.is_grad_enabled() and (any(t.requires_grad for t in tensors) or
+                                            any(w.requires_grad for w in weights))
+        # The core reads `columns`; the tensors themselves go through apply so
+        # that autograd routes their gradients.
+        call = (self, names, dict(zip(names, values)), shapes, count, batched, out_dtype, keep)
+        outputs = _ProgramFunction.apply(call, *[inputs[name] for name in names], *weights)
         return dict(zip(self.output_names, outputs))
 
     def program(self):
