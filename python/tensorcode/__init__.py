@@ -2,3 +2,7 @@
 
 The Python interface lives in :mod:`tensorcode.program`.
 """
+
+# The package version, read by the build backend (python/pep517) for the
+# wheel's metadata: the one place it is written.
+__version__ = "0.1.0"

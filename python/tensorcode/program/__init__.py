@@ -7,7 +7,16 @@ Importing this package never imports torch; Program.to_tensor_module() does.
 """
 import json as _json
 
-from . import _core
+try:
+    from . import _core
+except ImportError as _error:
+    # An extension built for another interpreter would otherwise surface as
+    # CPython's misleading "partially initialized module ... circular import".
+    from ._extension import import_error as _import_error
+    _explained = _import_error(_error, __path__)
+    if _explained is None:
+        raise
+    raise _explained from None
 from .errors import ArtifactError, CompileError, EvaluationError, VerificationError
 
 _core.register_errors(CompileError, EvaluationError, ArtifactError, VerificationError)
