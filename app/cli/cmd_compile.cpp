@@ -17,7 +17,7 @@ struct CompileArgs {
 };
 
 int run_compile(const CompileArgs& a) {
-  auto text = read_file(a.program.path);
+  auto text = read_file(a.program.path, kMaxSourceBytes);  // a stream is read up to the limit, no further
   if (!text) {
     report(text.error());
     return kRejected;

@@ -4,10 +4,14 @@
 // case (its outputs, or {"error": ...}).
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <memory>
+#include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -165,23 +169,39 @@ int run_single(const RunArgs& args, const LoadedProgram& loaded, const Evaluator
   return kOk;
 }
 
-/// Reads the cases (the file, or this rank's shard of it under mpirun, whose
+/// Cases one process holds at once when it cannot stream them (its output
+/// goes to a file, or its shard is joined under mpirun): 2^26 cases, 512 MiB
+/// per input column.
+constexpr std::size_t kMaxCasesInMemory = std::size_t(1) << 26;
+/// Cases read, evaluated and printed together when the output streams.
+constexpr std::size_t kStreamBlock = std::size_t(1) << 16;
+
+/// Reads cases (the file, or this rank's shard of it under mpirun, whose
 /// first line is the file's line `first_line`) into columns (input_ids
-/// order). Any malformed line is an error naming its 1-based line in the
-/// file (Diagnostic::loc.line, column 0); blank lines are skipped.
-Status read_cases(std::istream& in, std::uint64_t first_line, const std::string& path, const Program& p,
+/// order), at most `max_count` of them: `more` tells whether reading stopped
+/// there with lines left. `lineno` is the file line read last (0 before the
+/// first); calls continue from it. Any malformed line is an error naming its
+/// 1-based line in the file (Diagnostic::loc.line, column 0); blank lines
+/// are skipped.
+Status read_cases(std::istream& in, std::size_t& lineno, const std::string& path, const Program& p,
                   const std::vector<NodeId>& ids, std::vector<std::vector<double>>& columns, std::size_t& count,
-                  scale::SharedProgress& progress) {
+                  std::size_t max_count, bool& more, scale::SharedProgress& progress) {
   in.exceptions(std::ios::goodbit);
   std::map<std::string, std::size_t, std::less<>> index;
   for (std::size_t k = 0; k < ids.size(); ++k) index.emplace(p.nodes[static_cast<std::size_t>(ids[k])].name, k);
   columns.assign(ids.size(), {});
   count = 0;
+  more = false;
   std::string line;
-  std::size_t lineno = static_cast<std::size_t>(first_line) - 1;
   std::vector<std::uint8_t> seen(ids.size());
   auto fail = [&](const std::string& msg) { return make_error(msg, SourceLoc{static_cast<int>(lineno), 0}); };
-  for (LineRead got; (got = read_line_bounded(in, line, kMaxCaseLineBytes)) != LineRead::End;) {
+  while (true) {
+    if (count == max_count) {
+      more = in.peek() != std::char_traits<char>::eof();
+      break;
+    }
+    const LineRead got = read_line_bounded(in, line, kMaxCaseLineBytes);
+    if (got == LineRead::End) break;
     ++lineno;
     if (got == LineRead::TooLong)
       return fail("the line is longer than " + std::to_string(kMaxCaseLineBytes) + " bytes (a case is one short object)");
@@ -214,40 +234,16 @@ Status read_cases(std::istream& in, std::uint64_t first_line, const std::string&
   return ok_status();
 }
 
-int run_cases(const RunArgs& args, const LoadedProgram& loaded, const Evaluator& ev, const Env& fixed) {
-  const Program& p = loaded.program;
-  std::vector<std::vector<double>> columns;
-  std::size_t count = 0;
-  ProgressLine progress;
-  // Under mpirun each rank reads its own shard of the file (scale_out.h).
-  auto input = scale::open_lines(args.cases, "cases file");
-  if (!input) {
-    if (!scale::is_remote_failure(input.error())) report(input.error());  // else rank 0 printed it
-    return kRejected;
-  }
-  std::optional<scale::Failure> bad_line;
-  scale::SharedProgress reading(&progress, 0);
-  Status read = read_cases(*input->stream, input->first_line, args.cases, p, ev.input_ids(), columns, count, reading);
-  reading.close();
-  if (Status s = std::move(read); !s) {
-    const Diagnostic& d = s.error();
-    // "FILE:LINE: error: MESSAGE", as replay reports event lines.
-    bad_line = scale::Failure{d.loc ? static_cast<std::uint64_t>(d.loc->line) : 0, kRejected,
-                              d.loc ? args.cases + ":" + std::to_string(d.loc->line) + ": error: " + d.message
-                                    : Diagnostic(d).format()};
-  }
-  if (auto f = scale::first_failure(std::move(bad_line))) {  // the first bad line over all ranks
-    progress.clear();
-    std::fprintf(stderr, "%s\n", f->message.c_str());
-    return f->rc;
-  }
-  scale::OrderedOutput output(args.out);
-  // Every rank's cases, so rank 0 shows "evaluated N of TOTAL" for the job.
-  scale::SharedProgress evaluating(&progress, scale::total(count));
+/// Evaluates `count` cases held in `columns` and appends one line per case
+/// to `output`; a batch-level failure (not a case's own) is returned.
+std::optional<scale::Failure> evaluate_cases(const RunArgs& args, const Program& p, const Evaluator& ev,
+                                             const Env& fixed, const std::vector<std::vector<double>>& columns,
+                                             std::size_t count, std::uint64_t first_line, std::uint64_t done_before,
+                                             scale::OrderedOutput& output, scale::SharedProgress& evaluating) {
   // CPU chunks bound the memory of the results and let progress show (the
   // evaluator blocks cases further inside each chunk). Another backend gets
   // the whole batch at once, as it prepares its device program per call.
-  const std::size_t chunk = args.backend == "cpu" ? std::size_t{1} << 16 : count;
+  const std::size_t chunk = args.backend == "cpu" ? kStreamBlock : std::max<std::size_t>(count, 1);
   BatchResult br;
   std::string text;
   std::vector<std::span<const double>> spans(columns.size());
@@ -257,11 +253,9 @@ int run_cases(const RunArgs& args, const LoadedProgram& loaded, const Evaluator&
     Status s = args.backend == "cpu" ? ev.run_batch(spans, m, fixed, br, scale::threads(args.threads))
                                      : run_batch_on_backend(args.backend, p, spans, m, fixed, br);
     if (!s) {
-      evaluating.close();
-      progress.clear();
       Diagnostic d = s.error();
       if (!d.loc || !d.loc->valid()) d.file.clear();  // as report() prints it
-      return output.finish(scale::Failure{input->first_line, kRejected, d.format()});
+      return scale::Failure{first_line, kRejected, d.format()};
     }
     text.clear();
     std::size_t next_error = 0;
@@ -280,11 +274,92 @@ int run_cases(const RunArgs& args, const LoadedProgram& loaded, const Evaluator&
       text += '\n';
     }
     output.append(text);
-    evaluating.update(start + m, "evaluated");
+    evaluating.update(done_before + start + m, "evaluated");
+  }
+  return std::nullopt;
+}
+
+/// "FILE:LINE: error: MESSAGE", as replay reports event lines.
+scale::Failure bad_line_failure(const std::string& path, const Diagnostic& d) {
+  return scale::Failure{d.loc ? static_cast<std::uint64_t>(d.loc->line) : 0, kRejected,
+                        d.loc ? path + ":" + std::to_string(d.loc->line) + ": error: " + d.message
+                              : Diagnostic(d).format()};
+}
+
+/// One process writing to stdout: blocks of cases are read, evaluated and
+/// printed in turn, so a pipe that never ends is served in bounded memory.
+/// A malformed line stops the run there, after the lines of the blocks
+/// before it were printed.
+int stream_cases(const RunArgs& args, const Program& p, const Evaluator& ev, const Env& fixed,
+                 scale::LineInput& input, ProgressLine& progress) {
+  scale::OrderedOutput output(args.out);
+  scale::SharedProgress evaluating(&progress, 0);
+  std::vector<std::vector<double>> columns;
+  std::size_t lineno = static_cast<std::size_t>(input.first_line) - 1, count = 0;
+  std::uint64_t done = 0;
+  for (bool more = true; more;) {
+    const std::uint64_t block_line = lineno + 1;
+    Status read = read_cases(*input.stream, lineno, args.cases, p, ev.input_ids(), columns, count, kStreamBlock, more,
+                             evaluating);
+    if (!read) {
+      evaluating.close();
+      progress.clear();
+      return output.finish(bad_line_failure(args.cases, read.error()));
+    }
+    if (auto f = evaluate_cases(args, p, ev, fixed, columns, count, block_line, done, output, evaluating)) {
+      evaluating.close();
+      progress.clear();
+      return output.finish(std::move(f));
+    }
+    done += count;
+    std::fflush(stdout);
   }
   evaluating.close();
   progress.clear();
   return output.finish();
+}
+
+int run_cases(const RunArgs& args, const LoadedProgram& loaded, const Evaluator& ev, const Env& fixed) {
+  const Program& p = loaded.program;
+  std::vector<std::vector<double>> columns;
+  std::size_t count = 0;
+  ProgressLine progress;
+  // Under mpirun each rank reads its own shard of the file (scale_out.h).
+  auto input = scale::open_lines(args.cases, "cases file");
+  if (!input) {
+    if (!scale::is_remote_failure(input.error())) report(input.error());  // else rank 0 printed it
+    return kRejected;
+  }
+  if (!scale::active() && args.backend == "cpu" && (args.out.empty() || args.out == "-"))
+    return stream_cases(args, p, ev, fixed, *input, progress);
+  std::optional<scale::Failure> bad_line;
+  scale::SharedProgress reading(&progress, 0);
+  std::size_t lineno = static_cast<std::size_t>(input->first_line) - 1;
+  bool more = false;
+  Status read = read_cases(*input->stream, lineno, args.cases, p, ev.input_ids(), columns, count, kMaxCasesInMemory,
+                           more, reading);
+  reading.close();
+  if (!read) {
+    bad_line = bad_line_failure(args.cases, read.error());
+  } else if (more) {
+    bad_line = scale::Failure{static_cast<std::uint64_t>(lineno) + 1, kRejected,
+                              args.cases + ":" + std::to_string(lineno + 1) + ": error: more than " +
+                                  std::to_string(kMaxCasesInMemory) +
+                                  " cases for one process writing a file or joining a job: split the file, or "
+                                  "let one process print to standard output, where cases stream in blocks"};
+  }
+  if (auto f = scale::first_failure(std::move(bad_line))) {  // the first bad line over all ranks
+    progress.clear();
+    std::fprintf(stderr, "%s\n", f->message.c_str());
+    return f->rc;
+  }
+  scale::OrderedOutput output(args.out);
+  // Every rank's cases, so rank 0 shows "evaluated N of TOTAL" for the job.
+  scale::SharedProgress evaluating(&progress, scale::total(count));
+  auto failed = evaluate_cases(args, p, ev, fixed, columns, count, input->first_line, 0, output, evaluating);
+  evaluating.close();
+  progress.clear();
+  return output.finish(std::move(failed));
 }
 
 int run_command(const RunArgs& args) {

@@ -34,6 +34,10 @@ struct VerifyArgs {
   unsigned threads = 0;  ///< 0: every core (circuit threads and reference processes)
 };
 
+/// Supplied cases are parsed whole (every rank plans all of them): a file or
+/// a stream is read up to 256 MiB, several million cases, and no further.
+constexpr std::size_t kMaxVerifyCasesBytes = std::size_t(256) << 20;
+
 int run_verify(const VerifyArgs& args) {
   if (Status s = check_tolerance({args.atol, args.rtol}); !s) {
     std::fprintf(stderr, "error: %s\n", s.error().message.c_str());
@@ -72,7 +76,7 @@ int run_verify(const VerifyArgs& args) {
     ro.filename = args.program.path;
     ro.function = loaded->compile_options.function;
   } else {
-    auto text = read_file(args.reference);
+    auto text = read_file(args.reference, kMaxSourceBytes);
     if (!text) {
       report(text.error());
       return kRejected;
@@ -95,7 +99,7 @@ int run_verify(const VerifyArgs& args) {
   vo.threads = scale::threads(args.threads);  // under mpirun: this machine's share
   vo.tolerance = {args.atol, args.rtol};
   if (!args.cases.empty()) {
-    auto text = read_file(args.cases);
+    auto text = read_file(args.cases, kMaxVerifyCasesBytes);
     if (!text) {
       report(text.error());
       return kRejected;

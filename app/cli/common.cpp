@@ -76,7 +76,8 @@ Result<CompileOptions> compile_options_from(const ProgramArgs& args) {
 
 Result<LoadedProgram> load_program(const ProgramArgs& args) {
   // An artifact over the loader's limit is refused by its size, unread.
-  auto text = ends_with(args.path, ".py") ? read_file(args.path) : read_file(args.path, kMaxJsonTextBytes);
+  // A stream (/dev/stdin, a pipe) is read up to the limit and no further.
+  auto text = read_file(args.path, ends_with(args.path, ".py") ? kMaxSourceBytes : kMaxJsonTextBytes);
   if (!text) return text.error();
   LoadedProgram out;
   if (ends_with(args.path, ".py")) {

@@ -14,9 +14,8 @@ Diagnostic located(Diagnostic d, const std::string& file) {
   return d;
 }
 
-// Fail fast, before the lexer holds tokens for the whole text: a function
-// within the node budget fits in far less.
-constexpr std::size_t kMaxSourceBytes = std::size_t(4) << 20;
+// kMaxSourceBytes: fail fast, before the lexer holds tokens for the whole
+// text: a function within the node budget fits in far less.
 
 Status check_source_size(std::string_view source) {
   if (source.size() <= kMaxSourceBytes) return ok_status();

@@ -13,6 +13,10 @@
 
 namespace tc {
 
+/// The largest Python source compile_python accepts (callers that read a
+/// file or a stream read at most this much and refuse more).
+inline constexpr std::size_t kMaxSourceBytes = std::size_t(4) << 20;
+
 struct CompileOptions {
   std::string filename = "<source>";  ///< used in diagnostics
   std::string function;               ///< required when the module defines several functions

@@ -197,3 +197,39 @@ TEST(Limits, AHundredThousandOutputsLoad) {
 
 }  // namespace
 }  // namespace tc
+
+namespace tc {
+namespace {
+
+// Issue 23, defect 13: streams were read far past the limits (up to 1 GiB
+// for a 4 MiB source cap; run --cases held an endless pipe in memory).
+TEST(StreamLimits, ASourceStreamIsReadOnlyUpToTheSourceLimit) {
+  auto r = testing::run_cli({"compile", "/dev/zero", "--input", "x=float64"});
+  expect_one_error_line(r, "'/dev/zero' is larger than the 4194304-byte limit");
+  const std::string dir = testing::temp_dir();
+  const std::string src = testing::write_temp(dir, "g.py", "def g(x):\n    return x * 2\n");
+  auto v = testing::run_cli({"verify", src, "--input", "x=float64:-1:1", "--reference", "/dev/zero"});
+  expect_one_error_line(v, "'/dev/zero' is larger than the 4194304-byte limit");
+}
+
+TEST(StreamLimits, RunCasesToStdoutStreamsInBlocks) {
+  const std::string dir = testing::temp_dir();
+  const std::string src = testing::write_temp(dir, "g.py", "def g(x):\n    return x * 2\n");
+  // 150,000 good lines, then a bad one: the blocks before it are printed
+  // (65,536 cases each) before the error, as a filter in a pipe would.
+  std::string cases;
+  for (int i = 0; i < 150000; ++i) cases += "{\"x\": " + std::to_string(i % 7) + "}\n";
+  cases += "{\"y\": 1}\n";
+  auto r = testing::run_cli({"run", src, "--input", "x=float64", "--cases", "/dev/stdin"}, cases);
+  expect_one_error_line(r, "/dev/stdin:150001: error: unknown input 'y'");
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 131072);
+  EXPECT_EQ(r.out.substr(0, 26), "{\"result\":0}\n{\"result\":2}\n");
+  // To a file, nothing is written when a line is bad.
+  const std::string out = dir + "/out.jsonl";
+  auto f = testing::run_cli({"run", src, "--input", "x=float64", "--cases", "/dev/stdin", "-o", out}, cases);
+  expect_one_error_line(f, "/dev/stdin:150001: error: unknown input 'y'");
+  EXPECT_FALSE(std::ifstream(out).good());
+}
+
+}  // namespace
+}  // namespace tc
