@@ -14,6 +14,8 @@ PACKAGES=(
   xvfb fonts-dejavu-core dpkg-dev file ccache
   # Python package (pybind11 extension, pytest suite, the PyTorch bridge)
   pybind11-dev python3-pybind11 python3-pytest python3-numpy python3-torch
+  # pip install into a venv (pyproject.toml; ctest python.venv_*), the stubs' checks (python.stubtest)
+  python3-venv python3-pip mypy
   # portable SIMD and all-cores evaluation
   libhwy-dev libtbb-dev
   # libFuzzer targets and the fuzz stage of CI
