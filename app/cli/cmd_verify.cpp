@@ -71,6 +71,11 @@ int run_verify(const VerifyArgs& args) {
   PythonReferenceOptions ro;
   ro.max_seconds_per_case = args.reference_timeout;
   ro.max_memory_bytes = args.reference_memory_mib << 20;
+  if (const std::uint64_t got = reference_memory_limit(ro.max_memory_bytes); got < ro.max_memory_bytes)
+    std::fprintf(stderr,
+                 "warning: the reference workers get %llu MiB, the address-space limit this process inherited "
+                 "(ulimit -v), not --reference-memory %llu\n",
+                 static_cast<unsigned long long>(got >> 20), static_cast<unsigned long long>(args.reference_memory_mib));
   if (args.reference.empty()) {
     ro.source = *loaded->source;
     ro.filename = args.program.path;

@@ -132,7 +132,9 @@ class PythonReference final : public Reference {
  public:
   explicit PythonReference(PythonReferenceOptions options) : options_(std::move(options)) {
     limits_.seconds_per_case = options_.max_seconds_per_case;
-    limits_.memory_bytes = options_.max_memory_bytes;
+    // An inherited hard limit below the request would make every worker
+    // fail its setrlimit: the worker gets the inherited one instead.
+    limits_.memory_bytes = reference_memory_limit(options_.max_memory_bytes);
   }
 
   /// Starts one worker and loads the module in it.

@@ -42,6 +42,12 @@ struct PythonReferenceOptions {
   std::string python;                  ///< interpreter to run; empty: the one the build was configured with
 };
 
+/// The address-space limit a reference worker really gets for `requested`
+/// bytes: the smaller of `requested` and the hard limit this process
+/// inherited (`ulimit -v`, a batch scheduler), which a worker cannot raise.
+/// Callers compare the two to tell the user the limit was lowered.
+std::uint64_t reference_memory_limit(std::uint64_t requested);
+
 /// False when this build has no CPython reference (TC_ENABLE_PYTHON=OFF) or
 /// its interpreter is missing; `why` says which.
 bool python_reference_available(std::string* why = nullptr);

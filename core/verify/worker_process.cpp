@@ -1,5 +1,7 @@
 #include "verify/worker_process.h"
 
+#include "verify/python_reference.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
@@ -137,6 +139,16 @@ Result<std::unique_ptr<WorkerProcess>> WorkerProcess::start(const std::vector<st
   w->last_change_ = std::chrono::steady_clock::now();
   return w;
 }
+
+std::uint64_t inherited_memory_limit() {
+  struct rlimit now{};
+  if (::getrlimit(RLIMIT_AS, &now) != 0 || now.rlim_max == RLIM_INFINITY) return UINT64_MAX;
+  return static_cast<std::uint64_t>(now.rlim_max);
+}
+
+// Declared in python_reference.h; here because this file is built with and
+// without the CPython reference.
+std::uint64_t reference_memory_limit(std::uint64_t requested) { return std::min(requested, inherited_memory_limit()); }
 
 WorkerProcess::~WorkerProcess() {
   if (pid_ > 0) kill();

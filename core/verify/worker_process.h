@@ -33,6 +33,10 @@ struct WorkerLimits {
   std::size_t max_reply_bytes = std::size_t(64) << 20;   ///< a longer reply frame is an error
 };
 
+/// The hard RLIMIT_AS this process runs under (UINT64_MAX: none). A child
+/// can lower its limits but not raise them past this.
+std::uint64_t inherited_memory_limit();
+
 /// One reply frame.
 struct WorkerReply {
   char kind = 0;

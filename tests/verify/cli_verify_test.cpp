@@ -2,7 +2,11 @@
 // report on stdout, one error line on stderr, exit statuses 0/1/2/3.
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
+
+#include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -25,6 +29,35 @@ TEST(CliVerify, AcceptanceLine) {
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(r.out, "{\"cases\":256,\"exhaustive\":true,\"passed\":true,\"mismatches\":[]}\n");
   EXPECT_EQ(r.err, "");
+}
+
+// Issue 23, defect 14: under an inherited address-space limit below
+// --reference-memory (ulimit -v, as batch schedulers set), the workers
+// could not raise theirs and verify failed with "exited with status 126".
+// Now they get the inherited limit, and the CLI says so.
+TEST(CliVerify, AnInheritedMemoryLimitBelowTheFlagIsUsedAndNamed) {
+  ASSERT_EQ(std::system("command -v prlimit > /dev/null"), 0) << "util-linux's prlimit is part of every Debian system";
+  const std::string dir = testing::temp_dir();
+  const std::string src = testing::write_temp(dir, "zero.py", "def zero(x):\n    return 0\n");
+  const std::string ref = testing::write_temp(
+      dir, "limit.py", "import resource\n\ndef zero(x):\n    return resource.getrlimit(resource.RLIMIT_AS)[1]\n");
+  const std::string out = dir + "/out.txt", err = dir + "/err.txt";
+  const std::string cmd = "prlimit --as=3000000000 " + std::string(TC_CLI) + " verify " + src +
+                          " --input x=int32:0:0 --reference " + ref + " > " + out + " 2> " + err;
+  const int status = std::system(cmd.c_str());
+  auto slurp = [](const std::string& path) {
+    std::ifstream in(path);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  const std::string text = slurp(out), errors = slurp(err);
+  ASSERT_TRUE(WIFEXITED(status)) << status;
+  EXPECT_EQ(WEXITSTATUS(status), 1) << errors;
+  auto j = parse(text);
+  EXPECT_EQ(j["mismatches"][0]["reference"]["result"], 3000000000.0) << text << errors;
+  EXPECT_NE(errors.find("warning: the reference workers get 2861 MiB, the address-space limit this process inherited "
+                        "(ulimit -v), not --reference-memory 4096"),
+            std::string::npos)
+      << errors;
 }
 
 TEST(CliVerify, SourceAgainstAnotherReference) {
