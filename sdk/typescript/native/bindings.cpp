@@ -3,14 +3,25 @@
 // and the core's types. Nothing is computed here that the core computes.
 //
 // Every fallible method returns an object, {value: ...} on success or
-// {error: {kind, message, detail, line, column, node}} on failure, and never
-// throws: the core reports errors as values, and the TypeScript layer turns
-// {error} into a thrown Error subclass.
+// {error: {kind, message, detail, line, column, node}} on failure: the core
+// reports errors as values, and the TypeScript layer turns {error} into a
+// thrown Error subclass. A C++ exception (std::bad_alloc when the heap is
+// full, std::length_error, anything else) never leaves a method: every
+// method is registered through guarded<> below, which throws {error: ...}
+// (kind "resource" or "internal") as a JavaScript value instead, and the
+// TypeScript layer turns that into a TensorcodeError too. Without it,
+// Emscripten hands JavaScript the exception's address as a bare number.
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
 
+#include <emscripten/heap.h>
+#include <malloc.h>
+
 #include <cmath>
 #include <cstdint>
+#include <limits>
+#include <new>
+#include <type_traits>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -67,12 +78,105 @@ val error_value(std::string_view kind, const Diagnostic& d, bool show_location =
 
 val error_value(std::string_view kind, const std::string& message) { return error_value(kind, make_error(message)); }
 
+// ---- C++ exceptions
+
+std::string heap_megabytes() {
+  const double mb = static_cast<double>(emscripten_get_heap_size()) / (1024.0 * 1024.0);
+  return std::to_string(static_cast<long long>(mb + 0.5));
+}
+
+/// The message for an exception caught at the boundary: what the user can do about it.
+std::pair<std::string, std::string> exception_error() {
+  try {
+    throw;
+  } catch (const std::bad_alloc&) {
+    return {"resource", "out of memory: the WebAssembly heap (" + heap_megabytes() +
+                            " MB) cannot hold this; objects not disposed stay allocated until they are "
+                            "garbage-collected, so call dispose() on Programs, Runtimes and Builders you no longer need"};
+  } catch (const std::length_error& e) {
+    return {"resource", std::string("too large for the WebAssembly build (") + e.what() + ")"};
+  } catch (const std::exception& e) {
+    return {"internal", std::string("internal error: ") + e.what()};
+  } catch (...) {
+    return {"internal", "internal error: an unknown C++ exception"};
+  }
+}
+
+[[noreturn]] void throw_error(std::string_view kind, const std::string& message);
+
+/// `Method` with every C++ exception turned into an error (see the top).
+template <auto Method>
+struct guarded;
+
+template <class R, class F>
+R guard_call(F&& f) {
+  std::pair<std::string, std::string> e;
+  try {
+    return f();
+  } catch (...) {
+    e = exception_error();
+  }
+  // A static: the JavaScript throw below skips this frame's destructors.
+  static std::pair<std::string, std::string> pending;
+  pending = std::move(e);
+  throw_error(pending.first, pending.second);
+}
+
+template <class C, class R, class... A, R (C::*Method)(A...)>
+struct guarded<Method> {
+  static R call(C& self, A... args) {
+    return guard_call<R>([&]() -> R { return (self.*Method)(std::forward<A>(args)...); });
+  }
+};
+template <class C, class R, class... A, R (C::*Method)(A...) const>
+struct guarded<Method> {
+  static R call(const C& self, A... args) {
+    return guard_call<R>([&]() -> R { return (self.*Method)(std::forward<A>(args)...); });
+  }
+};
+template <class R, class... A, R (*Function)(A...)>
+struct guarded<Function> {
+  static R call(A... args) {
+    return guard_call<R>([&]() -> R { return Function(std::forward<A>(args)...); });
+  }
+};
+
+// ---- option numbers
+
+/// The JavaScript spelling of a value, for messages.
+std::string js_text(const val& v) {
+  if (v.isString()) return "'" + v.as<std::string>() + "'";
+  return val::global("String")(v).as<std::string>();
+}
+
+/// An integer option: a number, finite, integral, from lo to hi.
+Result<double> integer_option(const val& v, const std::string& name, double lo, double hi) {
+  auto text = [](double d) { return val::global("String")(val(d)).as<std::string>(); };
+  const std::string range = "an integer from " + text(lo) + " to " + text(hi);
+  if (!v.isNumber()) return make_error(name + " must be " + range + ", got " + v.typeOf().as<std::string>() + " " + js_text(v));
+  const double d = v.as<double>();
+  if (!std::isfinite(d) || d != std::floor(d) || d < lo || d > hi) return make_error(name + " must be " + range + ", got " + text(d));
+  return d;
+}
+
+/// The largest count a std::size_t holds here (32 bits in WebAssembly).
+constexpr double kSizeMax = static_cast<double>(std::numeric_limits<std::size_t>::max());
+
 val ok_value(val v) {
   val r = val::object();
   r.set("value", v);
   return r;
 }
 val ok_value() { return ok_value(val::undefined()); }
+
+/// Throws {error: {kind, message, detail}} into JavaScript. Called with no
+/// C++ exception in flight; the strings live in statics because a
+/// JavaScript throw skips the destructors of the frames it leaves.
+[[noreturn]] void throw_error(std::string_view kind, const std::string& message) {
+  static val thrown = val::undefined();
+  thrown = error_value(kind, message);
+  thrown.throw_();
+}
 
 // ---- conversions
 
@@ -158,6 +262,16 @@ val parse_domain_js(const std::string& text) {
   auto d = parse_domain(text);
   if (!d) return error_value("domain", d.error());
   return ok_value(domain_value(*d));
+}
+
+/// Bytes the allocator holds for live objects, and the heap's size: what the
+/// tests watch to find objects that are never freed.
+val heap_stats_js() {
+  const struct mallinfo m = mallinfo();
+  val o = val::object();
+  o.set("used", static_cast<double>(m.uordblks));
+  o.set("size", static_cast<double>(emscripten_get_heap_size()));
+  return o;
 }
 
 val op_names_js() {
@@ -256,8 +370,18 @@ class CoreProgram {
       if (!std::isfinite(t) || t <= 0) return error_value("compile", "temperature must be finite and greater than 0");
       o.temperature = t;
     }
-    if (given(opts, "maxIterations")) o.max_iterations = opts["maxIterations"].as<double>();
-    if (given(opts, "maxNodes")) o.max_nodes = opts["maxNodes"].as<double>();
+    // Integers that fit the frontend's std::size_t (32 bits here): 1e12 used
+    // to wrap to 0 and was reported as "more than 0 nodes".
+    if (given(opts, "maxIterations")) {
+      auto n = integer_option(opts["maxIterations"], "maxIterations", 0, kSizeMax);
+      if (!n) return error_value("argument", n.error());
+      o.max_iterations = static_cast<std::size_t>(*n);
+    }
+    if (given(opts, "maxNodes")) {
+      auto n = integer_option(opts["maxNodes"], "maxNodes", 1, kSizeMax);
+      if (!n) return error_value("argument", n.error());
+      o.max_nodes = static_cast<std::size_t>(*n);
+    }
     if (given(opts, "useInputDirectives")) o.use_input_directives = opts["useInputDirectives"].as<bool>();
     auto compiled = compile_python(source, o);
     if (!compiled) return error_value("compile", compiled.error());
@@ -359,9 +483,13 @@ class CoreProgram {
   /// `count` cases; `columns` holds input k of case c at [k * count + c]
   /// (inputs in node order). Returns {outputs: [Float64Array per output],
   /// failed: Uint8Array, errors: [{index, error}]}.
-  val run_batch(const val& columns, double count_d, const val& params, const val& state, const val& dtype) {
-    const std::size_t count = static_cast<std::size_t>(count_d);
+  val run_batch(const val& columns, const val& count_v, const val& params, const val& state, const val& dtype) {
+    auto count_d = integer_option(count_v, "the case count", 0, kSizeMax);
+    if (!count_d) return error_value("argument", count_d.error());
+    const std::size_t count = static_cast<std::size_t>(*count_d);
     std::optional<Dtype> dt;
+    if (!dtype.isUndefined() && !dtype.isNull() && !dtype.isString())
+      return error_value("argument", "dtype must be float64 or float32, got " + dtype.typeOf().as<std::string>());
     if (dtype.isString()) {
       auto d = dtype_arg(dtype);
       if (!d) return error_value("evaluation", d.error());
@@ -715,9 +843,14 @@ class CoreBuilder {
   int select(const val& c, const val& yes, const val& no) { return keep(b_->select(arg(c), arg(yes), arg(no))); }
   int op(const std::string& name, const val& args) { return keep(b_->op(name, args_of(args))); }
   int gather(const val& values, const val& index) { return keep(b_->gather(args_of(values), arg(index))); }
-  val one_hot(const val& index, int n) {
+  val one_hot(const val& index, const val& n) {
+    auto width = integer_option(n, "oneHot: n", 1, std::numeric_limits<int>::max());
+    if (!width) {
+      fail(width.error().message);
+      return val::array();
+    }
     val ids = val::array();
-    for (Value v : b_->one_hot(arg(index), n)) ids.call<void>("push", keep(v));
+    for (Value v : b_->one_hot(arg(index), static_cast<int>(*width))) ids.call<void>("push", keep(v));
     return ids;
   }
   int gather_one_hot(const val& selectors, const val& values) {
@@ -727,8 +860,18 @@ class CoreBuilder {
     return keep(b_->affine(args_of(xs), emscripten::convertJSArrayToNumberVector<double>(coefficients), optional_number(bias)));
   }
   int sparse_affine(const val& xs, const val& indices, const val& coefficients, const val& bias) {
-    return keep(b_->sparse_affine(args_of(xs), emscripten::convertJSArrayToNumberVector<std::int32_t>(indices),
-                                  emscripten::convertJSArrayToNumberVector<double>(coefficients), optional_number(bias)));
+    // Each index read as a double and checked: a conversion to int32 would
+    // truncate 1.9 to 1 and wrap 2**40 to 0 (another circuit, no error).
+    std::vector<std::int32_t> ks;
+    const unsigned n = val::global("Array").call<bool>("isArray", indices) ? indices["length"].as<unsigned>() : 0;
+    for (unsigned i = 0; i < n; ++i) {
+      auto k = integer_option(indices[i], "sparseAffine: indices[" + std::to_string(i) + "]",
+                              std::numeric_limits<std::int32_t>::min(), std::numeric_limits<std::int32_t>::max());
+      if (!k) return fail(k.error().message);
+      ks.push_back(static_cast<std::int32_t>(*k));
+    }
+    return keep(b_->sparse_affine(args_of(xs), ks, emscripten::convertJSArrayToNumberVector<double>(coefficients),
+                                  optional_number(bias)));
   }
   int call(const std::string& name, const val& args) { return keep(b_->call(name, args_of(args))); }
   val include(const CoreProgram& program, const val& inputs, const std::string& prefix) {
@@ -819,56 +962,57 @@ class CoreBuilder {
 EMSCRIPTEN_BINDINGS(tensorcode) {
   using namespace emscripten;
   using namespace tc::wasm;
-  function("parseDomain", &parse_domain_js);
-  function("opNames", &op_names_js);
+  function("parseDomain", &guarded<&parse_domain_js>::call);
+  function("opNames", &guarded<&op_names_js>::call);
+  function("heapStats", &heap_stats_js);
   class_<CoreProgram>("CoreProgram")
       .constructor<>()
-      .function("load", &CoreProgram::load)
-      .function("compile", &CoreProgram::compile)
-      .function("toJSON", &CoreProgram::to_json)
-      .function("bindFrom", &CoreProgram::bind_from)
-      .function("hasBindings", &CoreProgram::has_bindings)
-      .function("info", &CoreProgram::info)
-      .function("run", &CoreProgram::run)
-      .function("runValues", &CoreProgram::run_values)
-      .function("runBatch", &CoreProgram::run_batch)
-      .function("gradients", &CoreProgram::gradients)
-      .function("optimizeInto", &CoreProgram::optimize_into)
-      .function("freezeInto", &CoreProgram::freeze_into)
-      .function("schedule", &CoreProgram::schedule)
-      .function("analyze", &CoreProgram::analyze)
-      .function("emitWasm", &CoreProgram::emit_wasm)
-      .function("emitWgsl", &CoreProgram::emit_wgsl);
+      .function("load", &guarded<&CoreProgram::load>::call)
+      .function("compile", &guarded<&CoreProgram::compile>::call)
+      .function("toJSON", &guarded<&CoreProgram::to_json>::call)
+      .function("bindFrom", &guarded<&CoreProgram::bind_from>::call)
+      .function("hasBindings", &guarded<&CoreProgram::has_bindings>::call)
+      .function("info", &guarded<&CoreProgram::info>::call)
+      .function("run", &guarded<&CoreProgram::run>::call)
+      .function("runValues", &guarded<&CoreProgram::run_values>::call)
+      .function("runBatch", &guarded<&CoreProgram::run_batch>::call)
+      .function("gradients", &guarded<&CoreProgram::gradients>::call)
+      .function("optimizeInto", &guarded<&CoreProgram::optimize_into>::call)
+      .function("freezeInto", &guarded<&CoreProgram::freeze_into>::call)
+      .function("schedule", &guarded<&CoreProgram::schedule>::call)
+      .function("analyze", &guarded<&CoreProgram::analyze>::call)
+      .function("emitWasm", &guarded<&CoreProgram::emit_wasm>::call)
+      .function("emitWgsl", &guarded<&CoreProgram::emit_wgsl>::call);
   class_<CoreRuntime>("CoreRuntime")
       .constructor<>()
-      .function("create", &CoreRuntime::create)
-      .function("restore", &CoreRuntime::restore)
-      .function("dispatch", &CoreRuntime::dispatch)
-      .function("step", &CoreRuntime::step)
-      .function("replay", &CoreRuntime::replay)
-      .function("snapshot", &CoreRuntime::snapshot)
-      .function("state", &CoreRuntime::state)
-      .function("steps", &CoreRuntime::steps)
-      .function("maxSteps", &CoreRuntime::max_steps)
-      .function("programInto", &CoreRuntime::program_into);
+      .function("create", &guarded<&CoreRuntime::create>::call)
+      .function("restore", &guarded<&CoreRuntime::restore>::call)
+      .function("dispatch", &guarded<&CoreRuntime::dispatch>::call)
+      .function("step", &guarded<&CoreRuntime::step>::call)
+      .function("replay", &guarded<&CoreRuntime::replay>::call)
+      .function("snapshot", &guarded<&CoreRuntime::snapshot>::call)
+      .function("state", &guarded<&CoreRuntime::state>::call)
+      .function("steps", &guarded<&CoreRuntime::steps>::call)
+      .function("maxSteps", &guarded<&CoreRuntime::max_steps>::call)
+      .function("programInto", &guarded<&CoreRuntime::program_into>::call);
   class_<CoreBuilder>("CoreBuilder")
       .constructor<>()
-      .function("init", &CoreBuilder::init)
-      .function("input", &CoreBuilder::input)
-      .function("parameter", &CoreBuilder::parameter)
-      .function("constant", &CoreBuilder::constant)
-      .function("state", &CoreBuilder::state)
-      .function("update", &CoreBuilder::update)
-      .function("select", &CoreBuilder::select)
-      .function("op", &CoreBuilder::op)
-      .function("gather", &CoreBuilder::gather)
-      .function("oneHot", &CoreBuilder::one_hot)
-      .function("gatherOneHot", &CoreBuilder::gather_one_hot)
-      .function("affine", &CoreBuilder::affine)
-      .function("sparseAffine", &CoreBuilder::sparse_affine)
-      .function("call", &CoreBuilder::call)
-      .function("include", &CoreBuilder::include)
-      .function("scan", &CoreBuilder::scan)
-      .function("freeze", &CoreBuilder::freeze)
-      .function("buildInto", &CoreBuilder::build_into);
+      .function("init", &guarded<&CoreBuilder::init>::call)
+      .function("input", &guarded<&CoreBuilder::input>::call)
+      .function("parameter", &guarded<&CoreBuilder::parameter>::call)
+      .function("constant", &guarded<&CoreBuilder::constant>::call)
+      .function("state", &guarded<&CoreBuilder::state>::call)
+      .function("update", &guarded<&CoreBuilder::update>::call)
+      .function("select", &guarded<&CoreBuilder::select>::call)
+      .function("op", &guarded<&CoreBuilder::op>::call)
+      .function("gather", &guarded<&CoreBuilder::gather>::call)
+      .function("oneHot", &guarded<&CoreBuilder::one_hot>::call)
+      .function("gatherOneHot", &guarded<&CoreBuilder::gather_one_hot>::call)
+      .function("affine", &guarded<&CoreBuilder::affine>::call)
+      .function("sparseAffine", &guarded<&CoreBuilder::sparse_affine>::call)
+      .function("call", &guarded<&CoreBuilder::call>::call)
+      .function("include", &guarded<&CoreBuilder::include>::call)
+      .function("scan", &guarded<&CoreBuilder::scan>::call)
+      .function("freeze", &guarded<&CoreBuilder::freeze>::call)
+      .function("buildInto", &guarded<&CoreBuilder::build_into>::call);
 }

@@ -115,6 +115,8 @@ export interface CoreModule {
   CoreBuilder: new () => CoreBuilder;
   parseDomain(text: string): CoreResult<DomainInfo>;
   opNames(): string[];
+  /** The allocator's bytes in use and the heap's size (tests). */
+  heapStats(): { used: number; size: number };
 }
 
 /** The Emscripten factory (MODULARIZE): resolves to the module. */

@@ -51,6 +51,16 @@ export class DomainError extends TensorcodeError {}
 export class PassError extends TensorcodeError {}
 /** A WGSL run whose results disagree with the CPU beyond the given tolerances. */
 export class MismatchError extends TensorcodeError {}
+/**
+ * A value of the wrong type or out of range given to the API (a Builder
+ * index that is not an integer, an option that is not a finite integer):
+ * what Python reports as TypeError or ValueError.
+ */
+export class ArgumentError extends TensorcodeError {}
+/** The engine ran out of memory (the WebAssembly heap is full) or hit a size limit. */
+export class ResourceError extends TensorcodeError {}
+/** A Program, Runtime or Builder used after dispose(). */
+export class DisposedError extends TensorcodeError {}
 
 const byKind: Record<string, new (e: CoreError) => TensorcodeError> = {
   compile: CompileError,
@@ -62,6 +72,9 @@ const byKind: Record<string, new (e: CoreError) => TensorcodeError> = {
   emit: EmitError,
   domain: DomainError,
   pass: PassError,
+  argument: ArgumentError,
+  resource: ResourceError,
+  disposed: DisposedError,
 };
 
 export function errorFromCore(error: CoreError): TensorcodeError {
@@ -71,6 +84,31 @@ export function errorFromCore(error: CoreError): TensorcodeError {
 
 /** A result of the native layer: {value} or {error}. */
 export type CoreResult<T> = { value: T; error?: undefined } | { error: CoreError; value?: undefined };
+
+/** A TensorcodeError of `kind` whose message is `message` (no location). */
+export function makeError(kind: string, message: string): TensorcodeError {
+  return errorFromCore({ kind, message, detail: message });
+}
+
+/**
+ * What a native call threw, as a TensorcodeError: the bindings throw
+ * {error: CoreError} for a C++ exception in a method that has no result
+ * object to report it in. A bare number is a C++ exception that escaped the
+ * bindings' guard (it should not happen); it is reported, never passed on.
+ * Other values (a host function's own exception, embind's errors) are
+ * returned unchanged.
+ */
+export function fromNative(e: unknown): unknown {
+  if (e instanceof TensorcodeError) return e;
+  if (typeof e === 'object' && e !== null && !(e instanceof Error)) {
+    const inner = (e as { error?: CoreError }).error;
+    if (inner && typeof inner.kind === 'string' && typeof inner.message === 'string') return errorFromCore(inner);
+  }
+  if (typeof e === 'number') {
+    return makeError('internal', `internal error: a C++ exception left the engine without a message (exception object ${e})`);
+  }
+  return e;
+}
 
 export function unwrap<T>(r: CoreResult<T>): T {
   if (r.error) throw errorFromCore(r.error);

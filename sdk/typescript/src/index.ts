@@ -10,7 +10,16 @@ import { Domain, boolean, float32, float64, int32 } from './domains.js';
 import { unwrap } from './errors.js';
 import { type Bindings, Builder, type BuilderOptions, type CompileOptions, Program, Runtime, type RuntimeOptions } from './program.js';
 import { domainText } from './domains.js';
-import { errorFromCore } from './errors.js';
+import { fromNative } from './errors.js';
+
+/** A call of a free function of the module, its C++ exceptions as TensorcodeErrors. */
+function native<T>(f: () => T): T {
+  try {
+    return f();
+  } catch (e) {
+    throw fromNative(e);
+  }
+}
 
 export * from './errors.js';
 export { Domain, boolean, float32, float64, int32 } from './domains.js';
@@ -77,13 +86,7 @@ function bind(core: CoreModule): Tensorcode {
   const compile = (source: string, opts: CompileOptions = {}): Program => {
     const inputs: Record<string, string> = {};
     for (const [k, d] of Object.entries(opts.inputs ?? {})) inputs[k] = domainText(d);
-    const h = new core.CoreProgram();
-    const r = h.compile(source, { ...opts, inputs });
-    if (r.error) {
-      h.delete();
-      throw errorFromCore(r.error);
-    }
-    return new Program(core, h);
+    return Program.make(core, (h) => h.compile(source, { ...opts, inputs }));
   };
   class BoundRuntime extends Runtime {
     static restore(snapshot: string | object, opts: { bindings?: Bindings } = {}): Runtime {
@@ -101,11 +104,14 @@ function bind(core: CoreModule): Tensorcode {
     Builder: BoundBuilder,
     Runtime: BoundRuntime,
     analyze: (program, opts) => program.analyze(opts),
-    parseDomain: (text) => unwrap(core.parseDomain(domainText(text))),
+    parseDomain: (text) => {
+      const spelled = domainText(text);
+      return native(() => unwrap(core.parseDomain(spelled)));
+    },
     int32,
     boolean,
     float32,
     float64,
-    opNames: core.opNames(),
+    opNames: native(() => core.opNames()),
   };
 }

@@ -5,19 +5,122 @@ import type {
   StepOutcome, Values,
 } from './core.js';
 import { type DomainLike, domainText } from './domains.js';
-import { BuildError, EvaluationError, TensorcodeError, errorFromCore, unwrap } from './errors.js';
+import {
+  ArgumentError, BuildError, DisposedError, EvaluationError, TensorcodeError, errorFromCore, fromNative, makeError, unwrap,
+} from './errors.js';
 import { type WasmRun, runWasmBytes } from './wasm.js';
 import { type Tolerances, type WgslReport, runWgsl } from './webgpu.js';
 
-// Native handles are freed when their JavaScript owner is collected, or at
-// once by dispose().
+/**
+ * One native handle and its lifetime. Every call into the engine goes
+ * through call(), which counts the calls in flight: dispose() during a call
+ * (a host function or a scan body disposing the object the engine is using)
+ * only marks the handle, and the outermost call frees it when it returns, so
+ * the engine never runs on freed memory. Any use after dispose() throws
+ * DisposedError. C++ exceptions the bindings report by throwing become
+ * TensorcodeErrors here (fromNative).
+ *
+ * Handles are also freed when their JavaScript owner is garbage-collected
+ * (FinalizationRegistry), but a collector only runs once the program yields
+ * to the event loop: a synchronous loop that makes Programs without
+ * dispose() keeps every one of them in the WebAssembly heap until then.
+ */
+class Native<H extends { delete(): void }> {
+  private busy = 0;
+  private state: 'live' | 'disposing' | 'disposed' = 'live';
+  constructor(private readonly what: string, private readonly h: H) {}
+
+  /** The handle as an argument of another object's call (no JavaScript runs meanwhile). */
+  get handle(): H {
+    if (this.state !== 'live') throw this.disposedError();
+    return this.h;
+  }
+
+  call<T>(f: (h: H) => T, host?: HostState): T {
+    if (this.state !== 'live') throw this.disposedError();
+    if (host) host.last = undefined;
+    ++this.busy;
+    try {
+      return f(this.h);
+    } catch (e) {
+      const err = fromNative(e);
+      // A host function's own exception becomes the error's cause.
+      if (host?.last !== undefined && err instanceof TensorcodeError) (err as Error & { cause?: unknown }).cause = host.last;
+      throw err;
+    } finally {
+      if (--this.busy === 0 && (this.state as string) === 'disposing') this.free();
+    }
+  }
+
+  get disposed(): boolean {
+    return this.state !== 'live';
+  }
+
+  dispose(): void {
+    if (this.state !== 'live') return;
+    if (this.busy > 0) this.state = 'disposing';
+    else this.free();
+  }
+
+  /** The FinalizationRegistry's callback (the owner is gone, so nothing is in flight). */
+  finalize(): void {
+    if (this.state !== 'disposed') this.free();
+  }
+
+  private free(): void {
+    this.state = 'disposed';
+    this.h.delete();
+  }
+
+  private disposedError(): TensorcodeError {
+    return makeError('disposed', `this ${this.what} was disposed (dispose() frees its native object; it cannot be used afterwards)`);
+  }
+}
+
 const registry = typeof FinalizationRegistry === 'function'
-  ? new FinalizationRegistry<{ delete(): void }>((h) => h.delete())
+  ? new FinalizationRegistry<Native<{ delete(): void }>>((n) => n.finalize())
   : undefined;
 
-function own<T extends { delete(): void }>(owner: object, handle: T): T {
-  registry?.register(owner, handle, owner);
-  return handle;
+function own<H extends { delete(): void }>(owner: object, what: string, handle: H): Native<H> {
+  const n = new Native(what, handle);
+  registry?.register(owner, n as Native<{ delete(): void }>, owner);
+  return n;
+}
+
+/** Frees a handle now; what a native call made and a failure left unused. */
+function discard(h: { delete(): void }): void {
+  h.delete();
+}
+
+function typeName(v: unknown): string {
+  return v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v;
+}
+
+/** A JavaScript value as run() takes it (a finite number or a boolean), or the message run() refuses it with. */
+function numberOf(v: unknown, what: string, name: string): number | string {
+  if (typeof v === 'number') return Number.isFinite(v) ? v : `${what} '${name}' must be a finite number`;
+  if (typeof v === 'boolean') return v ? 1 : 0;
+  // As the bindings spell JavaScript's typeof.
+  return `${what} '${name}' must be a number, got ${v === null ? 'object' : typeof v}`;
+}
+
+function argumentError(message: string): ArgumentError {
+  return makeError('argument', message) as ArgumentError;
+}
+
+/** An integer from lo to hi, or ArgumentError naming `what`. */
+function integerArg(v: unknown, what: string, lo: number, hi: number): number {
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < lo || v > hi)
+    throw argumentError(`${what} must be an integer from ${lo} to ${hi}, got ${typeof v === 'number' ? String(v) : typeName(v)}`);
+  return v;
+}
+
+function numberList(v: unknown, what: string): number[] {
+  if (!Array.isArray(v)) throw argumentError(`${what} must be an array of numbers, got ${typeName(v)}`);
+  v.forEach((x, k) => {
+    if (typeof x !== 'number') throw argumentError(`${what}[${k}] must be a number, got ${typeName(x)}`);
+  });
+  return v as number[];
 }
 
 /**
@@ -51,16 +154,6 @@ function wrapBindings(bindings: Bindings, state: HostState): Record<string, Core
   return out;
 }
 
-/** Runs a native call; a host function's own exception becomes the error's cause. */
-function hosted<T>(state: HostState | undefined, f: () => T): T {
-  if (state) state.last = undefined;
-  try {
-    return f();
-  } catch (e) {
-    if (state?.last !== undefined && e instanceof TensorcodeError) (e as Error & { cause?: unknown }).cause = state.last;
-    throw e;
-  }
-}
 
 export interface CompileOptions {
   /** One domain per function parameter: {a: 'int32:-128:127'} or {a: tc.int32(-128, 127)}. */
@@ -125,7 +218,7 @@ export interface WgslModule {
 
 export class Program {
   /** @internal */ readonly core: CoreModule;
-  /** @internal */ readonly handle: CoreProgram;
+  /** @internal */ readonly native: Native<CoreProgram>;
   /** @internal */ host?: HostState;
   private infoCache?: ProgramInfo;
   private inputNames?: string[];
@@ -134,24 +227,40 @@ export class Program {
   /** @internal Use tc.compile, tc.Program.fromJSON or a Builder. */
   constructor(core: CoreModule, handle: CoreProgram) {
     this.core = core;
-    this.handle = own(this, handle);
+    this.native = own(this, 'Program', handle);
+  }
+
+  /** @internal The native program as an argument of another call; throws DisposedError after dispose(). */
+  get handle(): CoreProgram {
+    return this.native.handle;
+  }
+
+  /** @internal A new native program filled by `fill` (which reports {error} or throws), as a Program. */
+  static make(core: CoreModule, fill: (out: CoreProgram) => { error?: import('./errors.js').CoreError } | void): Program {
+    const out = new core.CoreProgram();
+    let r;
+    try {
+      r = fill(out);
+    } catch (e) {
+      discard(out);
+      throw fromNative(e);
+    }
+    if (r && r.error) {
+      discard(out);
+      throw errorFromCore(r.error);
+    }
+    return new Program(core, out);
   }
 
   /** @internal */
   static fromJSONWith(core: CoreModule, text: string): Program {
     if (typeof text !== 'string') text = JSON.stringify(text);
-    const h = new core.CoreProgram();
-    const r = h.load(text);
-    if (r.error) {
-      h.delete();
-      throw errorFromCore(r.error);
-    }
-    return new Program(core, h);
+    return Program.make(core, (h) => h.load(text));
   }
 
   /** Names, domains and values of the program's inputs, parameters, states and outputs. */
   get info(): ProgramInfo {
-    return (this.infoCache ??= this.handle.info());
+    return (this.infoCache ??= this.native.call((h) => h.info()));
   }
   get inputs(): string[] {
     return this.info.inputs.map((i) => i.name);
@@ -163,16 +272,15 @@ export class Program {
   /** This program with host functions for its `call` nodes: a new Program. */
   bind(bindings: Bindings): Program {
     const host: HostState = {};
-    const h = new this.core.CoreProgram();
-    h.bindFrom(this.handle, wrapBindings(bindings, host));
-    const p = new Program(this.core, h);
+    const wrapped = wrapBindings(bindings, host);
+    const p = Program.make(this.core, (out) => this.native.call((h) => out.bindFrom(h, wrapped)));
     p.host = host;
     return p;
   }
 
   /** The artifact (JSON text, canonical field order). */
   toJSON(): string {
-    return this.handle.toJSON();
+    return this.native.call((h) => h.toJSON());
   }
 
   /** One checked evaluation: {result: 10}. Throws EvaluationError. */
@@ -190,11 +298,11 @@ export class Program {
           else plain = false;
         }
         if (plain) {
-          const r = hosted(this.host, () => {
-            const got = this.handle.runValues(values);
+          const r = this.native.call((h) => {
+            const got = h.runValues(values);
             if (!(got instanceof Float64Array)) throw errorFromCore(got.error);
             return got;
-          });
+          }, this.host);
           const outputs: NumberMap = {};
           const outNames = (this.outputNames ??= this.outputs);
           for (let k = 0; k < outNames.length; ++k) outputs[outNames[k]] = r[k];
@@ -203,12 +311,12 @@ export class Program {
       }
     }
     // Everything else (and every error about names or values) through the engine's own checks.
-    return hosted(this.host, () => unwrap(this.handle.run(inputs, options.params, options.state)).outputs);
+    return this.native.call((h) => unwrap(h.run(inputs, options.params, options.state)).outputs, this.host);
   }
 
   /** One evaluation of a stateful program: [outputs, next state]. */
   step(inputs: Values, state?: Values, options: { params?: Values } = {}): [NumberMap, NumberMap] {
-    const r = hosted(this.host, () => unwrap(this.handle.run(inputs, options.params, state)));
+    const r = this.native.call((h) => unwrap(h.run(inputs, options.params, state)), this.host);
     return [r.outputs, r.nextState];
   }
 
@@ -217,32 +325,52 @@ export class Program {
    * {name: array} of equal length. Failing cases are reported, not thrown.
    */
   runBatch(cases: Values[] | Record<string, ArrayLike<number>>, options: RunOptions & { dtype?: 'float64' | 'float32' } = {}): BatchResult {
+    // Every value is checked as run() checks it: a finite number or a
+    // boolean, under a known input name; anything else throws what run()
+    // throws for it, with the case (or column) in front.
     const names = this.inputs;
+    const known = new Set(names);
+    const refuse = (message: string): never => { throw new EvaluationError({ kind: 'evaluation', message, detail: message }); };
     let count: number;
     let data: Float64Array;
     if (Array.isArray(cases)) {
       count = cases.length;
       data = new Float64Array(names.length * count);
-      names.forEach((name, k) => {
-        for (let c = 0; c < count; ++c) {
-          const v = cases[c][name];
-          if (v === undefined) throw new EvaluationError({ kind: 'evaluation', message: `case ${c}: missing input '${name}'`, detail: `case ${c}: missing input '${name}'` });
-          data[k * count + c] = Number(v);
+      const index = new Map(names.map((n, k) => [n, k]));
+      for (let c = 0; c < count; ++c) {
+        const row = cases[c] as unknown;
+        if (row === undefined || row === null) {
+          if (names.length) refuse(`case ${c}: missing input '${names[0]}'`);
+          continue;
         }
-      });
+        if (typeof row !== 'object') refuse(`case ${c}: input must be an object of numbers`);
+        const keys = Object.keys(row as object);
+        for (const key of keys) {
+          const v = numberOf((row as Record<string, unknown>)[key], 'input', key);
+          if (typeof v === 'string') refuse(`case ${c}: ${v}`);
+          const k = index.get(key);
+          if (k === undefined) refuse(`case ${c}: unknown input '${key}'`);
+          data[k! * count + c] = v as number;
+        }
+        if (keys.length !== names.length)
+          for (const name of names) if (!Object.prototype.hasOwnProperty.call(row, name)) refuse(`case ${c}: missing input '${name}'`);
+      }
     } else {
+      if (typeof cases !== 'object' || cases === null) refuse(`runBatch takes an array of cases or an object of columns, got ${typeName(cases)}`);
+      for (const key of Object.keys(cases)) if (!known.has(key)) refuse(`unknown input '${key}' (a column that is not an input)`);
       count = names.length ? (cases[names[0]]?.length ?? 0) : 0;
       data = new Float64Array(names.length * count);
       names.forEach((name, k) => {
         const col = cases[name];
-        if (!col || col.length !== count) {
-          const msg = `column '${name}' is missing or not ${count} long`;
-          throw new EvaluationError({ kind: 'evaluation', message: msg, detail: msg });
+        if (!col || col.length !== count) refuse(`column '${name}' is missing or not ${count} long`);
+        for (let c = 0; c < count; ++c) {
+          const v = numberOf(col[c], 'input', name);
+          if (typeof v === 'string') refuse(`case ${c}: ${v}`);
+          data[k * count + c] = v as number;
         }
-        data.set(col, k * count);
       });
     }
-    const r = hosted(this.host, () => unwrap(this.handle.runBatch(data, count, options.params, options.state, options.dtype)));
+    const r = this.native.call((h) => unwrap(h.runBatch(data, count, options.params, options.state, options.dtype)), this.host);
     const outputs: Record<string, Float64Array> = {};
     this.outputs.forEach((name, k) => { outputs[name] = r.outputs[k]; });
     return { outputs, failed: r.failed, errors: r.errors.map((e) => ({ index: e.index, error: errorFromCore(e.error) as EvaluationError })) };
@@ -256,49 +384,37 @@ export class Program {
   /** The output's value and its gradients, as `tensorcode grad` prints them. */
   valueAndGradients(inputs: Values, options: GradientOptions = {}): { result: number; gradients: NumberMap } {
     const { params, state, ...rest } = options;
-    return hosted(this.host, () => unwrap(this.handle.gradients(inputs, params, state, rest)));
+    return this.native.call((h) => unwrap(h.gradients(inputs, params, state, rest)), this.host);
   }
 
   /** Checked constant folding, dead-code removal and affine packing: a new Program. */
   optimize(options: { fold?: boolean; pack?: boolean; sparse?: boolean } = {}): Program {
-    const out = new this.core.CoreProgram();
-    const r = this.handle.optimizeInto(out, options);
-    if (r.error) {
-      out.delete();
-      throw errorFromCore(r.error);
-    }
-    return new Program(this.core, out);
+    return Program.make(this.core, (out) => this.native.call((h) => h.optimizeInto(out, options)));
   }
 
   /** Parameters turned into constants (all of them without names): a new Program. */
   freeze(names?: string[]): Program {
-    const out = new this.core.CoreProgram();
-    const r = this.handle.freezeInto(out, names);
-    if (r.error) {
-      out.delete();
-      throw errorFromCore(r.error);
-    }
-    return new Program(this.core, out);
+    return Program.make(this.core, (out) => this.native.call((h) => h.freezeInto(out, names)));
   }
 
   /** Dependency layers of node ids: leaves in layer 0. */
   schedule(): number[][] {
-    return unwrap(this.handle.schedule());
+    return this.native.call((h) => unwrap(h.schedule()));
   }
 
   /** Interval of every node and warnings about operations that may fail. */
   analyze(options: { params?: Values; freeParameters?: boolean } = {}): Analysis {
-    return unwrap(this.handle.analyze(options));
+    return this.native.call((h) => unwrap(h.analyze(options)));
   }
 
   /** A WebAssembly module running the program over a batch in float32 (see runWasm). */
   emitWasm(): Uint8Array {
-    return unwrap(this.handle.emitWasm());
+    return this.native.call((h) => unwrap(h.emitWasm()));
   }
 
   /** The float32 compute shader and how to bind its buffers. */
   emitWgsl(): WgslModule {
-    const code = unwrap(this.handle.emitWgsl());
+    const code = this.native.call((h) => unwrap(h.emitWgsl()));
     return {
       code,
       entryPoint: 'main',
@@ -327,10 +443,19 @@ export class Program {
     return runWgsl(this, device, cases, tolerances);
   }
 
-  /** Frees the native program now instead of at garbage collection. */
+  /**
+   * Frees the native program now instead of at garbage collection. Called
+   * while one of this program's calls runs (from a host function), it takes
+   * effect when that call returns. Any later use throws DisposedError.
+   */
   dispose(): void {
     registry?.unregister(this);
-    this.handle.delete();
+    this.native.dispose();
+  }
+
+  /** Whether dispose() was called. */
+  get disposed(): boolean {
+    return this.native.disposed;
   }
 }
 
@@ -347,7 +472,7 @@ export interface ReplayResult {
 /** Event-state runtime: dispatch commits an event only when every check passed. */
 export class Runtime {
   /** @internal */ readonly core: CoreModule;
-  /** @internal */ readonly handle: CoreRuntime;
+  /** @internal */ readonly native: Native<CoreRuntime>;
   private host?: HostState;
 
   /** A runtime at the program's initial state; a bound program's host functions come along. */
@@ -355,12 +480,18 @@ export class Runtime {
     this.core = program.core;
     this.host = program.host;
     const h = new this.core.CoreRuntime();
-    const r = h.create(program.handle, options.maxSteps ?? 1_000_000);
+    let r;
+    try {
+      r = h.create(program.handle, options.maxSteps ?? 1_000_000);
+    } catch (e) {
+      discard(h);
+      throw fromNative(e);
+    }
     if (r.error) {
-      h.delete();
+      discard(h);
       throw errorFromCore(r.error);
     }
-    this.handle = own(this, h);
+    this.native = own(this, 'Runtime', h);
   }
 
   /** @internal */
@@ -368,57 +499,67 @@ export class Runtime {
     const text = typeof snapshot === 'string' ? snapshot : JSON.stringify(snapshot);
     const host: HostState = {};
     const h = new core.CoreRuntime();
-    const r = h.restore(text, bindings ? wrapBindings(bindings, host) : undefined);
+    let r;
+    try {
+      r = h.restore(text, bindings ? wrapBindings(bindings, host) : undefined);
+    } catch (e) {
+      discard(h);
+      throw fromNative(e);
+    }
     if (r.error) {
-      h.delete();
+      discard(h);
       throw errorFromCore(r.error);
     }
     const rt = Object.create(Runtime.prototype) as Runtime;
     (rt as { core: CoreModule }).core = core;
-    (rt as { handle: CoreRuntime }).handle = own(rt, h);
+    (rt as { native: Native<CoreRuntime> }).native = own(rt, 'Runtime', h);
     rt.host = host;
     return rt;
   }
 
   /** Evaluates one event against the committed state and commits it. */
   dispatch(inputs: Values): StepOutcome {
-    return hosted(this.host, () => unwrap(this.handle.dispatch(inputs)));
+    return this.native.call((h) => unwrap(h.dispatch(inputs)), this.host);
   }
 
   /** Evaluates one event without committing (state: default the committed one). */
   step(inputs: Values, state?: Values): StepOutcome {
-    return hosted(this.host, () => unwrap(this.handle.step(inputs, state)));
+    return this.native.call((h) => unwrap(h.step(inputs, state)), this.host);
   }
 
   /** Dispatches events in order, stopping at the first that fails. */
   replay(events: Values[]): ReplayResult {
-    const r = hosted(this.host, () => unwrap(this.handle.replay(events)));
+    const r = this.native.call((h) => unwrap(h.replay(events)), this.host);
     return r.failure ? { committed: r.committed, failure: { index: r.failure.index, error: errorFromCore(r.failure.error) as EvaluationError } } : { committed: r.committed };
   }
 
   /** The snapshot JSON text (program, state, steps, budget). */
   snapshot(): string {
-    return this.handle.snapshot();
+    return this.native.call((h) => h.snapshot());
   }
 
   get state(): NumberMap {
-    return this.handle.state();
+    return this.native.call((h) => h.state());
   }
   get steps(): number {
-    return this.handle.steps();
+    return this.native.call((h) => h.steps());
   }
   get maxSteps(): number {
-    return this.handle.maxSteps();
+    return this.native.call((h) => h.maxSteps());
   }
   get program(): Program {
-    const out = new this.core.CoreProgram();
-    this.handle.programInto(out);
-    return new Program(this.core, out);
+    return Program.make(this.core, (out) => this.native.call((h) => h.programInto(out)));
   }
 
+  /** Frees the native runtime now; deferred, as Program.dispose(), while one of its calls runs. */
   dispose(): void {
     registry?.unregister(this);
-    this.handle.delete();
+    this.native.dispose();
+  }
+
+  /** Whether dispose() was called. */
+  get disposed(): boolean {
+    return this.native.disposed;
   }
 }
 
@@ -440,19 +581,30 @@ export interface BuilderOptions {
 /** Builds a program node by node, with methods instead of operators. */
 export class Builder {
   /** @internal */ readonly core: CoreModule;
-  private readonly b: CoreBuilder;
+  private readonly native: Native<CoreBuilder>;
   private error?: string;
 
   /** @internal Use new tc.Builder(options). */
   constructor(core: CoreModule, options: BuilderOptions = {}) {
     this.core = core;
     const b = new core.CoreBuilder();
-    const r = b.init(options);
+    let r;
+    try {
+      r = b.init(options);
+    } catch (e) {
+      discard(b);
+      throw fromNative(e);
+    }
     if (r.error) {
-      b.delete();
+      discard(b);
       throw errorFromCore(r.error);
     }
-    this.b = own(this, b);
+    this.native = own(this, 'Builder', b);
+  }
+
+  /** A call into the native builder (C++ exceptions become TensorcodeErrors). */
+  private nat<T>(f: (b: CoreBuilder) => T): T {
+    return this.native.call(f);
   }
 
   private arg(a: Arg): CoreArg {
@@ -471,15 +623,28 @@ export class Builder {
 
   /** An input with a domain (default float64); floating inputs are differentiable by default. */
   input(name: string, domain: DomainLike = 'float64', options: { differentiable?: boolean } = {}): Value {
-    return this.v(this.b.input(name, domainText(domain), options.differentiable));
+    const d = domainText(domain);
+    return this.v(this.nat((b) => b.input(name, d, options.differentiable)));
   }
-  parameter(name: string, value: number): Value { return this.v(this.b.parameter(name, value)); }
-  constant(value: number): Value { return this.v(this.b.constant(value)); }
-  state(name: string, initial: number, domain: DomainLike): Value { return this.v(this.b.state(name, initial, domainText(domain))); }
-  update(state: Value, next: Arg): void { this.b.update(this.arg(state), this.arg(next)); }
-  select(condition: Arg, yes: Arg, no: Arg): Value { return this.v(this.b.select(this.arg(condition), this.arg(yes), this.arg(no))); }
+  parameter(name: string, value: number): Value { return this.v(this.nat((b) => b.parameter(name, value))); }
+  constant(value: number): Value { return this.v(this.nat((b) => b.constant(value))); }
+  state(name: string, initial: number, domain: DomainLike): Value {
+    const d = domainText(domain);
+    return this.v(this.nat((b) => b.state(name, initial, d)));
+  }
+  update(state: Value, next: Arg): void {
+    const s = this.arg(state), n = this.arg(next);
+    this.nat((b) => b.update(s, n));
+  }
+  select(condition: Arg, yes: Arg, no: Arg): Value {
+    const c = this.arg(condition), y = this.arg(yes), n = this.arg(no);
+    return this.v(this.nat((b) => b.select(c, y, n)));
+  }
   /** Any op of the engine's table by name ("add", "lt", "mod", "relu", ...). */
-  op(name: string, ...args: Arg[]): Value { return this.v(this.b.op(name, this.args(args))); }
+  op(name: string, ...args: Arg[]): Value {
+    const a = this.args(args);
+    return this.v(this.nat((b) => b.op(name, a)));
+  }
 
   add(a: Arg, b: Arg): Value { return this.op('add', a, b); }
   sub(a: Arg, b: Arg): Value { return this.op('sub', a, b); }
@@ -498,29 +663,59 @@ export class Builder {
   mod(a: Arg, b: Arg): Value { return this.op('mod', a, b); }
 
   /** values[index]; the index must be an integer in range at run time. */
-  gather(values: Arg[], index: Arg): Value { return this.v(this.b.gather(this.args(values), this.arg(index))); }
-  /** n selector wires eq(index, k), k = 0..n-1. */
-  oneHot(index: Arg, n: number): Value[] { return this.b.oneHot(this.arg(index), n).map((id) => this.v(id)); }
+  gather(values: Arg[], index: Arg): Value {
+    const vs = this.args(values), i = this.arg(index);
+    return this.v(this.nat((b) => b.gather(vs, i)));
+  }
+  /** n selector wires eq(index, k), k = 0..n-1 (n: an integer from 1 to 2^31 - 1; ArgumentError otherwise). */
+  oneHot(index: Arg, n: number): Value[] {
+    integerArg(n, 'oneHot: n', 1, INT32_MAX);
+    const i = this.arg(index);
+    return this.nat((b) => b.oneHot(i, n)).map((id) => this.v(id));
+  }
   /** The value whose selector is 1 (checked: exactly one). */
-  gatherOneHot(selectors: Arg[], values: Arg[]): Value { return this.v(this.b.gatherOneHot(this.args(selectors), this.args(values))); }
-  affine(xs: Arg[], coefficients: number[], bias?: number): Value { return this.v(this.b.affine(this.args(xs), coefficients, bias)); }
+  gatherOneHot(selectors: Arg[], values: Arg[]): Value {
+    const s = this.args(selectors), vs = this.args(values);
+    return this.v(this.nat((b) => b.gatherOneHot(s, vs)));
+  }
+  affine(xs: Arg[], coefficients: number[], bias?: number): Value {
+    const a = this.args(xs), c = numberList(coefficients, 'affine: coefficients');
+    optionalNumber(bias, 'affine: bias');
+    return this.v(this.nat((b) => b.affine(a, c, bias)));
+  }
+  /**
+   * sum(coefficients[k] * xs[indices[k]]) + bias. Every index must be an
+   * integer the engine can store (int32): anything else (1.9, 2**40, "1")
+   * throws ArgumentError here, as Python raises TypeError, instead of being
+   * truncated into another circuit. Indices past xs are reported by build().
+   */
   sparseAffine(xs: Arg[], indices: number[], coefficients: number[], bias?: number): Value {
-    return this.v(this.b.sparseAffine(this.args(xs), indices, coefficients, bias));
+    const a = this.args(xs);
+    if (!Array.isArray(indices)) throw argumentError(`sparseAffine: indices must be an array of integers, got ${typeName(indices)}`);
+    indices.forEach((k, j) => integerArg(k, `sparseAffine: indices[${j}]`, INT32_MIN, INT32_MAX));
+    const c = numberList(coefficients, 'sparseAffine: coefficients');
+    optionalNumber(bias, 'sparseAffine: bias');
+    return this.v(this.nat((b) => b.sparseAffine(a, indices, c, bias)));
   }
   /** A host call bound by name at run time (not serialized). */
-  call(name: string, ...args: Arg[]): Value { return this.v(this.b.call(name, this.args(args))); }
+  call(name: string, ...args: Arg[]): Value {
+    const a = this.args(args);
+    return this.v(this.native.call((b) => b.call(name, a)));
+  }
   /** Copies `program` in with its inputs wired; returns its outputs by name. */
   include(program: Program, inputs: Record<string, Arg>, prefix = 'region'): Record<string, Value> {
     const wired: Record<string, CoreArg> = {};
     for (const [k, a] of Object.entries(inputs)) wired[k] = this.arg(a);
+    const ph = program.handle;
     const out: Record<string, Value> = {};
-    for (const [k, id] of Object.entries(this.b.include(program.handle, wired, prefix))) out[k] = this.v(id);
+    for (const [k, id] of Object.entries(this.native.call((b) => b.include(ph, wired, prefix)))) out[k] = this.v(id);
     return out;
   }
   /** carry = body(carry, item) for each item, expanded into the circuit. */
   scan(body: (carry: Value, item: Value) => Arg, init: Arg, sequence: Arg[]): Value {
     let thrown: unknown;
-    const id = this.b.scan((carry, item) => {
+    const i = this.arg(init), seq = this.args(sequence);
+    const id = this.native.call((b) => b.scan((carry, item) => {
       if (thrown !== undefined) return 0;
       try {
         return this.arg(body(this.v(carry), this.v(item)));
@@ -528,12 +723,12 @@ export class Builder {
         thrown = e;  // rethrown below: an exception must not unwind through the engine
         return 0;
       }
-    }, this.arg(init), this.args(sequence));
+    }, i, seq));
     if (thrown !== undefined) throw thrown;
     return this.v(id);
   }
   /** Parameters to turn into constants at build() (all without names). */
-  freeze(names?: string[]): void { this.b.freeze(names); }
+  freeze(names?: string[]): void { this.nat((b) => b.freeze(names)); }
 
   /** Finishes with one output "result", or named outputs {name: value} in order. */
   build(outputs: Arg | Record<string, Arg>): Program {
@@ -545,14 +740,21 @@ export class Builder {
       for (const [k, a] of Object.entries(outputs)) spec[k] = this.arg(a);
     }
     if (this.error) throw new BuildError({ kind: 'build', message: this.error, detail: this.error });
-    const out = new this.core.CoreProgram();
-    const r = this.b.buildInto(out, spec);
-    if (r.error) {
-      out.delete();
-      throw errorFromCore(r.error);
-    }
-    return new Program(this.core, out);
+    return Program.make(this.core, (out) => this.nat((b) => b.buildInto(out, spec)));
   }
+
+  /** Frees the native builder now (deferred while a scan body runs); Programs it built stay valid. */
+  dispose(): void {
+    registry?.unregister(this);
+    this.native.dispose();
+  }
+}
+
+const INT32_MIN = -2147483648;
+const INT32_MAX = 2147483647;
+
+function optionalNumber(v: unknown, what: string): void {
+  if (v !== undefined && typeof v !== 'number') throw argumentError(`${what} must be a number, got ${typeName(v)}`);
 }
 
 export { TensorcodeError };

@@ -9,4 +9,9 @@ class task_arena {
     return f();
   }
 };
+// The one thread there is: slot 0 of per-thread tables (grad/batch_tape.cpp).
+namespace this_task_arena {
+inline int current_thread_index() { return 0; }
+inline int max_concurrency() { return 1; }
+}  // namespace this_task_arena
 }  // namespace tbb

@@ -1,0 +1,199 @@
+// Bad values, disposal during a call, truncated indices and C++ exceptions
+// (issue 23, defects 5 to 8): every one of them is a TensorcodeError of a
+// known class with a message, and the module stays usable afterwards.
+import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
+import { test } from 'node:test';
+import * as tcModule from '../dist/index.mjs';
+
+const { ArgumentError, DisposedError, EvaluationError, ResourceError, TensorcodeError } = tcModule;
+const tc = await tcModule.load();
+const plusOne = tc.compile('def f(a):\n    return a + 1\n', { inputs: { a: 'int32:-100:100' } });
+
+/** What a call gives: {value} or {error: {name, detail}}. */
+function outcome(f) {
+  try {
+    return { value: f() };
+  } catch (e) {
+    assert.ok(e instanceof TensorcodeError, `not a TensorcodeError: ${e?.stack ?? e}`);
+    return { error: { name: e.name, detail: e.detail } };
+  }
+}
+
+test('runBatch refuses exactly the values run() refuses, with the same error', () => {
+  const values = [null, '', false, true, [7], '0x10', '1', NaN, Infinity, -Infinity, {}, undefined, 1n, 3, -0, 2.5, 500];
+  for (const v of values) {
+    const single = outcome(() => plusOne.run({ a: v }).result);
+    for (const [form, cases] of [['cases', [{ a: 1 }, { a: v }]], ['columns', { a: [1, v] }]]) {
+      const what = `${form} with ${typeof v === 'bigint' ? `${v}n` : JSON.stringify(v) ?? String(v)}`;
+      const batch = outcome(() => plusOne.runBatch(cases));
+      if (single.error && batch.error) {
+        // Refused as run() refuses it: same class, run()'s message with the case in front.
+        assert.equal(batch.error.name, single.error.name, what);
+        assert.equal(batch.error.detail, `case 1: ${single.error.detail}`, what);
+      } else if (single.error) {
+        // A value of the right type that fails its case (a domain): reported for that case, not computed.
+        const r = batch.value;
+        assert.deepEqual([...r.failed], [0, 1], `${what}: run() refuses it (${single.error.detail}), runBatch computed it`);
+        assert.equal(r.errors[0].error.detail, single.error.detail, what);
+        assert.ok(r.errors[0].error instanceof EvaluationError);
+      } else {
+        assert.equal(batch.error, undefined, `${what}: run() accepts it, runBatch refused: ${batch.error?.detail}`);
+        assert.deepEqual([...batch.value.outputs.result], [2, single.value], what);
+      }
+    }
+  }
+  // The coercions of the defect: none of these is computed any more.
+  for (const v of [null, '', [7], '0x10']) assert.throws(() => plusOne.runBatch([{ a: v }]), EvaluationError);
+});
+
+test('runBatch refuses unknown input names and malformed cases, as run() does', () => {
+  assert.throws(() => plusOne.run({ a: 1, zz: 2 }), (e) => e instanceof EvaluationError && /unknown input 'zz'/.test(e.message));
+  assert.throws(() => plusOne.runBatch([{ a: 1 }, { a: 1, zz: 2 }]),
+    (e) => e instanceof EvaluationError && e.message === "case 1: unknown input 'zz'");
+  assert.throws(() => plusOne.runBatch({ a: [1], zz: [2] }), (e) => e instanceof EvaluationError && /unknown input 'zz'/.test(e.message));
+  assert.throws(() => plusOne.runBatch([{ a: 1 }, {}]), (e) => e instanceof EvaluationError && e.message === "case 1: missing input 'a'");
+  assert.throws(() => plusOne.runBatch([7]), (e) => e instanceof EvaluationError && /case 0: input must be an object/.test(e.message));
+  assert.throws(() => plusOne.runBatch({ a: new BigInt64Array(2) }), (e) => e instanceof EvaluationError && /must be a number, got bigint/.test(e.message));
+  // Typed columns and booleans still work.
+  assert.deepEqual([...plusOne.runBatch({ a: new Int32Array([1, -3]) }).outputs.result], [2, -2]);
+  assert.deepEqual([...plusOne.runBatch([{ a: true }, { a: false }]).outputs.result], [2, 1]);
+});
+
+const doubler = (() => {
+  const b = new tc.Builder();
+  return b.build(b.call('double', b.input('x')));
+})();
+
+test('dispose() inside a host function takes effect when the call returns', () => {
+  let p;
+  p = doubler.bind({ double: { forward: ([x]) => { p.dispose(); return 2 * x; } } });
+  assert.deepEqual(p.run({ x: 3 }), { result: 6 });
+  assert.equal(p.disposed, true);
+  assert.throws(() => p.run({ x: 3 }), (e) => e instanceof DisposedError && /this Program was disposed/.test(e.message));
+  assert.throws(() => p.toJSON(), DisposedError);
+
+  // The slow path, batches, gradients: the same.
+  for (const use of [(q) => q.run({ x: 3 }, { params: {} }).result, (q) => q.runBatch([{ x: 1 }, { x: 3 }]).outputs.result[1],
+    (q) => q.valueAndGradients({ x: 3 }).result]) {
+    let q;
+    q = doubler.bind({ double: { forward: ([x]) => { q.dispose(); return 2 * x; }, vjp: () => [2] } });
+    assert.equal(use(q), 6);
+    assert.throws(() => q.run({ x: 1 }), DisposedError);
+  }
+
+  // A call made after dispose() from inside the running call is refused, and the outer call still finishes.
+  let r, inner;
+  r = doubler.bind({ double: { forward: ([x]) => {
+    r.dispose();
+    try { r.run({ x: 1 }); } catch (e) { inner = e; }
+    return 2 * x;
+  } } });
+  assert.deepEqual(r.run({ x: 4 }), { result: 8 });
+  assert.ok(inner instanceof DisposedError);
+});
+
+test('dispose() of a Runtime inside its own dispatch is deferred too', () => {
+  const b = new tc.Builder();
+  const total = b.state('total', 0, 'float64');
+  const next = b.add(total, b.call('double', b.input('x')));
+  b.update(total, next);
+  const counter = b.build(next);
+  let rt;
+  const bound = counter.bind({ double: { forward: ([x]) => { rt.dispose(); return 2 * x; } } });
+  rt = new tc.Runtime(bound);
+  assert.deepEqual(rt.dispatch({ x: 5 }), { outputs: { result: 10 }, state: { total: 10 } });
+  assert.throws(() => rt.dispatch({ x: 1 }), (e) => e instanceof DisposedError && /this Runtime was disposed/.test(e.message));
+  assert.throws(() => rt.state, DisposedError);
+  // A disposed Program as an argument is refused before the engine sees it.
+  const gone = tc.compile('def f(a):\n    return a\n', { inputs: { a: 'int32' } });
+  gone.dispose();
+  gone.dispose();  // twice is harmless
+  assert.throws(() => new tc.Runtime(gone), DisposedError);
+  const inc = new tc.Builder();
+  assert.throws(() => inc.include(gone, { a: inc.input('a', 'int32') }), DisposedError);
+});
+
+test('sparseAffine refuses indices that are not int32 integers instead of truncating them', () => {
+  const b = new tc.Builder();
+  const xs = [b.input('y'), b.input('z')];
+  for (const bad of [2 ** 40, 1.9, -1.5, NaN, Infinity, 2 ** 31, -(2 ** 31) - 1, '1', null]) {
+    assert.throws(() => b.sparseAffine(xs, [bad, 1], [1, 1]), (e) => {
+      assert.ok(e instanceof ArgumentError && e instanceof TensorcodeError, String(e));
+      assert.match(e.message, /^sparseAffine: indices\[0\] must be an integer from -2147483648 to 2147483647, got /);
+      return true;
+    }, String(bad));
+  }
+  assert.throws(() => b.sparseAffine(xs, 1, [1]), ArgumentError);
+  assert.throws(() => b.sparseAffine(xs, [0], ['2']), (e) => e instanceof ArgumentError && /coefficients\[0\] must be a number, got string/.test(e.message));
+  assert.throws(() => b.affine(xs, [1, 1], '3'), (e) => e instanceof ArgumentError && /affine: bias must be a number/.test(e.message));
+  assert.throws(() => b.oneHot(xs[0], 1.5), (e) => e instanceof ArgumentError && /oneHot: n must be an integer from 1 to 2147483647, got 1.5/.test(e.message));
+  assert.throws(() => b.oneHot(xs[0], 2 ** 40), ArgumentError);
+  // Valid indices still build the circuit they say: 2*y + 3*z + 1.
+  const p = b.build(b.sparseAffine(xs, [0, 1], [2, 3], 1));
+  assert.deepEqual(p.run({ y: 5, z: 7 }), { result: 32 });
+});
+
+test('integer options are checked: finite, integral, in range, with the name in the message', () => {
+  const src = 'def f(a):\n    return a + 1\n';
+  for (const [option, bad] of [['maxNodes', 1e12], ['maxNodes', 0], ['maxNodes', 1.5], ['maxNodes', NaN], ['maxNodes', '10'],
+    ['maxIterations', -1], ['maxIterations', Infinity], ['maxIterations', 2 ** 32]]) {
+    assert.throws(() => tc.compile(src, { inputs: { a: 'int32' }, [option]: bad }), (e) => {
+      assert.ok(e instanceof ArgumentError, `${option}=${bad}: ${e}`);
+      assert.match(e.message, new RegExp(`^${option} must be an integer from \\d+ to 4294967295, got `));
+      return true;
+    });
+  }
+  // 1e12 was wrapped to 0 and reported as "more than 0 nodes".
+  assert.throws(() => tc.compile(src, { inputs: { a: 'int32' }, maxNodes: 1e12 }), /got 1000000000000$/);
+  assert.deepEqual(tc.compile(src, { inputs: { a: 'int32' }, maxNodes: 4294967295 }).run({ a: 1 }), { result: 2 });
+  assert.throws(() => tc.compile(src, { inputs: { a: 'int32' }, maxNodes: 2 }), /more than 2 nodes/);
+});
+
+test('a C++ exception (a full heap) is a ResourceError with its message, and the module keeps working', async () => {
+  // A module of its own: this fills its 2 GiB heap.
+  const own = await tcModule.load();
+  const b = new own.Builder();
+  const i = b.input('i', 'int32:0:2');
+  let error;
+  try {
+    b.oneHot(i, 3e7);
+  } catch (e) {
+    error = e;
+  }
+  assert.equal(typeof error, 'object', `a bare ${typeof error} was thrown: ${error}`);
+  assert.ok(error instanceof ResourceError && error instanceof TensorcodeError, String(error));
+  assert.match(error.message, /^out of memory: the WebAssembly heap \(\d+ MB\) cannot hold this; .*dispose\(\)/);
+  b.dispose();
+  const p = own.compile('def f(a):\n    return a * 3\n', { inputs: { a: 'int32:-9:9' } });
+  assert.deepEqual(p.run({ a: 3 }), { result: 9 });
+  assert.deepEqual([...p.runBatch([{ a: 1 }, { a: 2 }]).outputs.result], [3, 6]);
+});
+
+test('dispose() frees everything a compile and run allocated (a synchronous loop stays flat)', async () => {
+  // The module's own allocator statistics; a module of its own so nothing else allocates meanwhile.
+  const core = await createRequire(import.meta.url)('../dist/tensorcode_core.js')();
+  const own = await tcModule.load({ factory: async () => core });
+  const source = 'def f(a):\n    return a * 2 + 1 if a > 0 else -a\n';
+  const loop = (n, dispose) => {
+    const before = core.heapStats().used;
+    for (let k = 0; k < n; ++k) {
+      const p = own.compile(source, { inputs: { a: 'int32:-9:9' } });
+      p.run({ a: 3 });
+      p.runBatch([{ a: 1 }, { a: -2 }]);
+      const rt = new own.Runtime(p);
+      rt.dispatch({ a: 2 });
+      if (dispose) {
+        rt.dispose();
+        p.dispose();
+      }
+    }
+    return (core.heapStats().used - before) / n;
+  };
+  loop(50, true);  // warm-up: caches of the engine's first calls
+  const disposed = loop(2000, true);
+  const kept = loop(200, false);
+  console.log(`wasm heap per compile+run+runtime: ${disposed.toFixed(1)} bytes with dispose(), ${kept.toFixed(0)} bytes without (freed only by the garbage collector, after the loop yields)`);
+  assert.ok(disposed < 16, `${disposed} bytes per iteration stay allocated after dispose()`);
+  assert.ok(kept > 1000, 'without dispose() the objects stay until collected (the measurement itself is broken otherwise)');
+});
