@@ -133,6 +133,28 @@ def test_torch_trainer_takes_numpy_columns_and_a_dataloader():
         loader_run.fit(loader, ys)
 
 
+def test_torch_trainer_composes_ops_and_a_float32_module_by_forward():
+    torch.manual_seed(0)
+    xs, ys = data(32)
+    scale = torch.nn.Linear(1, 1).float()  # a float32 module feeding the bridge
+    rule = ProgramOperation(corrected())
+
+    def forward(inputs):
+        x = scale(inputs["x"].float().unsqueeze(1)).squeeze(1)
+        return rule({"x": x})["result"]
+
+    trainer = Trainer.from_ops(rule, modules=[scale], forward=forward, optimizer=torch.optim.Adam, lr=0.02,
+                               progress=False)
+    before = [p.detach().clone() for p in scale.parameters()]
+    history = trainer.fit({"x": xs}, ys, epochs=4, batch_size=16, seed=0)
+    assert all(math.isfinite(v) for v in history["loss"])
+    assert any(not torch.equal(a, p) for a, p in zip(before, scale.parameters()))
+    assert values(rule) != {"w": 0.0, "c": 0.0}
+    assert trainer.artifacts() == [rule.artifact()]
+    with pytest.raises(ValueError, match="forward="):
+        Trainer.from_ops([rule, ProgramOperation(corrected())])
+
+
 def test_torch_trainer_optimizer_and_loss_choices():
     xs, ys = data(16)
     op = ProgramOperation(corrected())

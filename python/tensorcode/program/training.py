@@ -22,7 +22,6 @@ no CUDA (the core evaluates on the CPU), and no replacement for a custom loop
 (use `trainer.model` and `trainer.optimizer` for one).
 """
 import sys
-import warnings
 
 import torch
 from torch import nn
@@ -68,36 +67,16 @@ class _Composite(nn.Module):
         self.extra = nn.ModuleList(modules)
         self._user_forward = forward
         self._output = output
-        self._warned = False
 
     def forward(self, inputs):
         if self._user_forward is not None:
             return self._user_forward(inputs)
         # One operation: its output `output`, its only output, or (several
         # outputs, targets by output name) the dict of them.
-        outputs = self._call_op(self.ops[0], inputs)
+        outputs = self.ops[0](inputs)  # the batched bridge: {output: tensor[B]}
         if self._output is not None:
             return outputs[self._output]
         return next(iter(outputs.values())) if len(outputs) == 1 else outputs
-
-    def _call_op(self, op, inputs):
-        try:
-            return op(inputs)
-        except ValueError as e:
-            # FALLBACK, for a bridge that takes one scalar per call only: the
-            # batch is evaluated case by case and stacked. Much slower; it
-            # goes away with the batched bridge (op({"x": tensor[B]})).
-            sizes = {v.numel() for v in inputs.values() if isinstance(v, torch.Tensor) and v.dim() == 1}
-            if "elements" not in str(e) or not sizes or max(sizes) <= 1:
-                raise
-            if not self._warned:
-                warnings.warn("this tensorcode build's PyTorch bridge takes scalars only: the Trainer evaluates "
-                              "each batch case by case (slow)", RuntimeWarning, stacklevel=3)
-                self._warned = True
-            count = max(sizes)
-            rows = [op({k: (v[i] if isinstance(v, torch.Tensor) and v.dim() == 1 else v)
-                        for k, v in inputs.items()}) for i in range(count)]
-            return {k: torch.stack([r[k] for r in rows]) for k in rows[0]}
 
 
 def _as_column(name, value):
