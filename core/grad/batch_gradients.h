@@ -52,8 +52,17 @@ class BatchRecord {
   friend class BatchGradientTape;
   const void* owner_ = nullptr;  ///< the tape that wrote it
   std::size_t count_ = 0, stride_ = 0;
+  /// Per-case rows (node values and failures), or with the block kernels
+  /// blocks_ [block][slot][lane] (the values the derivative rules read,
+  /// State::slot_of) plus, for the cases the per-case code ran (slow_),
+  /// their rows.
   std::vector<double> val_;
   std::vector<std::int32_t> fail_;
+  std::unique_ptr<double[]> blocks_;  ///< not zero-filled: every value read is written first
+  std::size_t blocks_size_ = 0;
+  std::vector<std::uint8_t> slow_;
+  std::vector<std::vector<double>> slow_val_;
+  std::vector<std::vector<std::int32_t>> slow_fail_;
   std::vector<std::uint8_t> failed_;
   /// Messages of the nodes that failed themselves, per case; kept only for
   /// programs whose hybrid derivative rules may quote them.
@@ -80,6 +89,9 @@ class BatchGradientTape {
   /// rows of `input_gradients`; the parameter leaves those of
   /// `parameter_gradients`.
   [[nodiscard]] const std::vector<GradLeaf>& leaves() const;
+  /// Whether cases run through the block kernels (every op of the cone has
+  /// one: not gather, gather_one_hot or call) rather than one by one.
+  [[nodiscard]] bool uses_blocks() const;
   [[nodiscard]] std::size_t input_leaf_count() const;
   [[nodiscard]] std::size_t parameter_leaf_count() const;
 

@@ -12,33 +12,9 @@
 #include <tbb/task_arena.h>
 
 #include "grad/batch_gradients.h"
-#include "grad/tape_impl.h"
+#include "grad/batch_state.h"
 
 namespace tc {
-
-struct BatchGradientTape::State {
-  using Impl = TapeImpl;
-  GradientTape base;
-  /// Copies of base's prepared form, one per worker (worker 0 is base's own).
-  std::vector<std::unique_ptr<Impl>> extra;
-  std::vector<std::string> input_names;
-  std::vector<NodeId> input_ids;
-  std::vector<std::size_t> input_rows, param_rows;  ///< leaf index -> row
-  std::size_t n_input_leaves = 0, n_param_leaves = 0;
-  /// A hybrid derivative rule may quote the failure of an unchosen value.
-  bool keep_messages = false;
-  bool busy = false;
-
-  explicit State(GradientTape t) : base(std::move(t)) {}
-  Impl& worker(std::size_t k) { return k == 0 ? *base.impl_ : *extra[k - 1]; }
-  void ensure_workers(std::size_t n) {
-    while (extra.size() + 1 < n) {
-      auto w = std::make_unique<Impl>(*base.impl_);
-      w->use_own_tables();
-      extra.push_back(std::move(w));
-    }
-  }
-};
 
 namespace {
 
@@ -97,6 +73,7 @@ const Program& BatchGradientTape::program() const { return s_->base.program(); }
 const std::vector<std::string>& BatchGradientTape::outputs() const { return s_->base.outputs(); }
 const std::vector<std::string>& BatchGradientTape::inputs() const { return s_->input_names; }
 const std::vector<GradLeaf>& BatchGradientTape::leaves() const { return s_->base.leaves(); }
+bool BatchGradientTape::uses_blocks() const { return s_->fast; }
 std::size_t BatchGradientTape::input_leaf_count() const { return s_->n_input_leaves; }
 std::size_t BatchGradientTape::parameter_leaf_count() const { return s_->n_param_leaves; }
 
@@ -117,6 +94,8 @@ Result<BatchGradientTape> BatchGradientTape::create(const Program& program, cons
   }
   for (NodeId id : m.order)
     if (m.nodes[static_cast<std::size_t>(id)].sem == Semantics::Hybrid) state->keep_messages = true;
+  state->fast = State::fast_eligible(m);
+  if (state->fast) state->assign_slots(m);
   return BatchGradientTape(std::move(state));
 }
 
@@ -157,19 +136,31 @@ Status BatchGradientTape::forward(std::span<const std::span<const double>> colum
       for (const auto& [_, id] : *table) fixed_values.emplace_back(static_cast<std::size_t>(id), base.val[static_cast<std::size_t>(id)]);
 
   const std::size_t stride = base.program.nodes.size();
+  constexpr std::size_t Bk = State::kBlock;
+  const std::size_t nblocks = (count + Bk - 1) / Bk;
   if (record) {
     record->owner_ = this;
     record->count_ = count;
     record->stride_ = stride;
     // Every row is written before it is read (leaves and the cone by the
     // forward; the reverse reads nothing else): no fill needed.
-    if (record->val_.size() != count * stride) {
+    if (st.fast && record->blocks_size_ != nblocks * st.nslots * Bk) {
+      record->blocks_.reset();
+      record->blocks_size_ = nblocks * st.nslots * Bk;
+      record->blocks_.reset(new double[std::max<std::size_t>(record->blocks_size_, 1)]);
+    }
+    if (!st.fast && record->val_.size() != count * stride) {
       record->val_ = std::vector<double>();
       record->val_.resize(count * stride);
+    }
+    if (!st.fast && record->fail_.size() != count * stride) {
       record->fail_ = std::vector<std::int32_t>();
       record->fail_.resize(count * stride);
     }
     record->failed_.assign(count, 0);
+    record->slow_.assign(st.fast ? count : 0, 0);
+    record->slow_val_.assign(st.fast ? count : 0, {});
+    record->slow_fail_.assign(st.fast ? count : 0, {});
     record->why_.assign(st.keep_messages ? count : 0, {});
     record->errors_.clear();
   }
@@ -180,48 +171,82 @@ Status BatchGradientTape::forward(std::span<const std::span<const double>> colum
   std::vector<std::uint8_t>& failed = record ? record->failed_ : failed_here;
   std::vector<CaseErrors> errs(nthreads);  // per worker, merged in case order below
 
-  for_cases(count, nthreads, [&](std::size_t w, std::size_t begin, std::size_t end) {
-    TapeImpl& m = st.worker(w);
-    for (std::size_t c = begin; c < end; ++c) {
-      if (!options.mask_failures && c > first_bad.load(std::memory_order_relaxed)) return;
-      if (record) m.use_tables(record->val_.data() + c * stride, record->fail_.data() + c * stride);
-      else m.use_own_tables();
-      auto fail = [&](Diagnostic d) {
-        failed[c] = 1;
-        errs[w].emplace_back(c, std::move(d));
-        for (std::size_t o = 0; o < nout; ++o) outputs[o * count + c] = tape_detail::kNaN;
-        if (!options.mask_failures) lower(first_bad, c);
-      };
-      Status loaded = ok_status();
-      for (std::size_t k = 0; k < st.input_ids.size() && loaded; ++k)
-        loaded = m.load_input(st.input_ids[k], columns[k].size() == 1 ? columns[k][0] : columns[k][c]);
-      if (!loaded) {
-        fail(loaded.error());
-        continue;
-      }
-      if (!fixed_status) {
-        fail(fixed_status.error());
-        continue;
-      }
-      for (const auto& [id, v] : fixed_values) m.val[id] = v;
-      m.forward_pass();
-      std::int32_t poison = 0;
-      for (std::size_t o = 0; o < nout; ++o) {
-        const auto id = static_cast<std::size_t>(m.out_ids[o]);
-        const std::int32_t q = m.fail[id];
-        if (q && (!poison || q < poison)) poison = q;
-        outputs[o * count + c] = m.val[id];
-      }
-      if (poison) {
-        fail(m.poison_error(poison));
-        continue;
-      }
-      if (record && st.keep_messages)
-        for (NodeId id : m.order)
-          if (m.fail[static_cast<std::size_t>(id)] == id + 1)
-            record->why_[c].emplace_back(id, m.why[static_cast<std::size_t>(id)]);
+  // One case through the per-case code, in m's current tables; false when it fails.
+  auto run_case = [&](TapeImpl& m, std::size_t w, std::size_t c) {
+    auto fail = [&](Diagnostic d) {
+      failed[c] = 1;
+      errs[w].emplace_back(c, std::move(d));
+      for (std::size_t o = 0; o < nout; ++o) outputs[o * count + c] = tape_detail::kNaN;
+      if (!options.mask_failures) lower(first_bad, c);
+      return false;
+    };
+    Status loaded = ok_status();
+    for (std::size_t k = 0; k < st.input_ids.size() && loaded; ++k)
+      loaded = m.load_input(st.input_ids[k], columns[k].size() == 1 ? columns[k][0] : columns[k][c]);
+    if (!loaded) return fail(loaded.error());
+    if (!fixed_status) return fail(fixed_status.error());
+    for (const auto& [id, v] : fixed_values) m.val[id] = v;
+    m.forward_pass();
+    std::int32_t poison = 0;
+    for (std::size_t o = 0; o < nout; ++o) {
+      const auto id = static_cast<std::size_t>(m.out_ids[o]);
+      const std::int32_t q = m.fail[id];
+      if (q && (!poison || q < poison)) poison = q;
+      outputs[o * count + c] = m.val[id];
     }
-  });
+    if (poison) return fail(m.poison_error(poison));
+    if (record && st.keep_messages)
+      for (NodeId id : m.order)
+        if (m.fail[static_cast<std::size_t>(id)] == id + 1)
+          record->why_[c].emplace_back(id, m.why[static_cast<std::size_t>(id)]);
+    return true;
+  };
+
+  if (st.fast) {
+    st.scratch.resize(std::max(st.scratch.size(), nthreads));  // no resizing inside the workers
+    for_cases(nblocks, nthreads, [&](std::size_t w, std::size_t begin, std::size_t end) {
+      TapeImpl& m = st.worker(w);
+      double* T = st.scratch_of(w, m).T.data();
+      double flag[Bk];
+      for (std::size_t blk = begin; blk < end; ++blk) {
+        const std::size_t start = blk * Bk, lanes = std::min(Bk, count - start);
+        if (!options.mask_failures && start > first_bad.load(std::memory_order_relaxed)) return;
+        // The block runs in the worker's scratch (it stays in cache); the
+        // record keeps only the columns the reverse pass reads.
+        State::fast_forward(m, T, start, lanes, columns, st.input_ids, fixed_values, fixed_status.ok(), flag);
+        if (record) {
+          double* keep = record->blocks_.get() + blk * st.nslots * Bk;
+          for (std::size_t id = 0; id < stride; ++id)
+            if (st.slot_of[id] >= 0)
+              std::copy(T + id * Bk, T + id * Bk + Bk, keep + static_cast<std::size_t>(st.slot_of[id]) * Bk);
+        }
+        for (std::size_t l = 0; l < lanes; ++l) {
+          const std::size_t c = start + l;
+          if (flag[l] == 0.0) {
+            for (std::size_t o = 0; o < nout; ++o)
+              outputs[o * count + c] = T[static_cast<std::size_t>(m.out_ids[o]) * Bk + l];
+            continue;
+          }
+          if (!options.mask_failures && c > first_bad.load(std::memory_order_relaxed)) return;
+          m.use_own_tables();
+          if (!run_case(m, w, c) || !record) continue;
+          record->slow_[c] = 1;
+          record->slow_val_[c] = m.own_val;
+          record->slow_fail_[c] = m.own_fail;
+        }
+      }
+    });
+  } else {
+    for_cases(count, nthreads, [&](std::size_t w, std::size_t begin, std::size_t end) {
+      TapeImpl& m = st.worker(w);
+      for (std::size_t c = begin; c < end; ++c) {
+        if (!options.mask_failures && c > first_bad.load(std::memory_order_relaxed)) return;
+        if (record) m.use_tables(record->val_.data() + c * stride, record->fail_.data() + c * stride);
+        else m.use_own_tables();
+        run_case(m, w, c);
+      }
+    });
+  }
   base.use_own_tables();
 
   CaseErrors found = merge(errs);
@@ -268,33 +293,90 @@ Status BatchGradientTape::reverse(BatchRecord& record, std::span<const std::span
   std::atomic<std::size_t> first_bad{kNone};
   const std::size_t stride = record.stride_;
 
-  for_cases(count, nthreads, [&](std::size_t w, std::size_t begin, std::size_t end) {
-    TapeImpl& m = st.worker(w);
-    std::vector<double> seed(nout), grads(nleaves);
-    for (std::size_t c = begin; c < end; ++c) {
-      if (!options.mask_failures && c > first_bad.load(std::memory_order_relaxed)) return;
-      Status s = ok_status();
-      if (record.failed_[c]) {
-        skip[c] = 1;  // its forward failed: listed there, nothing to differentiate
-      } else {
-        m.use_tables(record.val_.data() + c * stride, record.fail_.data() + c * stride);
-        if (st.keep_messages)
-          for (const auto& [id, why] : record.why_[c]) m.why[static_cast<std::size_t>(id)] = why;
-        for (std::size_t o = 0; o < nout; ++o) seed[o] = seeds[o].size() == 1 ? seeds[o][0] : seeds[o][c];
-        s = m.reverse_pass(seed, grads);
-        if (!s) {
-          skip[c] = 2;
-          errs[w].emplace_back(c, s.error());
-          if (!options.mask_failures) lower(first_bad, c);
+  // One case through the per-case reverse pass, from tables already in m.
+  auto slow_case = [&](TapeImpl& m, std::size_t w, std::size_t c, std::vector<double>& seed,
+                       std::vector<double>& grads) {
+    if (st.keep_messages)
+      for (const auto& [id, why] : record.why_[c]) m.why[static_cast<std::size_t>(id)] = why;
+    for (std::size_t o = 0; o < nout; ++o) seed[o] = seeds[o].size() == 1 ? seeds[o][0] : seeds[o][c];
+    Status s = m.reverse_pass(seed, grads);
+    if (!s) {
+      skip[c] = 2;
+      errs[w].emplace_back(c, s.error());
+      if (!options.mask_failures) lower(first_bad, c);
+    }
+  };
+  auto store = [&](std::size_t c, const double* g, std::size_t step) {
+    for (std::size_t k = 0; k < nleaves; ++k) {
+      const double v = skip[c] ? 0.0 : g[k * step];
+      if (st.input_rows[k] != kNone) input_gradients[st.input_rows[k] * count + c] = v;
+      else per_case[c * st.n_param_leaves + st.param_rows[k]] = v;
+    }
+  };
+
+  if (st.fast) {
+    constexpr std::size_t Bk = State::kBlock;
+    const std::size_t nblocks = (count + Bk - 1) / Bk;
+    st.scratch.resize(std::max(st.scratch.size(), nthreads));  // no resizing inside the workers
+    for_cases(nblocks, nthreads, [&](std::size_t w, std::size_t begin, std::size_t end) {
+      TapeImpl& m = st.worker(w);
+      State::Scratch& sc = st.scratch_of(w, m);
+      std::vector<double> seed(nout), grads(nleaves);
+      std::uint8_t active[Bk];
+      for (std::size_t blk = begin; blk < end; ++blk) {
+        const std::size_t start = blk * Bk, lanes = std::min(Bk, count - start);
+        if (!options.mask_failures && start > first_bad.load(std::memory_order_relaxed)) return;
+        const double* T = record.blocks_.get() + blk * st.nslots * Bk;
+        for (std::size_t l = 0; l < lanes; ++l) active[l] = !record.failed_[start + l] && !record.slow_[start + l];
+        State::fast_reverse(m, T, st.slot_of.data(), start, lanes, seeds, active, sc.A.data(), sc.R.data(),
+                            sc.G.data());
+        for (std::size_t l = 0; l < lanes; ++l) {
+          const std::size_t c = start + l;
+          if (record.failed_[c]) {
+            skip[c] = 1;  // its forward failed: listed there, nothing to differentiate
+            store(c, nullptr, 0);
+            continue;
+          }
+          if (active[l]) {
+            // The only failure a block lane can have: reverse_pass's check
+            // of the leaves' gradients, in leaf order.
+            std::size_t bad = kNone;
+            for (std::size_t k = 0; k < nleaves && bad == kNone; ++k)
+              if (!std::isfinite(sc.G[k * Bk + l])) bad = k;
+            if (bad != kNone) {
+              skip[c] = 2;
+              errs[w].emplace_back(c, m.nonfinite_gradient(bad, sc.G[bad * Bk + l]));
+              if (!options.mask_failures) lower(first_bad, c);
+            }
+            store(c, sc.G.data() + l, Bk);
+            continue;
+          }
+          // A case the per-case code ran: its tables back in m.
+          if (!options.mask_failures && c > first_bad.load(std::memory_order_relaxed)) return;
+          m.use_own_tables();
+          std::copy(record.slow_val_[c].begin(), record.slow_val_[c].end(), m.own_val.begin());
+          std::copy(record.slow_fail_[c].begin(), record.slow_fail_[c].end(), m.own_fail.begin());
+          slow_case(m, w, c, seed, grads);
+          store(c, grads.data(), 1);
         }
       }
-      for (std::size_t k = 0; k < nleaves; ++k) {
-        const double g = skip[c] ? 0.0 : grads[k];
-        if (st.input_rows[k] != kNone) input_gradients[st.input_rows[k] * count + c] = g;
-        else per_case[c * st.n_param_leaves + st.param_rows[k]] = g;
+    });
+  } else {
+    for_cases(count, nthreads, [&](std::size_t w, std::size_t begin, std::size_t end) {
+      TapeImpl& m = st.worker(w);
+      std::vector<double> seed(nout), grads(nleaves);
+      for (std::size_t c = begin; c < end; ++c) {
+        if (!options.mask_failures && c > first_bad.load(std::memory_order_relaxed)) return;
+        if (record.failed_[c]) {
+          skip[c] = 1;  // its forward failed: listed there, nothing to differentiate
+        } else {
+          m.use_tables(record.val_.data() + c * stride, record.fail_.data() + c * stride);
+          slow_case(m, w, c, seed, grads);
+        }
+        store(c, grads.data(), 1);
       }
-    }
-  });
+    });
+  }
   base.use_own_tables();
 
   CaseErrors failed_reverse = merge(errs);

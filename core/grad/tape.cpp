@@ -172,14 +172,16 @@ Status GradientTape::Impl::reverse_pass(std::span<const double> seeds, std::span
     const auto l = static_cast<std::size_t>(m.leaves[k].node);
     // A leaf outside the cone has a stale adjoint: its derivative is 0.
     gradients[k] = m.reached[l] ? m.adj[l] : 0.0;
-    if (!std::isfinite(gradients[k])) {
-      const GradLeaf& leaf = m.leaves[k];
-      return make_error("the gradient with respect to " + std::string(leaf.op == Op::Input ? "input" : "parameter") +
-                            " '" + leaf.name + "' is " + (std::isnan(gradients[k]) ? "nan" : "infinite"),
-                        m.program.nodes[l].location, leaf.node);
-    }
+    if (!std::isfinite(gradients[k])) return m.nonfinite_gradient(k, gradients[k]);
   }
   return ok_status();
+}
+
+Diagnostic GradientTape::Impl::nonfinite_gradient(std::size_t k, double g) const {
+  const GradLeaf& leaf = leaves[k];
+  return make_error("the gradient with respect to " + std::string(leaf.op == Op::Input ? "input" : "parameter") +
+                        " '" + leaf.name + "' is " + (std::isnan(g) ? "nan" : "infinite"),
+                    program.nodes[static_cast<std::size_t>(leaf.node)].location, leaf.node);
 }
 
 Result<GradResult> GradientTape::run(const Env& env) {

@@ -107,6 +107,8 @@ struct GradientTape::Impl {
   /// backward_pass, then d(loss)/d(leaf) per reported leaf into `gradients`
   /// (a non-finite one is an error naming the leaf).
   Status reverse_pass(std::span<const double> seeds, std::span<double> gradients);
+  /// reverse_pass's error for leaf k's non-finite gradient g.
+  Diagnostic nonfinite_gradient(std::size_t k, double g) const;
   Status vjp(NodeId id, double g);
   void push(NodeId a, double contribution) {
     const auto i = static_cast<std::size_t>(a);

@@ -29,7 +29,7 @@ struct Expected {
 };
 
 struct Tally {
-  int cases = 0, forward_failures = 0, reverse_failures = 0, programs = 0;
+  int cases = 0, forward_failures = 0, reverse_failures = 0, programs = 0, blocks = 0;
 };
 
 void compare_batch(const Program& p, std::mt19937_64& rng, std::size_t count, Tally& tally) {
@@ -37,6 +37,7 @@ void compare_batch(const Program& p, std::mt19937_64& rng, std::size_t count, Ta
   ASSERT_TRUE(tape.ok()) << tape.error().message;
   auto bt = BatchGradientTape::create(p, {"result"}, {});
   ASSERT_TRUE(bt.ok()) << bt.error().message;
+  tally.blocks += bt->uses_blocks();
   Env fixed;
   fixed.params["p0"] = std::uniform_real_distribution<double>(-2, 2)(rng);
   const std::vector<GradLeaf>& leaves = tape->leaves();
@@ -161,21 +162,25 @@ void compare_batch(const Program& p, std::mt19937_64& rng, std::size_t count, Ta
   ++tally.programs;
 }
 
+// Programs with gathers run case by case; without, through the block
+// kernels (several blocks: 150 cases are two full blocks and a part).
 TEST(BatchGradients, RandomProgramsMatchThePerCaseTapeBitForBit) {
   std::mt19937_64 rng(2207);
   Tally tally;
-  for (int trial = 0; trial < 150; ++trial) {
+  for (int trial = 0; trial < 300; ++trial) {
     const auto sem = static_cast<Semantics>(trial % 3);
     const auto dtype = trial % 5 == 0 ? Dtype::Float32 : Dtype::Float64;
-    Program p = test::random_program(rng, sem, dtype, /*size=*/30);
+    const bool gathers = trial % 2 == 0;
+    Program p = test::random_program(rng, sem, dtype, /*size=*/30, gathers);
     SCOPED_TRACE("trial " + std::to_string(trial) + " " + std::string(to_string(sem)));
-    compare_batch(p, rng, trial % 7 == 0 ? 1 : 41, tally);
+    compare_batch(p, rng, trial % 7 == 0 ? 1 : gathers ? 41 : 150, tally);
     if (HasFatalFailure()) return;
   }
-  EXPECT_EQ(tally.programs, 150);
+  EXPECT_EQ(tally.programs, 300);
+  EXPECT_GE(tally.blocks, 150);
   EXPECT_GT(tally.forward_failures, 20);  // the generator reaches errors: the masks are exercised
-  std::printf("%d cases, %d failing forward, %d failing reverse\n", tally.cases, tally.forward_failures,
-              tally.reverse_failures);
+  std::printf("%d cases, %d failing forward, %d failing reverse, %d of %d programs in blocks\n", tally.cases,
+              tally.forward_failures, tally.reverse_failures, tally.blocks, tally.programs);
 }
 
 /// Hybrid: where i == 1 the forward fails when x0 <= 0 (it takes x0 / 0),
@@ -192,7 +197,8 @@ Program unchosen_failures() {
 TEST(BatchGradients, ReverseFailuresAreMaskedOrNamed) {
   std::mt19937_64 rng(31);
   Tally tally;
-  compare_batch(unchosen_failures(), rng, 90, tally);
+  compare_batch(unchosen_failures(), rng, 150, tally);
+  EXPECT_EQ(tally.blocks, 1);
   EXPECT_GT(tally.forward_failures, 5);
   EXPECT_GT(tally.reverse_failures, 5);
 }

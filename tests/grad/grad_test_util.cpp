@@ -6,7 +6,7 @@
 
 namespace tc::test {
 
-Program random_program(std::mt19937_64& rng, Semantics semantics, Dtype dtype, int size) {
+Program random_program(std::mt19937_64& rng, Semantics semantics, Dtype dtype, int size, bool gathers) {
   std::uniform_real_distribution<double> coef(-2.0, 2.0);
   auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<std::uint64_t>(n)); };
   Builder b(semantics, Surrogate::Sigmoid, pick(2) ? 1.0 : 2.0, dtype);
@@ -28,7 +28,9 @@ Program random_program(std::mt19937_64& rng, Semantics semantics, Dtype dtype, i
   };
   for (int k = 0; k < size; ++k) {
     Value v;
-    switch (pick(17)) {
+    int op = pick(gathers ? 17 : 15);
+    if (!gathers && op >= 12) op += 2;  // no gather, no gather_one_hot
+    switch (op) {
       case 0: v = any() + any(); break;
       case 1: v = any() - any(); break;
       case 2: v = any() * any(); break;

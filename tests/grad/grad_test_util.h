@@ -9,8 +9,9 @@ namespace tc::test {
 
 /// A random program over inputs x0, x1 (float64 in [-3, 3], differentiable),
 /// i (int32 in [0, 2]) and parameters p0, p1, using every computing op but
-/// call; its output `result` sums the last few values.
-Program random_program(std::mt19937_64& rng, Semantics semantics, Dtype dtype, int size);
+/// call (without gathers: every op but call, gather and gather_one_hot);
+/// its output `result` sums the last few values.
+Program random_program(std::mt19937_64& rng, Semantics semantics, Dtype dtype, int size, bool gathers = true);
 /// Random values for every input of `p`.
 Env random_env(std::mt19937_64& rng, const Program& p);
 /// True when every evaluated decision of `p` at `env` (comparison operands,

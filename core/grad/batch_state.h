@@ -1,0 +1,88 @@
+#pragma once
+// Private to core/grad: the batch tape's prepared state, shared by
+// batch_tape.cpp (cases, threads, records) and batch_fast.cpp (the block
+// kernels).
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "grad/batch_gradients.h"
+#include "grad/tape_impl.h"
+
+namespace tc {
+
+struct BatchGradientTape::State {
+  using Impl = TapeImpl;
+  GradientTape base;
+  /// Copies of base's prepared form, one per worker (worker 0 is base's own).
+  std::vector<std::unique_ptr<Impl>> extra;
+  std::vector<std::string> input_names;
+  std::vector<NodeId> input_ids;
+  std::vector<std::size_t> input_rows, param_rows;  ///< leaf index -> row
+  std::size_t n_input_leaves = 0, n_param_leaves = 0;
+  /// A hybrid derivative rule may quote the failure of an unchosen value.
+  bool keep_messages = false;
+  bool busy = false;
+  /// Every op of the cone has a block kernel (batch_fast.cpp): cases run
+  /// kBlock at a time, one op over all of them at once, and only cases the
+  /// block flags (any failure or non-finite value anywhere, even where the
+  /// per-case semantics would not look) run the per-case code.
+  bool fast = false;
+  static constexpr std::size_t kBlock = 64;
+  /// Per node: its column in a record's block (the values some derivative
+  /// rule reads), or -1 for values the reverse pass never reads.
+  std::vector<std::int32_t> slot_of;
+  std::size_t nslots = 0;
+  void assign_slots(const Impl& m);
+  /// Per worker, kept between calls (fresh buffers of this size cost page
+  /// faults on every call): the forward block, and the reverse's adjoints,
+  /// reached lanes and leaf gradients.
+  struct Scratch {
+    std::vector<double> T, A, G;
+    std::vector<std::uint8_t> R;
+  };
+  std::vector<Scratch> scratch;
+  Scratch& scratch_of(std::size_t w, const Impl& m) {
+    if (scratch.size() <= w) scratch.resize(w + 1);
+    Scratch& s = scratch[w];
+    if (s.T.empty()) {
+      const std::size_t n = m.nodes.size() * kBlock;
+      s.T.resize(n);
+      s.A.resize(n);
+      s.R.resize(n);
+      s.G.resize(std::max<std::size_t>(m.leaves.size(), 1) * kBlock);
+    }
+    return s;
+  }
+
+  /// Block forward over `lanes` cases from `start`: node id's values at
+  /// T[id * kBlock + lane]; flag[lane] != 0 for a case the block cannot
+  /// vouch for. Inputs from the columns, parameters and state from `fixed`.
+  static void fast_forward(Impl& m, double* T, std::size_t start, std::size_t lanes,
+                           std::span<const std::span<const double>> columns, const std::vector<NodeId>& input_ids,
+                           const std::vector<std::pair<std::size_t, double>>& fixed, bool fixed_ok, double* flag);
+  /// Block reverse over the lanes with active[lane], reading node id's values
+  /// at T[slot_of[id] * kBlock + lane]: writes per lane and
+  /// reported leaf the gradient into G[leaf * kBlock + lane]; A and R are
+  /// adjoint and reached scratch of kBlock values per node.
+  static void fast_reverse(Impl& m, const double* T, const std::int32_t* slot_of, std::size_t start, std::size_t lanes,
+                           std::span<const std::span<const double>> seeds, const std::uint8_t* active, double* A,
+                           std::uint8_t* R, double* G);
+  static bool fast_eligible(const Impl& m);
+
+  explicit State(GradientTape t) : base(std::move(t)) {}
+  Impl& worker(std::size_t k) { return k == 0 ? *base.impl_ : *extra[k - 1]; }
+  void ensure_workers(std::size_t n) {
+    while (extra.size() + 1 < n) {
+      auto w = std::make_unique<Impl>(*base.impl_);
+      w->use_own_tables();
+      extra.push_back(std::move(w));
+    }
+  }
+};
+
+}  // namespace tc
