@@ -196,7 +196,11 @@ def _base_interpreter():
     compiles against, spelled /usr/bin/python3 when it is Debian's so that a
     tree configured here has the main build's compiler flags (the core's
     verify library records the interpreter's path)."""
-    base = getattr(sys, "_base_executable", None) or sys.executable
+    # sys.base_prefix is the base installation also in a venv (3.9's
+    # sys._base_executable is still the venv's own python there).
+    base = os.path.join(sys.base_prefix, "bin", f"python{sys.version_info[0]}.{sys.version_info[1]}")
+    if not os.path.exists(base):
+        base = getattr(sys, "_base_executable", None) or sys.executable
     if not os.path.exists(base):
         base = sys.executable
     debian = "/usr/bin/python3"
@@ -269,25 +273,38 @@ def build_extension():
     named = os.environ.get("TC_CMAKE_BUILD_DIR")
     tree = pathlib.Path(named).resolve() if named else _tree_for_this_interpreter()
     cache = _cache(tree)
-    if not cache:
+    configured_for = cache.get("Python3_EXECUTABLE", "")
+    if not cache or (not named and configured_for != _base_interpreter()):
+        # New, or a tree of this interpreter configured through a path that
+        # changed (a deleted venv's python): configure it for the base one.
         _log(f"configuring {tree} for {_base_interpreter()}")
         _configure(cmake, tree)
         cache = _cache(tree)
     elif cache.get("TC_BUILD_PYTHON", "ON").upper() in ("OFF", "0", "FALSE", "NO"):
         raise BuildError(f"the CMake tree {tree} has TC_BUILD_PYTHON=OFF, so it cannot build the extension")
+    built = tree / "python" / "tensorcode" / "program" / f"_core{suffix}"
+    if not built.exists() and _extensions_in(built.parent):
+        raise _other_interpreter(tree, cache, built)  # before building anything there
     jobs = os.environ.get("TC_BUILD_JOBS") or os.environ.get("CMAKE_BUILD_PARALLEL_LEVEL") or str(os.cpu_count() or 2)
     start = time.monotonic()
     _run([cmake, "--build", str(tree), "--target", TARGET, "-j", jobs])
     _log(f"{TARGET} up to date in {time.monotonic() - start:.1f} s ({tree})")
-    built = tree / "python" / "tensorcode" / "program" / f"_core{suffix}"
     if not built.exists():
-        others = sorted(p.name for p in built.parent.glob("_core.*"))
-        raise BuildError(
-            f"the CMake tree {tree} builds the extension for {cache.get('Python3_EXECUTABLE', 'another Python')} "
-            f"({', '.join(others) or 'no _core file'}), not for {sys.executable} "
-            f"(Python {sys.version.split()[0]}, {suffix}); unset TC_CMAKE_BUILD_DIR to build a tree for this "
-            f"interpreter, or configure that tree with -DPython3_EXECUTABLE={_base_interpreter()}")
+        raise _other_interpreter(tree, cache, built)
     return built
+
+
+def _extensions_in(folder):
+    return sorted(p.name for p in folder.glob("_core.*") if p.suffix in (".so", ".pyd"))
+
+
+def _other_interpreter(tree, cache, built):
+    others = _extensions_in(built.parent)
+    return BuildError(
+        f"the CMake tree {tree} builds the extension for {cache.get('Python3_EXECUTABLE', 'another Python')} "
+        f"({', '.join(others) or 'no _core file'}), not for {sys.executable} "
+        f"(Python {sys.version.split()[0]}, which loads {built.name}); unset TC_CMAKE_BUILD_DIR to build a tree "
+        f"for this interpreter, or configure that tree with -DPython3_EXECUTABLE={_base_interpreter()}")
 
 
 # --- wheels -----------------------------------------------------------------
@@ -359,6 +376,20 @@ if not any(getattr(f, "__name__", "") == "TensorcodeEditableFinder" for f in sys
 
 # --- PEP 517 / PEP 660 hooks ---------------------------------------------------
 
+def _reported(hook):
+    """A BuildError ends the hook with its message alone (pip shows the
+    hook's output), not with a traceback of this module."""
+    def run_hook(*args, **kwargs):
+        try:
+            return hook(*args, **kwargs)
+        except BuildError as e:
+            print(f"error: {e}", file=sys.stderr, flush=True)
+            raise SystemExit(1) from None
+    run_hook.__name__ = hook.__name__
+    run_hook.__doc__ = hook.__doc__
+    return run_hook
+
+
 def get_requires_for_build_wheel(config_settings=None):
     return []
 
@@ -371,14 +402,17 @@ def get_requires_for_build_sdist(config_settings=None):
     return []
 
 
+@_reported
 def prepare_metadata_for_build_wheel(metadata_directory, config_settings=None):
     return _write_metadata_dir(metadata_directory)
 
 
+@_reported
 def prepare_metadata_for_build_editable(metadata_directory, config_settings=None):
     return _write_metadata_dir(metadata_directory)
 
 
+@_reported
 def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
     extension = build_extension()
     entries = [(name, path.read_bytes()) for name, path in _package_files()]
@@ -386,6 +420,7 @@ def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
     return _write_wheel(wheel_directory, entries)
 
 
+@_reported
 def build_editable(wheel_directory, config_settings=None, metadata_directory=None):
     extension = build_extension()
     entries = [("_tensorcode_editable.py", _editable_finder(extension).encode()),
@@ -404,6 +439,7 @@ def _sdist_files():
     return sorted(n for n in names if (ROOT / n).is_file())
 
 
+@_reported
 def build_sdist(sdist_directory, config_settings=None):
     base = f"{NAME}-{version()}"
     target = pathlib.Path(sdist_directory) / f"{base}.tar.gz"
