@@ -185,6 +185,24 @@ def verify_checks(work):
                                                           "--reference-timeout", "0.2"], work, ranks=3, expect_rc=3)
     rank_local_failure("verify_rank_local_failure", ["verify", "ref.py", *grid],
                        ["verify", "missing.py", *grid], work)
+    # Each rank really does its share: the reference records the process
+    # that asked for each case (its parent: that rank's tensorcode), so a job
+    # where rank 0 did all the work, with the same output, fails here.
+    if not ONLY or "verify_shares" in ONLY:
+        calls = os.path.join(work, "calls")
+        os.makedirs(calls)
+        write(os.path.join(work, "share.py"),
+              "import os\n\ndef f(a, b):\n"
+              f"    with open(os.path.join({calls!r}, str(os.getppid())), 'a') as log:\n"
+              "        log.write(f'{a} {b}\\n')\n"
+              "    return a * b\n")
+        rc, out, err = tc(["verify", "ref.py", "--input", "a=int32:0:99", "--input", "b=int32:0:1",
+                           "--reference", "share.py"], work, 2)
+        shares = sorted(len(open(os.path.join(calls, f)).read().splitlines()) for f in os.listdir(calls))
+        check("verify_shares: passed", rc == 0 and json.loads(out or "{}").get("cases") == 200, f"{rc}: {err!r}")
+        check("verify_shares: two ranks with 100 cases each", shares == [100, 100], shares)
+        print("ok verify_shares" if not any(f.startswith("verify_shares") for f in failures) else "-- verify_shares",
+              flush=True)
     # Issue 23, defect 3: ranks given other domains, or another reference
     # file under the same name, must not report a pass over half the cases.
     mismatched_job("verify_other_domain", ["verify", "f.py", "--input", "a=int32:0:999", "--input", "b=int32:0:0",

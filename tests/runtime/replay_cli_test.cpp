@@ -76,8 +76,10 @@ TEST_F(ReplayCli, BundledExampleMatchesGolden) {
   const std::string golden = std::string(TC_TEST_DATA) + "/runtime/counter_events.expected";
   auto r = run_cli({"replay", counter_path(), "--events", events});
   ASSERT_EQ(r.status, 0) << r.err;
-  if (tc::testing::update_golden())
+  if (tc::testing::update_golden()) {
     std::ofstream(golden, std::ios::binary) << r.out;
+    GTEST_SKIP() << "rewrote " << golden << " (TC_UPDATE_GOLDEN): nothing compared";
+  }
   EXPECT_EQ(r.out, slurp(golden));
 }
 
