@@ -275,8 +275,10 @@ Status Runner::run_batch(std::span<const std::span<const double>> columns, std::
   if (Status s = m.ensure_capacity(std::min(count, block)); !s.ok()) return s;
   std::vector<std::uint8_t> host_failed;
   std::vector<Diagnostic> host_error;
+  m.stats.blocks = 0;
   for (std::size_t start = 0; start < count; start += block) {
     const std::size_t nb = std::min(block, count - start);
+    ++m.stats.blocks;
     auto* in = static_cast<float*>(m.bufs[1].mapped);
     host_failed.assign(nb, 0);
     host_error.assign(nb, Diagnostic{});

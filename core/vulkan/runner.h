@@ -32,6 +32,7 @@ struct RunnerOptions {
 struct RunnerStats {
   double pipeline_seconds = 0;  ///< SPIR-V translation + shader modules + pipelines
   std::size_t stages = 0;       ///< pipelines (1 when not staged)
+  std::size_t blocks = 0;       ///< dispatch blocks the last run_batch split its cases into
   std::string device;           ///< device description
 };
 

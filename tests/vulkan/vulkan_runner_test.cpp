@@ -31,7 +31,7 @@ namespace {
 struct Compare {
   std::size_t cases = 0, errors = 0, exact_values = 0, sigmoid_values = 0, derived_values = 0, skipped = 0;
   double max_derived_rel = 0;
-  std::size_t stages = 0;
+  std::size_t stages = 0, blocks = 0;
   std::uint64_t max_ulp = 0;
   double max_ulp_arg = 0;
 };
@@ -93,6 +93,7 @@ Compare compare(const Program& original, const std::vector<std::vector<double>>&
   if (!s.ok()) return r;
   r.cases = count;
   r.stages = runner->stats().stages;
+  r.blocks = runner->stats().blocks;
   // Per node: its value depends on a sigmoid (exp), and some decision
   // (comparison, select condition, gather index or selector) depends on one.
   std::vector<std::uint8_t> exp_dep(program.nodes.size(), 0), exp_decision(program.nodes.size(), 0);
@@ -279,7 +280,11 @@ TEST(VulkanRunner, BlocksSplitLargeBatches) {
   Program p = testgen::random_program(o);
   vk::RunnerOptions opts;
   opts.max_block_cases = 1000;  // 5 blocks plus a partial one
-  compare(p, testgen::random_cases(p, 5500, 3), opts);
+  Compare r = compare(p, testgen::random_cases(p, 5500, 3), opts);
+  EXPECT_EQ(r.cases, 5500u);
+  EXPECT_EQ(r.blocks, 6u);
+  // Values were compared, more than one block holds: not only failures on both sides.
+  EXPECT_GT(r.exact_values + r.sigmoid_values + r.derived_values, 1000u) << r.errors << " cases failed on both";
 }
 
 TEST(VulkanRunner, InputDomainErrorsNameTheInput) {
