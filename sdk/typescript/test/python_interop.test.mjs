@@ -8,7 +8,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { EvaluationError, load } from '../dist/index.mjs';
 import { builderPrograms } from './builder_programs.mjs';
-import { corpus, makeCases, pkgDir, python, pythonDir } from './env.mjs';
+import { FLOAT32_REFUSAL, corpus, makeCases, pkgDir, python, pythonDir, unexpectedRefusal } from './env.mjs';
 
 const tc = await load();
 
@@ -165,10 +165,18 @@ test('Python-compiled float32 artifacts through TS emitWasm() agree with the CPU
   let programs = 0, exact = 0, approx = 0, failing = 0;
   for (const e of entries) {
     const text = compiled[e.name];
-    if (typeof text !== 'string') continue;  // integers beyond 2^24 do not fit float32: refused
+    if (typeof text !== 'string') {
+      // Integers beyond 2^24 do not fit float32: refused by Python with the engine's text; anything else fails.
+      assert.match(String(text?.error ?? JSON.stringify(text)), FLOAT32_REFUSAL, `python compile ${e.name}`);
+      continue;
+    }
     const p = tc.Program.fromJSON(text);
     let bytes;
-    try { bytes = p.emitWasm(); } catch { continue; }
+    try { bytes = p.emitWasm(); } catch (err) {
+      const bad = unexpectedRefusal(err, 'emit');
+      if (bad) throw bad;
+      continue;
+    }
     assert.ok(bytes.length > 8);
     const cases = makeCases(p.info.inputs, 64, 4242).map((c) => Object.fromEntries(Object.entries(c).map(([k, v]) => [k, Math.fround(v)])));
     const { results } = await p.runWasm(cases);

@@ -1,0 +1,58 @@
+// The example page (example/index.html) in headless Chromium, shared by
+// browser_page.test.mjs (CPU and WebAssembly) and browser_webgpu.mjs (its
+// WebGPU half, a ctest entry of its own that is SKIPPED without an adapter).
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import { chromiumPath, pkgDir, tmpDir } from './env.mjs';
+
+const types = { '.html': 'text/html', '.js': 'text/javascript', '.json': 'application/json', '.mjs': 'text/javascript' };
+
+// Serves the package folder and resolves `report` with the JSON the page POSTs.
+function serve() {
+  let deliver;
+  const report = new Promise((resolve) => { deliver = resolve; });
+  const server = http.createServer((req, res) => {
+    if (req.method === 'POST' && req.url === '/report') {
+      let body = '';
+      req.on('data', (d) => { body += d; });
+      req.on('end', () => { res.end(); deliver(JSON.parse(body)); });
+      return;
+    }
+    const file = path.join(pkgDir, decodeURIComponent(new URL(req.url, 'http://x').pathname));
+    if (!file.startsWith(pkgDir) || !fs.existsSync(file) || !fs.statSync(file).isFile()) {
+      res.writeHead(404);
+      res.end();
+      return;
+    }
+    res.writeHead(200, { 'content-type': types[path.extname(file)] ?? 'application/octet-stream' });
+    fs.createReadStream(file).pipe(res);
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, report })));
+}
+
+// Headless Chromium with WebGPU allowed (SwiftShader when there is no GPU);
+// it stays open until the page has reported.
+function openPage(url) {
+  const args = ['--headless', '--no-sandbox', '--disable-dev-shm-usage', `--user-data-dir=${tmpDir('tc-chromium-')}`,
+    '--enable-unsafe-webgpu', url];
+  const p = spawn(chromiumPath(), args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  let err = '';
+  p.stderr.on('data', (d) => { err = (err + d).slice(-4000); });
+  const exited = new Promise((resolve) => p.on('close', (code) => resolve(code)));
+  return { close: () => { p.kill('SIGKILL'); return exited; }, exited: exited.then((code) => { throw new Error(`chromium exited (${code}) before the page reported: ${err}`); }), };
+}
+
+/** Opens the example page and resolves to the JSON it reports (120 s at most). */
+export async function pageReport() {
+  const { server, report: reported } = await serve();
+  const page = openPage(`http://127.0.0.1:${server.address().port}/example/index.html?report`);
+  try {
+    const timeout = new Promise((_, reject) => setTimeout(() => reject(new Error('the page did not report within 120 s')), 120000).unref());
+    return await Promise.race([reported, page.exited, timeout]);
+  } finally {
+    await page.close();
+    server.close();
+  }
+}
