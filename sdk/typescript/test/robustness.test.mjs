@@ -134,6 +134,22 @@ test('sparseAffine refuses indices that are not int32 integers instead of trunca
   assert.deepEqual(p.run({ y: 5, z: 7 }), { result: 32 });
 });
 
+test('the native layer checks sparseAffine indices too (no int32 conversion that truncates)', async () => {
+  // Below the TypeScript checks: the embind class itself, as a caller of the module would use it.
+  const core = await createRequire(import.meta.url)('../dist/tensorcode_core.js')();
+  for (const [bad, shown] of [[1.9, '1.9'], [2 ** 40, '1099511627776']]) {
+    const nb = new core.CoreBuilder();
+    nb.init({});
+    const y = nb.input('y', 'float64', undefined), z = nb.input('z', 'float64', undefined);
+    const s = nb.sparseAffine([{ id: y }, { id: z }], [bad, 1], [1, 1], undefined);
+    const out = new core.CoreProgram();
+    const r = nb.buildInto(out, { id: s });
+    assert.equal(r.error?.message, `sparseAffine: indices[0] must be an integer from -2147483648 to 2147483647, got ${shown}`);
+    out.delete();
+    nb.delete();
+  }
+});
+
 test('integer options are checked: finite, integral, in range, with the name in the message', () => {
   const src = 'def f(a):\n    return a + 1\n';
   for (const [option, bad] of [['maxNodes', 1e12], ['maxNodes', 0], ['maxNodes', 1.5], ['maxNodes', NaN], ['maxNodes', '10'],
