@@ -68,7 +68,7 @@ Symbol wrap(py::handle owner, tc::Value v) {
 }
 
 tc::Domain domain_arg(py::handle h) {
-  if (py::isinstance<tc::Domain>(h)) return h.cast<tc::Domain>();
+  if (py::isinstance<tc::Domain>(h)) return checked<tc::Domain>(h);  // not one made by __new__ alone
   if (PyUnicode_Check(h.ptr())) {
     auto d = tc::parse_domain(h.cast<std::string>());
     if (!d) throw py::value_error(d.error().message);

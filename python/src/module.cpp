@@ -19,6 +19,8 @@ tc::Domain make_domain(tc::DomainType type, std::optional<double> lo, std::optio
   return d;
 }
 
+const tc::Domain& domain_of(py::handle h) { return checked<tc::Domain>(h); }
+
 py::object domain_bound(const std::optional<double>& v) {
   return v ? py::object(py::float_(*v)) : py::object(py::none());
 }
@@ -26,19 +28,22 @@ py::object domain_bound(const std::optional<double>& v) {
 }  // namespace
 
 void bind_misc(py::module_& m) {
-  py::class_<tc::Domain>(m, "Domain")
-      .def_property_readonly("type", [](const tc::Domain& d) { return std::string(tc::to_string(d.type)); })
-      .def_property_readonly("min", [](const tc::Domain& d) { return domain_bound(d.min); })
-      .def_property_readonly("max", [](const tc::Domain& d) { return domain_bound(d.max); })
-      .def_property_readonly("lo", &tc::Domain::lo)
-      .def_property_readonly("hi", &tc::Domain::hi)
+  // Every method reads its Domain through checked(): Domain.__new__(Domain)
+  // makes an instance whose value was never constructed (issue 23, defect 12).
+  py::class_<tc::Domain> domain(m, "Domain");
+  domain.def_property_readonly("type", [](py::handle self) { return std::string(tc::to_string(domain_of(self).type)); })
+      .def_property_readonly("min", [](py::handle self) { return domain_bound(domain_of(self).min); })
+      .def_property_readonly("max", [](py::handle self) { return domain_bound(domain_of(self).max); })
+      .def_property_readonly("lo", [](py::handle self) { return domain_of(self).lo(); })
+      .def_property_readonly("hi", [](py::handle self) { return domain_of(self).hi(); })
       .def("check",
-           [](const tc::Domain& d, double v) -> py::object {
-             auto why = d.check(v);
+           [](py::handle self, double v) -> py::object {
+             auto why = domain_of(self).check(v);
              return why ? py::object(to_str(*why)) : py::object(py::none());
            })
-      .def("__str__", &tc::Domain::to_string)
-      .def("__repr__", [](const tc::Domain& d) {
+      .def("__str__", [](py::handle self) { return domain_of(self).to_string(); })
+      .def("__repr__", [](py::handle self) {
+        const tc::Domain& d = domain_of(self);
         std::string t = d.type == tc::DomainType::Boolean ? "boolean" : std::string(tc::to_string(d.type));
         if (d.type == tc::DomainType::Boolean || (!d.min && !d.max)) return t + "()";
         auto num = [](const std::optional<double>& v) {
@@ -46,13 +51,18 @@ void bind_misc(py::module_& m) {
         };
         return t + "(min=" + num(d.min) + ", max=" + num(d.max) + ")";
       })
-      .def(py::self == py::self)
-      .def(py::pickle([](const tc::Domain& d) { return d.to_string(); },
+      .def("__eq__",
+           [](py::handle a, py::handle b) -> py::object {
+             if (!py::isinstance<tc::Domain>(b)) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
+             return py::bool_(domain_of(a) == domain_of(b));
+           })
+      .def(py::pickle([](py::handle self) { return domain_of(self).to_string(); },
                       [](const std::string& s) {
                         auto d = tc::parse_domain(s);
                         if (!d) throw py::value_error(d.error().message);
                         return *d;
                       }));
+  domain.attr("__hash__") = py::none();  // as before: equality without a hash
   m.def("int32", [](std::optional<double> lo, std::optional<double> hi) {
     return make_domain(tc::DomainType::Int32, lo, hi);
   }, py::arg("min") = py::none(), py::arg("max") = py::none());
@@ -73,10 +83,12 @@ void bind_misc(py::module_& m) {
 
   m.def("compile_source",
         [](std::string_view source, const std::string& filename, const std::string& function,
-           std::vector<std::pair<std::string, tc::Domain>> inputs, const std::string& dtype,
+           const std::vector<std::pair<std::string, py::handle>>& domains, const std::string& dtype,
            const std::string& semantics, const std::string& surrogate, double temperature,
            std::size_t max_iterations, std::size_t max_nodes) {
           tc::CompileOptions o;
+          std::vector<std::pair<std::string, tc::Domain>> inputs;
+          for (const auto& [name, d] : domains) inputs.emplace_back(name, domain_of(d));
           o.filename = filename;
           o.function = function;
           o.inputs = std::move(inputs);

@@ -193,3 +193,17 @@ def test_objects_made_without_init_are_refused():
     for call in cases:
         with pytest.raises((TypeError, AttributeError)):
             call()
+
+
+def test_a_domain_made_without_init_is_refused():
+    # Issue 23, defect 12: Domain.__new__(Domain) read heap garbage
+    # ("float64:0:2.63e-292") and a program built with it differed from its
+    # own JSON round trip.
+    from tensorcode.program import Domain
+    d = Domain.__new__(Domain)
+    for call in (lambda: str(d), lambda: repr(d), lambda: d.min, lambda: d.max, lambda: d.type, lambda: d.lo,
+                 lambda: d.check(1.0), lambda: d == int32(0, 1), lambda: d.__reduce_ex__(2),
+                 lambda: Builder().input("x", d), lambda: compile("def f(x):\n    return x\n", {"x": d})):
+        with pytest.raises(TypeError, match="not initialised"):
+            call()
+    assert int32(0, 3) == int32(0, 3) and int32(0, 3) != int32(0, 4) and int32(0, 3) != "int32:0:3"
