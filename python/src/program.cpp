@@ -210,7 +210,33 @@ py::object CoreProgram::run_batch(py::handle cases, py::handle params, const std
     py::gil_scoped_release release;
     status = ev.run_batch(columns, count, fixed, out, threads);
   } else {
-    status = ev.run_batch(columns, count, fixed, out);
+    // Bindings must see exactly the calls run() makes: one case at a time
+    // through the checked walk (an exact select calls only its chosen
+    // branch, a failing case is called once), stopping at the first failure
+    // under errors="raise", and Ctrl-C is honoured between cases (issue 23,
+    // defects 10 and 11; the batched kernels evaluated every branch of every
+    // case and retried failing ones).
+    out.count = count;
+    out.outputs.assign(out_keys_.size(), std::vector<double>(count, 0.0));
+    out.failed.assign(count, 0);
+    tc::Env env = fixed;
+    for (const std::string& n : names) env.inputs[n] = 0.0;
+    std::vector<double*> slots;
+    for (const std::string& n : names) slots.push_back(&env.inputs.find(n)->second);
+    for (std::size_t c = 0; c < count; ++c) {
+      for (std::size_t k = 0; k < slots.size(); ++k) *slots[k] = columns[k][c];
+      clear_stashed_error();  // a failure chains the exception of its own case only
+      auto r = ev.run(env);
+      if (stashed_error_is_fatal()) raise_error(ErrorKind::Evaluation, "interrupted");
+      if (r) {
+        for (std::size_t o = 0; o < out_keys_.size(); ++o) out.outputs[o][c] = r->outputs[o];
+      } else {
+        if (errors == "raise") raise_case_error(r.error(), c);
+        out.failed[c] = 1;
+        out.errors.emplace_back(c, r.error());
+      }
+      if (PyErr_CheckSignals() != 0) throw py::error_already_set();
+    }
   }
   if (!status) raise_diagnostic(ErrorKind::Evaluation, status.error());
   // A KeyboardInterrupt in a binding is re-raised even when errors="nan".

@@ -144,3 +144,70 @@ def test_verify_with_a_python_binding_over_many_cases():
     p = b.build(b.call("half", a)).bind({"half": (lambda v: v / 2, None)})
     report = p.verify(lambda a: a / 2)
     assert report["passed"] and report["cases"] == 20001
+
+
+def _sqrt_program():
+    b = Builder()
+    x = b.input("x", float64(-10, 10))
+    return b.build(b.select(x >= 0, b.call("sqrt", x), 0))
+
+
+def test_run_batch_calls_bindings_exactly_as_run_does():
+    # Issue 23, defect 11: run_batch called the binding for every case,
+    # untaken branches included, and swallowed their errors.
+    calls = []
+
+    def sqrt(v):
+        calls.append(v)
+        if v < 0:
+            raise ValueError("math domain error")
+        return math.sqrt(v)
+
+    p = _sqrt_program().bind({"sqrt": (sqrt, None)})
+    cases = [{"x": v} for v in (-2.0, -1.0, 0.0, 4.0)]
+    expected = [p.run(c) for c in cases]
+    per_case_calls, calls[:] = list(calls), []
+    assert p.run_batch(cases) == expected
+    assert calls == per_case_calls == [0.0, 4.0]
+
+
+def test_run_batch_raise_stops_at_the_first_failure_and_calls_it_once():
+    calls = []
+
+    def fails_first(v):
+        calls.append(v)
+        if len(calls) == 1:
+            raise ValueError("first call fails")
+        return v
+
+    p = _sqrt_program().bind({"sqrt": (fails_first, None)})
+    with pytest.raises(EvaluationError, match="first call fails") as e:
+        p.run_batch([{"x": 1.0}, {"x": 2.0}, {"x": 3.0}])
+    assert e.value.case == 0 and calls == [1.0]  # not retried, nothing after it evaluated
+    calls[:] = []
+    out = p.run_batch([{"x": 1.0}, {"x": 2.0}], errors="nan")
+    assert math.isnan(out[0]["result"]) and out[1]["result"] == 2.0 and calls == [1.0, 2.0]
+
+
+def test_ctrl_c_stops_run_batch_with_bindings_between_cases():
+    # Issue 23, defect 10: a SIGINT at 0.5 s let all 3,000 cases run (3.4 s).
+    import signal
+    import threading
+    import time
+
+    calls = []
+
+    def slow(v):
+        calls.append(v)
+        time.sleep(0.001)
+        return v
+
+    p = _sqrt_program().bind({"sqrt": (slow, None)})
+    timer = threading.Timer(0.2, lambda: signal.pthread_kill(threading.main_thread().ident, signal.SIGINT))
+    start = time.monotonic()
+    timer.start()
+    with pytest.raises(KeyboardInterrupt):
+        p.run_batch([{"x": 1.0}] * 3000)
+    elapsed = time.monotonic() - start
+    timer.join()
+    assert len(calls) < 3000 and elapsed < 2.0, (len(calls), elapsed)
