@@ -114,6 +114,14 @@ def smoke(venv_python, cwd):
         fail("the installed package does not compile and run a program")
 
 
+def have(module):
+    try:
+        __import__(module)
+        return True
+    except ImportError:
+        return False
+
+
 def inside(path, folder):
     return str(path.resolve()).startswith(str(pathlib.Path(folder).resolve()) + os.sep)
 
@@ -128,7 +136,9 @@ def cmd_install(build_dir, work):
         return SKIP
     venv = work / ".venv"
     py = make_venv(sys.executable, venv)
-    out = pip(py, "install", "-v", "--no-build-isolation", ROOT, env=clean_env(TC_CMAKE_BUILD_DIR=build_dir))
+    # With the extra when Debian's torch and numpy are there to satisfy it (offline).
+    target = f"{ROOT}[vec]" if have("torch") and have("numpy") else str(ROOT)
+    out = pip(py, "install", "-v", "--no-build-isolation", target, env=clean_env(TC_CMAKE_BUILD_DIR=build_dir))
     check_no_core_recompiled(out)
     package, extension = imported_from(py, work)
     if not inside(package, venv) or not inside(extension, venv):

@@ -45,7 +45,22 @@ def _rebuild_command(package_dir):
                     f"cmake --build {parent} --target tc_python_core)")
         if (parent / _SOURCE_MARKER).exists() and (parent / "python" / "pep517").is_dir():
             return f"{exe} -m pip install --no-build-isolation {parent}"
+    source = _installed_from()
+    if source:
+        return f"{exe} -m pip install --no-build-isolation {source}"
     return f"{exe} -m pip install --no-build-isolation /path/to/tensorcode (the source checkout)"
+
+
+def _installed_from():
+    """The checkout pip installed the package from (its direct_url.json), if any."""
+    try:
+        import importlib.metadata
+        import json
+        text = importlib.metadata.distribution("tensorcode").read_text("direct_url.json")
+        url = json.loads(text or "{}").get("url", "")
+    except Exception:  # noqa: BLE001 - no metadata: fall back to the generic command
+        return None
+    return url[len("file://"):] if url.startswith("file://") else None
 
 
 def import_error(error, package_path):
