@@ -41,6 +41,16 @@ def test_the_closure_error_is_located():
     assert "offset" in e.value.message
 
 
+def test_default_values_are_located():
+    def defaults(a, b=2):
+        return a + b
+
+    with pytest.raises(CompileError, match="default argument values") as e:
+        compile(defaults, {"a": int32(), "b": int32()})
+    assert (e.value.line, e.value.column) == (defaults.__code__.co_firstlineno, 23)  # the `2`
+    assert "inputs=" in e.value.message
+
+
 LOOP = """
 def loop(a):
     s = a

@@ -355,6 +355,22 @@ def _first_use(source, names):
     return first.lineno, first.col_offset + 1
 
 
+def _first_default(source, name):
+    """(line, column), 1-based, of the first default value of function `name`."""
+    import ast
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return None
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name:
+            values = [d for d in node.args.defaults + node.args.kw_defaults if d is not None]
+            if values:
+                first = min(values, key=lambda d: (d.lineno, d.col_offset))
+                return first.lineno, first.col_offset + 1
+    return None
+
+
 def _function_from_source(source, preferred=None):
     """The function defined by reference source text, run in this interpreter."""
     namespace = {"relu": _relu, "sigmoid": _sigmoid}
@@ -447,7 +463,13 @@ def compile(fn_or_source, inputs=None, *, dtype="float64", semantics="exact", su
                 raise CompileError(message)
             raise _located_error(message, filename, first + at[0] - 1, at[1] + indent)
         if fn.__defaults__ or fn.__kwdefaults__:
-            raise CompileError(f"function {fname} has default argument values: every parameter must be an input")
+            message = (f"function {fname} has default argument values: every parameter must be an input "
+                       "(remove '= ...' and give its domain in inputs=)")
+            at = _first_default(source, fname)
+            if at is None:
+                raise CompileError(message)
+            filename = _inspect.getsourcefile(fn) or "<function>"
+            raise _located_error(message, filename, first + at[0] - 1, at[1] + indent)
         if source.lstrip().startswith("@"):
             raise CompileError(f"function {fname} is decorated: decorators are rejected")
         filename = _inspect.getsourcefile(fn) or "<function>"
