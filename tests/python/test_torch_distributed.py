@@ -37,22 +37,24 @@ def data():
     return xs, ys
 
 
-def train(distributed):
+def train(distributed, batch_size):
     trainer = Trainer.from_ops(ProgramOperation(artifact()), optimizer="sgd", lr=0.2, distributed=distributed,
                                progress=False)
     xs, ys = data()
-    # batch_size=None: every step is one full batch; each process takes half of it.
-    history = trainer.fit({"x": xs}, ys, epochs=EPOCHS, batch_size=None, shuffle=False)
+    # batch_size=None: every step is one full batch, each process taking half
+    # of it; 7 (shuffled): batches of 7 split 4/3 and a last one of 2 split 1/1,
+    # where each process's loss is weighted by its share.
+    history = trainer.fit({"x": xs}, ys, epochs=EPOCHS, batch_size=batch_size, shuffle=batch_size is not None, seed=5)
     return Program.from_json(trainer.artifacts()[0]).parameters, history["loss"]
 
 
-def worker(rank, world, port, out):
+def worker(rank, world, port, out, batch_size):
     os.environ["MASTER_ADDR"] = "127.0.0.1"
     os.environ["MASTER_PORT"] = str(port)
     os.environ.setdefault("GLOO_SOCKET_IFNAME", "lo")
     dist.init_process_group("gloo", rank=rank, world_size=world)
     try:
-        parameters, losses = train(True)
+        parameters, losses = train(True, batch_size)
         with open(f"{out}.{rank}", "w") as f:
             json.dump({"parameters": parameters, "loss": losses}, f)
     finally:
@@ -65,15 +67,16 @@ def free_port():
         return s.getsockname()[1]
 
 
-def test_torch_ddp_two_processes_match_one_process_on_the_full_batch(tmp_path):
+@pytest.mark.parametrize("batch_size", [None, 7])
+def test_torch_ddp_two_processes_match_one_process(tmp_path, batch_size):
     import torch.multiprocessing as mp
     out = str(tmp_path / "rank")
-    mp.spawn(worker, args=(2, free_port(), out), nprocs=2, join=True)
+    mp.spawn(worker, args=(2, free_port(), out, batch_size), nprocs=2, join=True)
     ranks = []
     for r in range(2):
         with open(f"{out}.{r}") as f:
             ranks.append(json.load(f))
-    single, single_loss = train(False)
+    single, single_loss = train(False, batch_size)
     assert ranks[0]["parameters"] == ranks[1]["parameters"]  # DDP keeps the processes in step
     assert ranks[0]["loss"] == ranks[1]["loss"]
     for name, value in single.items():

@@ -186,3 +186,22 @@ def test_torch_trainer_progress_is_silent_off_a_terminal(capsys, monkeypatch):
     make_trainer(progress=True).fit({"x": xs}, ys, epochs=2, batch_size=4)
     err = capsys.readouterr().err
     assert "epoch 2" in err and "loss" in err
+
+
+def test_torch_trainer_picks_outputs_by_name():
+    b = Builder()
+    x = b.input("x")
+    w = b.parameter("w", 0.0)
+    v = b.parameter("v", 0.0)
+    program = b.build({"result": w * x, "other": v * x})
+    xs = torch.linspace(-1, 1, 16, dtype=torch.float64)
+    both = Trainer.from_ops(ProgramOperation(program), optimizer="sgd", lr=0.5, progress=False)
+    both.fit({"x": xs}, {"result": 2 * xs, "other": -xs}, epochs=60, batch_size=None)
+    trained = Program.from_json(both.artifacts()[0]).parameters
+    assert trained["w"] == pytest.approx(2.0, abs=1e-3) and trained["v"] == pytest.approx(-1.0, abs=1e-3)
+    one = Trainer.from_ops(ProgramOperation(program), output="other", optimizer="sgd", lr=0.5, progress=False)
+    one.fit({"x": xs}, 3 * xs, epochs=60, batch_size=None)
+    trained = Program.from_json(one.artifacts()[0]).parameters
+    assert trained["w"] == 0.0 and trained["v"] == pytest.approx(3.0, abs=1e-3)
+    with pytest.raises(ValueError, match="give targets as a dict by output name, or output="):
+        Trainer.from_ops(ProgramOperation(program), progress=False).fit({"x": xs}, xs)
