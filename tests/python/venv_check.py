@@ -179,6 +179,14 @@ def cmd_wheel(build_dir, work):
         if not (package.parent.parent / typed).exists():
             fail(f"the wheel lacks tensorcode/{typed}")
     smoke(py_b, work)
+    if have("mypy"):
+        # The wheel's stubs as a user's mypy sees them (py.typed in site-packages).
+        example = ROOT / "tests" / "python" / "typed_example.py"
+        r = run([py_b, "-m", "mypy", "--strict", "--config-file", ROOT / "tests" / "python" / "mypy.ini",
+                 "--cache-dir", work / "mypy-cache", example], env=clean_env(), cwd=work, capture=True)
+        print(r.stdout.strip())
+        if r.returncode != 0:
+            fail("mypy --strict does not accept typed_example.py against the installed wheel's stubs")
     show = pip(py_b, "show", "tensorcode", env=clean_env())
     if "Name: tensorcode" not in show:
         fail("pip show tensorcode: " + show)
