@@ -99,6 +99,13 @@ def test_fit_rejects_what_the_cli_rejects():
         program.fit([{"x": float("nan"), "y": 1.0}], {"result": "y"})
     with pytest.raises(ValueError, match="optimizer"):
         program.fit([{"x": 1.0, "y": 1.0}], {"result": "y"}, optimizer="lbfgs")
+    b = Builder()
+    x = b.input("x")
+    divided = b.build(b.parameter("w", 1.0) / x)
+    from tensorcode.program import EvaluationError
+    with pytest.raises(EvaluationError, match="case 1: node 2 \\(div\\): division by zero") as e:
+        divided.fit([{"x": 1.0, "y": 1.0}, {"x": 0.0, "y": 1.0}], {"result": "y"})
+    assert (e.value.case, e.value.node) == (1, 2)
     with pytest.raises(KeyError, match="no parameter 'nope'"):
         program.fit([{"x": 1.0, "y": 1.0}], {"result": "y"}, params={"nope": 1.0})
 
