@@ -14,6 +14,7 @@
 #include "base/atomic_file.h"
 #include "base/json_append.h"
 #include "common.h"
+#include "options.h"
 #include "runtime/runtime.h"
 
 namespace tc::cli {
@@ -206,7 +207,8 @@ CommandRegistration reg(
           ->type_name("S.json");
       sub.add_option("--snapshot-out", args->snapshot_out,
                      "write a snapshot of the last committed state here (also after a failed event)")
-          ->type_name("S.json");
+          ->type_name("S.json")
+          ->check(non_empty_path());
       sub.footer("Prints one JSON line per committed event: {\"step\": N, \"outputs\": {...}, \"state\": {...}}.\n"
                  "The first failing event stops the replay with 'EVENTS:LINE: error: ...' and exit status 3.");
       return [args] { return run_replay(*args); };

@@ -403,7 +403,8 @@ CommandRegistration reg{
       cases->excludes(set);
       sub.add_option("-o,--out", args->out,
                      "with --cases: write the result lines to this file (atomically) instead of stdout")
-          ->needs(cases);
+          ->needs(cases)
+          ->check(non_empty_path());
       add_threads_option(sub, args->threads);
       sub.add_option("--backend", args->backend, "where to evaluate: cpu (default) or vulkan")
           ->check(CLI::IsMember({"cpu", "vulkan"}));

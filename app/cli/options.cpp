@@ -62,9 +62,16 @@ void add_assignment_options(CLI::App& sub, AssignmentArgs& args, unsigned which,
     sub.add_option("--state", args.states, "NAME=VALUE for a state value (default: its initial value; repeatable)");
 }
 
+const CLI::Validator& non_empty_path() {
+  // `-o ''` used to mean "no path": the output went to stdout with exit 0.
+  static const CLI::Validator v(
+      [](std::string& s) { return s.empty() ? std::string("the path is empty: name a file") : std::string(); }, "FILE");
+  return v;
+}
+
 CLI::Option* add_output_option(CLI::App& sub, std::string& path, const std::string& description,
                                const std::string& names) {
-  return sub.add_option(names, path, description)->type_name("FILE");
+  return sub.add_option(names, path, description)->type_name("FILE")->check(non_empty_path());
 }
 
 }  // namespace tc::cli

@@ -41,6 +41,9 @@ enum AssignmentFlags : unsigned { kSets = 1, kParams = 2, kStates = 4, kAllAssig
 void add_assignment_options(CLI::App& sub, AssignmentArgs& args, unsigned which = kAllAssignments,
                             const std::string& param_description = {});
 
+/// Refuses an empty path for an option that names a file to write.
+const CLI::Validator& non_empty_path();
+
 /// Adds -o/--output (with `alias` as the long name's alternative, e.g.
 /// "--out") for a file written through write_output.
 CLI::Option* add_output_option(CLI::App& sub, std::string& path, const std::string& description,

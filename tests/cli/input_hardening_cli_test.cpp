@@ -233,3 +233,28 @@ TEST(StreamLimits, RunCasesToStdoutStreamsInBlocks) {
 
 }  // namespace
 }  // namespace tc
+
+namespace tc {
+namespace {
+
+// Issue 23 (smaller): `-o ''` wrote to standard output with exit 0.
+TEST(OutputPaths, AnEmptyOutputPathIsAUsageError) {
+  const std::string dir = testing::temp_dir();
+  const std::string src = testing::write_temp(dir, "g.py", "def g(x):\n    return x * 2\n");
+  const std::string cases = testing::write_temp(dir, "c.jsonl", "{\"x\": 1}\n");
+  const std::vector<std::vector<std::string>> commands = {
+      {"compile", src, "--input", "x=float64", "-o", ""},
+      {"optimize", src, "--input", "x=float64", "-o", ""},
+      {"run", src, "--input", "x=float64", "--cases", cases, "-o", ""},
+      {"emit", src, "--input", "x=float64", "--target", "wgsl", "-o", ""},
+  };
+  for (const auto& args : commands) {
+    SCOPED_TRACE(args[0]);
+    auto r = testing::run_cli(args);
+    expect_one_error_line(r, "the path is empty: name a file", 2);
+    EXPECT_EQ(r.out, "");
+  }
+}
+
+}  // namespace
+}  // namespace tc
