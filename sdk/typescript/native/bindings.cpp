@@ -233,17 +233,32 @@ val domain_value(const Domain& d) {
   return o;
 }
 
+/// A string option, or an error naming it (embind's own conversion would
+/// throw a JavaScript BindingError through the C++ frames instead).
+Result<std::string> string_option(const val& v, const std::string& name) {
+  if (!v.isString()) return make_error(name + " must be a string, got " + v.typeOf().as<std::string>());
+  return v.as<std::string>();
+}
+/// A boolean option: true or false only (embind would take any value's truthiness).
+Result<bool> bool_option(const val& v, const std::string& name) {
+  if (!v.isTrue() && !v.isFalse()) return make_error(name + " must be true or false, got " + v.typeOf().as<std::string>());
+  return v.isTrue();
+}
+
 Result<Semantics> semantics_arg(const val& v) {
+  if (!v.isString()) return make_error("semantics must be exact, relaxed or hybrid, got " + v.typeOf().as<std::string>());
   auto s = semantics_from(v.as<std::string>());
   if (!s) return make_error("semantics must be exact, relaxed or hybrid, got '" + v.as<std::string>() + "'");
   return *s;
 }
 Result<Dtype> dtype_arg(const val& v) {
+  if (!v.isString()) return make_error("dtype must be float64 or float32, got " + v.typeOf().as<std::string>());
   auto d = dtype_from(v.as<std::string>());
   if (!d) return make_error("dtype must be float64 or float32, got '" + v.as<std::string>() + "'");
   return *d;
 }
 Result<Surrogate> surrogate_arg(const val& v) {
+  if (!v.isString()) return make_error("surrogate must be sigmoid, got " + v.typeOf().as<std::string>());
   auto s = surrogate_from(v.as<std::string>());
   if (!s) return make_error("surrogate must be sigmoid, got '" + v.as<std::string>() + "'");
   return *s;
@@ -338,8 +353,12 @@ class CoreProgram {
 
   val compile(const std::string& source, const val& opts) {
     CompileOptions o;
-    if (given(opts, "filename")) o.filename = opts["filename"].as<std::string>();
-    if (given(opts, "function")) o.function = opts["function"].as<std::string>();
+    for (const char* key : {"filename", "function"}) {
+      if (!given(opts, key)) continue;
+      auto text = string_option(opts[key], key);
+      if (!text) return error_value("argument", text.error());
+      (std::string_view(key) == "filename" ? o.filename : o.function) = *text;
+    }
     if (given(opts, "inputs")) {
       val inputs = opts["inputs"];
       for (const std::string& name : keys_of(inputs)) {
@@ -382,7 +401,11 @@ class CoreProgram {
       if (!n) return error_value("argument", n.error());
       o.max_nodes = static_cast<std::size_t>(*n);
     }
-    if (given(opts, "useInputDirectives")) o.use_input_directives = opts["useInputDirectives"].as<bool>();
+    if (given(opts, "useInputDirectives")) {
+      auto b = bool_option(opts["useInputDirectives"], "useInputDirectives");
+      if (!b) return error_value("argument", b.error());
+      o.use_input_directives = *b;
+    }
     auto compiled = compile_python(source, o);
     if (!compiled) return error_value("compile", compiled.error());
     set(std::move(compiled->program));
@@ -533,7 +556,11 @@ class CoreProgram {
     auto env = make_env(inputs, params, state);
     if (!env) return error_value("evaluation", env.error());
     GradOptions g;
-    if (given(opts, "output")) g.output = opts["output"].as<std::string>();
+    if (given(opts, "output")) {
+      auto name = string_option(opts["output"], "output");
+      if (!name) return error_value("argument", name.error());
+      g.output = *name;
+    }
     if (given(opts, "semantics")) {
       auto s = semantics_arg(opts["semantics"]);
       if (!s) return error_value("evaluation", s.error());
@@ -557,9 +584,12 @@ class CoreProgram {
 
   val optimize_into(CoreProgram& out, const val& opts) const {
     OptimizeOptions o;
-    if (given(opts, "fold")) o.fold = opts["fold"].as<bool>();
-    if (given(opts, "pack")) o.pack = opts["pack"].as<bool>();
-    if (given(opts, "sparse")) o.pack_options.sparse = opts["sparse"].as<bool>();
+    for (auto [key, slot] : {std::pair<const char*, bool*>{"fold", &o.fold}, {"pack", &o.pack}, {"sparse", &o.pack_options.sparse}}) {
+      if (!given(opts, key)) continue;
+      auto b = bool_option(opts[key], key);
+      if (!b) return error_value("argument", b.error());
+      *slot = *b;
+    }
     auto r = tc::optimize(program_, o);
     if (!r) return error_value("pass", r.error());
     out.set(std::move(r->program), source_file_);
@@ -595,7 +625,11 @@ class CoreProgram {
       if (!p) return error_value("pass", p.error());
       o.params = std::move(*p);
     }
-    if (given(opts, "freeParameters")) o.free_parameters = opts["freeParameters"].as<bool>();
+    if (given(opts, "freeParameters")) {
+      auto b = bool_option(opts["freeParameters"], "freeParameters");
+      if (!b) return error_value("argument", b.error());
+      o.free_parameters = *b;
+    }
     auto a = tc::analyze(program_, o);
     if (!a) return error_value("pass", a.error());
     auto end = [](double v) { return std::isinf(v) ? val::null() : val(v); };

@@ -104,6 +104,13 @@ export function fromNative(e: unknown): unknown {
     const inner = (e as { error?: CoreError }).error;
     if (inner && typeof inner.kind === 'string' && typeof inner.message === 'string') return errorFromCore(inner);
   }
+  // embind refusing an argument's type at the boundary (a number where a
+  // name is expected): a misuse of the API like any other ArgumentError.
+  if (e instanceof Error && e.name === 'BindingError') {
+    const err = makeError('argument', `an argument has the wrong type: ${e.message}`);
+    (err as Error & { cause?: unknown }).cause = e;
+    return err;
+  }
   if (typeof e === 'number') {
     return makeError('internal', `internal error: a C++ exception left the engine without a message (exception object ${e})`);
   }

@@ -166,6 +166,22 @@ test('integer options are checked: finite, integral, in range, with the name in 
   assert.throws(() => tc.compile(src, { inputs: { a: 'int32' }, maxNodes: 2 }), /more than 2 nodes/);
 });
 
+test('options and arguments of the wrong type are TensorcodeErrors naming them, not embind errors', () => {
+  const src = 'def f(a):\n    return a + 1\n';
+  const compile = (o) => () => tc.compile(src, { inputs: { a: 'int32' }, ...o });
+  assert.throws(compile({ function: 5 }), (e) => e instanceof ArgumentError && e.message === 'function must be a string, got number');
+  assert.throws(compile({ filename: 7 }), (e) => e instanceof ArgumentError && e.message === 'filename must be a string, got number');
+  assert.throws(compile({ useInputDirectives: 'yes' }), (e) => e instanceof ArgumentError && /useInputDirectives must be true or false/.test(e.message));
+  assert.throws(compile({ dtype: 3 }), (e) => e instanceof tcModule.CompileError && e.message === 'dtype must be float64 or float32, got number');
+  assert.throws(compile({ semantics: 1 }), (e) => e instanceof tcModule.CompileError && /semantics must be exact, relaxed or hybrid, got number/.test(e.message));
+  assert.throws(() => plusOne.optimize({ fold: 'x' }), (e) => e instanceof ArgumentError && e.message === 'fold must be true or false, got string');
+  assert.throws(() => plusOne.gradients({ a: 1 }, { output: 5 }), (e) => e instanceof ArgumentError && e.message === 'output must be a string, got number');
+  assert.throws(() => plusOne.runBatch([{ a: 1 }], { dtype: 5 }), (e) => e instanceof ArgumentError && /dtype must be float64 or float32/.test(e.message));
+  // A type embind itself refuses at the boundary.
+  assert.throws(() => tc.compile(5, { inputs: { a: 'int32' } }), (e) => e instanceof ArgumentError && /wrong type/.test(e.message) && e.cause?.name === 'BindingError');
+  assert.deepEqual(compile({ function: 'f', filename: 'x.py', useInputDirectives: false })().run({ a: 1 }), { result: 2 });
+});
+
 test('a C++ exception (a full heap) is a ResourceError with its message, and the module keeps working', async () => {
   // A module of its own: this fills its 2 GiB heap.
   const own = await tcModule.load();
