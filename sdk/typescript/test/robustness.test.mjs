@@ -105,6 +105,11 @@ test('dispose() of a Runtime inside its own dispatch is deferred too', () => {
   assert.deepEqual(rt.dispatch({ x: 5 }), { outputs: { result: 10 }, state: { total: 10 } });
   assert.throws(() => rt.dispatch({ x: 1 }), (e) => e instanceof DisposedError && /this Runtime was disposed/.test(e.message));
   assert.throws(() => rt.state, DisposedError);
+  // A scan body disposing its builder: the native builder lives until scan returns, the body's next use is refused.
+  const sb = new tc.Builder();
+  const x0 = sb.input('x');
+  assert.throws(() => sb.scan((c, item) => { sb.dispose(); return sb.add(c, item); }, 0, [x0, x0]), DisposedError);
+  assert.throws(() => sb.input('y'), (e) => e instanceof DisposedError && /this Builder was disposed/.test(e.message));
   // A disposed Program as an argument is refused before the engine sees it.
   const gone = tc.compile('def f(a):\n    return a\n', { inputs: { a: 'int32' } });
   gone.dispose();
