@@ -162,7 +162,14 @@ py::object CoreProgram::run_batch(py::handle cases, py::handle params, const std
       throw py::key_error("the columns must name exactly the program's inputs");
     }
     for (std::size_t k = 0; k < names.size(); ++k) {
-      auto a = py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(cols[py::str(names[k])]);
+      // Numbers only, as run() takes: a forced cast would read "1e3" and
+      // b"2" as numbers and drop the imaginary part of a complex column.
+      py::array natural = py::array::ensure(cols[py::str(names[k])]);
+      const char kind = natural ? natural.dtype().kind() : 'O';
+      if (kind != 'b' && kind != 'i' && kind != 'u' && kind != 'f')
+        throw py::type_error("column '" + names[k] + "' must hold numbers (bool, int or float), not " +
+                             (natural ? py::str(natural.dtype()).cast<std::string>() : std::string("that object")));
+      auto a = py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(natural);
       if (!a || a.ndim() != 1) throw py::type_error("column '" + names[k] + "' must be a 1-d sequence of numbers");
       if (k == 0) count = static_cast<std::size_t>(a.shape(0));
       if (static_cast<std::size_t>(a.shape(0)) != count)

@@ -207,3 +207,29 @@ def test_a_domain_made_without_init_is_refused():
         with pytest.raises(TypeError, match="not initialised"):
             call()
     assert int32(0, 3) == int32(0, 3) and int32(0, 3) != int32(0, 4) and int32(0, 3) != "int32:0:3"
+
+
+def test_batch_and_verify_arguments_are_checked_like_run():
+    # Issue 23 (smaller): run_batch columns read "1", "1e3" and b"2" as
+    # numbers and dropped the imaginary part of a complex column; threads=-1
+    # gave pybind's "incompatible function arguments"; verify(max_cases=0)
+    # sampled silently; a NaN case gave an "invalid json ... N" message.
+    import numpy as np
+    b = Builder()
+    a = b.input("a", float64())
+    p = b.build(a * 2)
+    for column in (["1"], [b"2"], np.array(["1e3"]), np.array([1 + 2j]), [object()]):
+        with pytest.raises(TypeError, match="column 'a' must hold numbers"):
+            p.run_batch({"a": column})
+    assert list(p.run_batch({"a": [1, 2.5, True]})["result"]) == [2.0, 5.0, 2.0]
+    for threads in (-1, 1.5, "2", True):
+        with pytest.raises(ValueError, match="threads must be 0"):
+            p.run_batch([{"a": 1.0}], threads=threads)
+    assert p.run_batch([{"a": 1.0}], threads=np.int64(2)) == [{"result": 2.0}]
+    for name in ("max_cases", "samples"):
+        with pytest.raises(ValueError, match=f"{name} must be a positive integer"):
+            p.verify(lambda a: a * 2, **{name: 0})
+    with pytest.raises(ValueError, match="case 1: input 'a' is nan: input values must be finite"):
+        p.verify(lambda a: a * 2, cases=[{"a": 1.0}, {"a": float("nan")}])
+    with pytest.raises(TypeError, match="case 0: input 'a' must be a number, not str"):
+        p.verify(lambda a: a * 2, cases=[{"a": "1"}])

@@ -113,7 +113,7 @@ class Program:
         case raises EvaluationError (with .case), or gives NaN outputs with
         errors="nan". `threads` cores share the cases (0: every core; a
         program with call nodes runs on one)."""
-        return self._with(bindings).run_batch(cases, params, errors, int(threads))
+        return self._with(bindings).run_batch(cases, params, errors, _thread_count(threads))
 
     def gradients(self, inputs, output="result", *, params=None, bindings=None):
         """{name: d output / d name} for the differentiable inputs and
@@ -164,8 +164,10 @@ class Program:
             reference = _function_from_source(reference, self._function_name())
         if isinstance(reference, Program):
             reference = reference._c
+        max_cases = _positive_count(max_cases, "max_cases")
+        samples = _positive_count(samples, "samples")
         if cases is not None and not isinstance(cases, str):
-            cases = "\n".join(_json.dumps(c, allow_nan=True) for c in cases) + "\n"
+            cases = "\n".join(_case_json(i, c) for i, c in enumerate(cases)) + "\n"
         return _core.verify(self._with(bindings), reference, cases, int(max_cases), float(atol), float(rtol),
                             int(samples))
 
@@ -369,6 +371,54 @@ def _first_default(source, name):
                 first = min(values, key=lambda d: (d.lineno, d.col_offset))
                 return first.lineno, first.col_offset + 1
     return None
+
+
+def _thread_count(threads):
+    """`threads=` as the core takes it: 0 (every core) or a positive count."""
+    count = _integer(threads)
+    if count is None or count < 0:
+        raise ValueError(f"threads must be 0 (every core) or a positive number of threads, not {threads!r}")
+    return count
+
+
+def _integer(value):
+    """An int from an int-like value (numpy integers too); None for bools and the rest."""
+    import operator
+    if isinstance(value, bool):
+        return None
+    try:
+        return operator.index(value)
+    except TypeError:
+        return None
+
+
+def _positive_count(value, name):
+    """A count of at least 1 (verify's max_cases and samples; the CLI refuses 0 too)."""
+    count = _integer(value)
+    if count is None or count < 1:
+        raise ValueError(f"{name} must be a positive integer, not {value!r}")
+    return count
+
+
+def _case_json(index, case):
+    """One supplied verification case as a JSON line; a non-finite or
+    non-numeric value is named here instead of failing later as bad JSON."""
+    import math
+    import numbers
+    if not isinstance(case, dict):
+        raise TypeError(f"case {index} must be a dict of input values, not {type(case).__name__}")
+    clean = {}
+    for name, value in case.items():
+        if isinstance(value, bool) or (isinstance(value, int) and type(value) is int):
+            clean[name] = value
+            continue
+        if not isinstance(value, numbers.Real):
+            raise TypeError(f"case {index}: input '{name}' must be a number, not {type(value).__name__}")
+        value = int(value) if isinstance(value, numbers.Integral) else float(value)  # numpy scalars too
+        if isinstance(value, float) and not math.isfinite(value):
+            raise ValueError(f"case {index}: input '{name}' is {value!r}: input values must be finite")
+        clean[name] = value
+    return _json.dumps(clean)
 
 
 def _function_from_source(source, preferred=None):
