@@ -50,6 +50,19 @@ std::shared_ptr<HostBindings> bindings_for(const CoreProgram* p, py::handle spec
   return nullptr;
 }
 
+/// The Python exception now set, for the malformed event `index`: the same
+/// type, its message prefixed "event N: ", with .event and .records (what
+/// committed before it) like a failing event's EvaluationError.
+[[noreturn]] void throw_for_event(std::size_t index, const py::list& records) {
+  py::error_already_set err;  // takes the exception that is set
+  py::object type = err.type();
+  py::object value = type(py::str("event {}: {}").format(index, py::str(err.value())));
+  value.attr("event") = index;
+  value.attr("records") = records;
+  PyErr_SetObject(type.ptr(), value.ptr());
+  throw py::error_already_set();
+}
+
 py::dict record(const tc::Runtime& rt, const tc::StepResult& r) {
   py::dict d;
   d["step"] = rt.steps();
@@ -108,7 +121,16 @@ void bind_runtime(py::module_& m) {
              py::list records;
              std::size_t index = 0;
              for (py::handle e : py::reinterpret_borrow<py::iterable>(events)) {
-               tc::NamedValues v = values_from(e, "input");
+               tc::NamedValues v;
+               try {
+                 v = values_from(e, "input");
+               } catch (py::builtin_exception& bad) {
+                 bad.set_error();
+                 throw_for_event(index, records);
+               } catch (py::error_already_set& bad) {
+                 bad.restore();
+                 throw_for_event(index, records);
+               }
                auto r = c.runtime->dispatch(v);
                if (!r) {
                  tc::Diagnostic d = r.error();

@@ -88,3 +88,20 @@ def test_a_binding_cannot_dispatch_into_its_own_runtime():
     with pytest.raises(EvaluationError, match="already dispatching"):
         rt.dispatch({"e": 2})
     assert rt.state == {"s": 0} and rt.steps == 0
+
+
+def test_replay_names_the_malformed_event_and_keeps_what_committed():
+    # Issue 23 (smaller): a wrong type in event 3 raised a bare TypeError
+    # with no .event or .records, though two events had committed.
+    from tensorcode.program import Builder, Runtime, float64, int32
+    b = Builder()
+    x = b.input("x", float64(-10, 10))
+    count = b.state("count", 0, int32(0, 100))
+    b.update(count, count + 1)
+    rt = Runtime(b.build(count + x))
+    with pytest.raises(TypeError, match="^event 2: input 'x' must be a number, not str") as e:
+        rt.replay([{"x": 1}, {"x": 2}, {"x": "three"}])
+    assert e.value.event == 2 and [r["step"] for r in e.value.records] == [1, 2] and rt.steps == 2
+    with pytest.raises(TypeError, match="^event 0: ") as e:
+        rt.replay([5])
+    assert e.value.event == 0 and e.value.records == [] and rt.steps == 2
