@@ -20,6 +20,9 @@ namespace tc::py {
 
 namespace lowering {
 
+/// Unused-assignment warnings shown one by one; the rest are one line.
+constexpr std::size_t kMaxUnusedWarnings = 100;
+
 CompileOutput Lowerer::run() {
   Env env = parameters();
   Flow f = block(fn_.body, std::move(env), /*function_body=*/true);
@@ -64,12 +67,26 @@ Program Lowerer::prune(Program p, Diagnostics& warnings) {
     }
     if (u) used[static_cast<std::size_t>(d.site)] = 1;
   }
+  // One warning per unused site up to kMaxUnusedWarnings, then one line
+  // for the rest: a 50,000-name tuple assignment printed 49,999 lines.
+  std::size_t unused = 0;
   for (std::size_t k = 0; k < sites_.size(); ++k)
-    if (!used[k]) {
-      Diagnostic w = make_warning("the value assigned to '" + sites_[k].second + "' is never used", sites_[k].first);
+    if (!used[k] && ++unused <= kMaxUnusedWarnings) {
+      Diagnostic w = make_warning("the value assigned to '" + quote_user(sites_[k].second) + "' is never used",
+                                  sites_[k].first);
       w.file = opts_.filename;
       warnings.push_back(std::move(w));
     }
+  if (unused > kMaxUnusedWarnings) {
+    std::size_t k = 0;
+    for (std::size_t seen = 0; k < sites_.size(); ++k)
+      if (!used[k] && ++seen > kMaxUnusedWarnings) break;
+    Diagnostic w = make_warning("and " + std::to_string(unused - kMaxUnusedWarnings) +
+                                    " more assigned values that are never used, from here on",
+                                sites_[k].first);
+    w.file = opts_.filename;
+    warnings.push_back(std::move(w));
+  }
   // An if statement whose branches change nothing the result depends on:
   // its condition is not computed, so an error in it (a division by zero)
   // does not surface as it would in CPython.

@@ -375,10 +375,10 @@ class Resolver {
       case ExprKind::Number:
         if (e.too_large)
           info.error = make_error(
-              "integer literal " + e.text + " is beyond 2^53, where float64 stops representing integers exactly",
+              "integer literal " + quote_user(e.text) + " is beyond 2^53, where float64 stops representing integers exactly",
               e.loc);
         else if (!e.is_float && std::fabs(e.number) >= exact_limit(o_.dtype))
-          info.error = make_error("integer literal " + e.text + " is beyond " + exact_limit_text(o_.dtype, o_.hints), e.loc);
+          info.error = make_error("integer literal " + quote_user(e.text) + " is beyond " + exact_limit_text(o_.dtype, o_.hints), e.loc);
         return StaticType::scalar(e.is_float ? kF : kI);
       case ExprKind::Bool:
         return StaticType::scalar(kB);

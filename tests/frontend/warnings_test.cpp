@@ -31,6 +31,33 @@ TEST(Warnings, UnusedAssignments) {
   for (const Node& n : c->program.nodes) EXPECT_NE(n.op, Op::Mul);
 }
 
+// Issue 23 (smaller): a 50,000-name tuple assignment printed 49,999
+// warnings (4 MB of stderr); after 100 the rest are one line.
+TEST(Warnings, ManyUnusedAssignmentsEndInOneSummaryLine) {
+  std::string names, values;
+  for (int i = 0; i < 500; ++i) {
+    names += (i ? ", v" : "v") + std::to_string(i);
+    values += i ? ", 1" : "1";
+  }
+  auto c = compile_text("def f(a):\n    " + names + " = " + values + "\n    return a\n", {"a=int32:0:3"});
+  ASSERT_TRUE(c.ok()) << c.error().format();
+  ASSERT_EQ(c->warnings.size(), 101u);
+  EXPECT_NE(c->warnings[99].message.find("'v99'"), std::string::npos) << c->warnings[99].message;
+  EXPECT_EQ(c->warnings[100].message, "and 400 more assigned values that are never used, from here on");
+  // Placed at the first name it stands for, v100, right after v99.
+  ASSERT_TRUE(c->warnings[99].loc && c->warnings[100].loc);
+  EXPECT_EQ(c->warnings[100].loc->line, 2);
+  EXPECT_EQ(c->warnings[100].loc->column, c->warnings[99].loc->column + 5);
+}
+
+// A huge integer literal is quoted like other user text (120 bytes at most).
+TEST(Warnings, AHugeIntegerLiteralIsQuotedShort) {
+  auto c = compile_text("def f(a):\n    return a + " + std::string(4000, '9') + "\n", {"a=int32:0:3"});
+  ASSERT_FALSE(c.ok());
+  EXPECT_LT(c.error().message.size(), 300u) << c.error().message.size();
+  EXPECT_NE(c.error().message.find("integer literal 999"), std::string::npos);
+}
+
 TEST(Warnings, ValueReadOnlyByUnusedCodeIsUnused) {
   auto c = compile_text("def f(a):\n    y = a * 3\n    z = y + 1\n    return a\n", {"a=int32:0:3"});
   ASSERT_TRUE(c.ok());
