@@ -1,5 +1,6 @@
 """Runs pytest for ctest, exiting 77 (ctest's SKIP_RETURN_CODE) when a module
-the tests need is missing, so a machine without torch reports SKIPPED.
+the tests need is missing, so a machine without torch reports SKIPPED, and
+when any test skipped inside an otherwise passing run.
 
 usage: run_pytest.py [--require MODULE]... -- PYTEST_ARGS...
 """
@@ -22,7 +23,25 @@ def main():
 
     import pytest
 
-    sys.exit(pytest.main(["-q", "-p", "no:cacheprovider", *pytest_args]))
+    class CountSkips:
+        """A test skipped inside the run must not make the ctest entry a pass."""
+
+        skipped = []
+
+        def pytest_runtest_logreport(self, report):
+            if report.skipped:
+                self.skipped.append(report.nodeid)
+
+        def pytest_collectreport(self, report):
+            if report.skipped:  # a module skipped whole (pytest.importorskip, allow_module_level)
+                self.skipped.append(report.nodeid)
+
+    counter = CountSkips()
+    rc = pytest.main(["-q", "-rs", "-p", "no:cacheprovider", *pytest_args], plugins=[counter])
+    if rc == 0 and counter.skipped:
+        print(f"SKIPPED: {len(counter.skipped)} tests skipped inside the run ({', '.join(counter.skipped[:5])})")
+        sys.exit(77)
+    sys.exit(rc)
 
 
 # Guarded: processes started with multiprocessing's spawn (the distributed
