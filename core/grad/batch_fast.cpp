@@ -40,8 +40,18 @@ bool BatchGradientTape::State::fast_eligible(const Impl& m) {
 
 void BatchGradientTape::State::assign_slots(const Impl& m) {
   slot_of.assign(m.nodes.size(), -1);
+  uniform_of.assign(m.nodes.size(), -1);
   auto need = [&](NodeId id) {
-    auto& s = slot_of[static_cast<std::size_t>(id)];
+    const auto i = static_cast<std::size_t>(id);
+    const Op op = m.nodes[i].op;
+    if (op == Op::Constant || op == Op::Parameter || op == Op::State) {
+      if (uniform_of[i] < 0) {
+        uniform_of[i] = static_cast<std::int32_t>(uniform_ids.size());
+        uniform_ids.push_back(id);
+      }
+      return;
+    }
+    auto& s = slot_of[i];
     if (s < 0) s = static_cast<std::int32_t>(nslots++);
   };
   // Exactly the values fast_reverse's rules read (v(k) below).
@@ -231,8 +241,8 @@ void BatchGradientTape::State::fast_forward(Impl& m, double* T, std::size_t star
   }
 }
 
-void BatchGradientTape::State::fast_reverse(Impl& m, const double* T, const std::int32_t* slot_of, std::size_t start,
-                                            std::size_t lanes,
+void BatchGradientTape::State::fast_reverse(Impl& m, const double* T, const double* U, const State& st,
+                                            std::size_t start, std::size_t lanes,
                                             std::span<const std::span<const double>> seeds,
                                             const std::uint8_t* active, double* A, std::uint8_t* R, double* G) {
   // A node's adjoint and reached lanes are set by the first push to it (all
@@ -240,7 +250,11 @@ void BatchGradientTape::State::fast_reverse(Impl& m, const double* T, const std:
   // per block but one flag per node; an untouched node was reached nowhere.
   std::vector<std::uint8_t>& touched = m.reached;  // the tape's per-node flags, unused by the block path
   for (NodeId id : m.order) touched[static_cast<std::size_t>(id)] = 0;
-  auto val = [&](NodeId id) { return T + static_cast<std::size_t>(slot_of[static_cast<std::size_t>(id)]) * B; };
+  auto val = [&](NodeId id) {
+    const auto i = static_cast<std::size_t>(id);
+    return st.uniform_of[i] >= 0 ? U + static_cast<std::size_t>(st.uniform_of[i]) * B
+                                 : T + static_cast<std::size_t>(st.slot_of[i]) * B;
+  };
   // push(): only carrying nodes take derivatives; only reached lanes of the
   // node being differentiated (and where `where` holds) contribute, exactly
   // as adj += contribution from 0 in the per-case pass.

@@ -39,6 +39,15 @@ struct BatchGradOptions {
 /// (case index, the error the per-case tape reports), ascending case.
 using CaseErrors = std::vector<std::pair<std::size_t, Diagnostic>>;
 
+/// Block buffers of finished records, kept for the next forward (a fresh
+/// buffer of this size costs a page fault per 4 KiB on every call).
+struct BatchBufferPool;
+struct BatchBufferRelease {
+  std::shared_ptr<BatchBufferPool> pool;
+  std::size_t size = 0;
+  void operator()(double* p) const;
+};
+
 /// What a batched forward keeps for the reverse pass: one value and failure
 /// table per case (program nodes x cases), plus the cases that failed.
 class BatchRecord {
@@ -58,8 +67,9 @@ class BatchRecord {
   /// their rows.
   std::vector<double> val_;
   std::vector<std::int32_t> fail_;
-  std::unique_ptr<double[]> blocks_;  ///< not zero-filled: every value read is written first
+  std::unique_ptr<double[], BatchBufferRelease> blocks_;  ///< not zero-filled: every value read is written first
   std::size_t blocks_size_ = 0;
+  std::vector<std::pair<std::size_t, double>> fixed_;  ///< parameter and state values of the forward
   std::vector<std::uint8_t> slow_;
   std::vector<std::vector<double>> slow_val_;
   std::vector<std::vector<std::int32_t>> slow_fail_;

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <span>
 #include <string>
 #include <utility>
@@ -14,6 +15,33 @@
 #include "grad/tape_impl.h"
 
 namespace tc {
+
+struct BatchBufferPool {
+  std::mutex mu;
+  std::vector<std::pair<std::size_t, double*>> free;  ///< (size, buffer)
+  static constexpr std::size_t kKeep = 4;
+  ~BatchBufferPool() {
+    for (auto& [_, p] : free) delete[] p;
+  }
+  double* take(std::size_t size) {
+    std::lock_guard<std::mutex> lock(mu);
+    for (std::size_t k = 0; k < free.size(); ++k)
+      if (free[k].first == size) {
+        double* p = free[k].second;
+        free.erase(free.begin() + static_cast<std::ptrdiff_t>(k));
+        return p;
+      }
+    return new double[std::max<std::size_t>(size, 1)];
+  }
+  void give(std::size_t size, double* p) {
+    std::lock_guard<std::mutex> lock(mu);
+    if (free.size() >= kKeep) {
+      delete[] free.front().second;
+      free.erase(free.begin());
+    }
+    free.emplace_back(size, p);
+  }
+};
 
 struct BatchGradientTape::State {
   using Impl = TapeImpl;
@@ -27,6 +55,7 @@ struct BatchGradientTape::State {
   /// A hybrid derivative rule may quote the failure of an unchosen value.
   bool keep_messages = false;
   bool busy = false;
+  std::shared_ptr<BatchBufferPool> pool = std::make_shared<BatchBufferPool>();
   /// Every op of the cone has a block kernel (batch_fast.cpp): cases run
   /// kBlock at a time, one op over all of them at once, and only cases the
   /// block flags (any failure or non-finite value anywhere, even where the
@@ -37,12 +66,17 @@ struct BatchGradientTape::State {
   /// rule reads), or -1 for values the reverse pass never reads.
   std::vector<std::int32_t> slot_of;
   std::size_t nslots = 0;
+  /// Constants, parameters and state that rules read: one value for every
+  /// case, so a record keeps none of them; per node its column in the
+  /// reverse pass's scratch U (or -1).
+  std::vector<std::int32_t> uniform_of;
+  std::vector<NodeId> uniform_ids;
   void assign_slots(const Impl& m);
   /// Per worker, kept between calls (fresh buffers of this size cost page
   /// faults on every call): the forward block, and the reverse's adjoints,
   /// reached lanes and leaf gradients.
   struct Scratch {
-    std::vector<double> T, A, G;
+    std::vector<double> T, A, G, U;
     std::vector<std::uint8_t> R;
   };
   std::vector<Scratch> scratch;
@@ -55,6 +89,7 @@ struct BatchGradientTape::State {
       s.A.resize(n);
       s.R.resize(n);
       s.G.resize(std::max<std::size_t>(m.leaves.size(), 1) * kBlock);
+      s.U.resize(std::max<std::size_t>(uniform_ids.size(), 1) * kBlock);
     }
     return s;
   }
@@ -66,10 +101,12 @@ struct BatchGradientTape::State {
                            std::span<const std::span<const double>> columns, const std::vector<NodeId>& input_ids,
                            const std::vector<std::pair<std::size_t, double>>& fixed, bool fixed_ok, double* flag);
   /// Block reverse over the lanes with active[lane], reading node id's values
-  /// at T[slot_of[id] * kBlock + lane]: writes per lane and
+  /// at T[slot_of[id] * kBlock + lane] (U[uniform_of[id] * kBlock + lane]
+  /// for the uniform ones): writes per lane and
   /// reported leaf the gradient into G[leaf * kBlock + lane]; A and R are
   /// adjoint and reached scratch of kBlock values per node.
-  static void fast_reverse(Impl& m, const double* T, const std::int32_t* slot_of, std::size_t start, std::size_t lanes,
+  static void fast_reverse(Impl& m, const double* T, const double* U, const State& st, std::size_t start,
+                           std::size_t lanes,
                            std::span<const std::span<const double>> seeds, const std::uint8_t* active, double* A,
                            std::uint8_t* R, double* G);
   static bool fast_eligible(const Impl& m);

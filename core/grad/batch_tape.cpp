@@ -16,6 +16,11 @@
 
 namespace tc {
 
+void BatchBufferRelease::operator()(double* p) const {
+  if (pool) pool->give(size, p);
+  else delete[] p;
+}
+
 namespace {
 
 constexpr std::size_t kNone = std::numeric_limits<std::size_t>::max();
@@ -144,10 +149,11 @@ Status BatchGradientTape::forward(std::span<const std::span<const double>> colum
     record->stride_ = stride;
     // Every row is written before it is read (leaves and the cone by the
     // forward; the reverse reads nothing else): no fill needed.
-    if (st.fast && record->blocks_size_ != nblocks * st.nslots * Bk) {
+    if (st.fast && (record->blocks_size_ != nblocks * st.nslots * Bk || !record->blocks_)) {
       record->blocks_.reset();
       record->blocks_size_ = nblocks * st.nslots * Bk;
-      record->blocks_.reset(new double[std::max<std::size_t>(record->blocks_size_, 1)]);
+      record->blocks_ = std::unique_ptr<double[], BatchBufferRelease>(
+          st.pool->take(record->blocks_size_), BatchBufferRelease{st.pool, record->blocks_size_});
     }
     if (!st.fast && record->val_.size() != count * stride) {
       record->val_ = std::vector<double>();
@@ -159,6 +165,7 @@ Status BatchGradientTape::forward(std::span<const std::span<const double>> colum
     }
     record->failed_.assign(count, 0);
     record->slow_.assign(st.fast ? count : 0, 0);
+    record->fixed_ = fixed_values;
     record->slow_val_.assign(st.fast ? count : 0, {});
     record->slow_fail_.assign(st.fast ? count : 0, {});
     record->why_.assign(st.keep_messages ? count : 0, {});
@@ -218,7 +225,7 @@ Status BatchGradientTape::forward(std::span<const std::span<const double>> colum
           double* keep = record->blocks_.get() + blk * st.nslots * Bk;
           for (std::size_t id = 0; id < stride; ++id)
             if (st.slot_of[id] >= 0)
-              std::copy(T + id * Bk, T + id * Bk + Bk, keep + static_cast<std::size_t>(st.slot_of[id]) * Bk);
+              std::copy(T + id * Bk, T + id * Bk + lanes, keep + static_cast<std::size_t>(st.slot_of[id]) * Bk);
         }
         for (std::size_t l = 0; l < lanes; ++l) {
           const std::size_t c = start + l;
@@ -321,6 +328,19 @@ Status BatchGradientTape::reverse(BatchRecord& record, std::span<const std::span
     for_cases(nblocks, nthreads, [&](std::size_t w, std::size_t begin, std::size_t end) {
       TapeImpl& m = st.worker(w);
       State::Scratch& sc = st.scratch_of(w, m);
+      // Uniform values, for as many lanes as a block of this batch has.
+      const std::size_t width = std::min(Bk, count);
+      for (std::size_t u = 0; u < st.uniform_ids.size(); ++u) {
+        const auto id = static_cast<std::size_t>(st.uniform_ids[u]);
+        double v = m.program.nodes[id].value;  // a constant, rounded as the forward rounds it
+        if (m.nodes[id].op == Op::Constant) {
+          if (m.f32) v = round_f32(v);
+        } else {
+          for (const auto& [fid, fv] : record.fixed_)
+            if (fid == id) v = fv;
+        }
+        std::fill_n(sc.U.data() + u * Bk, width, v);
+      }
       std::vector<double> seed(nout), grads(nleaves);
       std::uint8_t active[Bk];
       for (std::size_t blk = begin; blk < end; ++blk) {
@@ -328,7 +348,7 @@ Status BatchGradientTape::reverse(BatchRecord& record, std::span<const std::span
         if (!options.mask_failures && start > first_bad.load(std::memory_order_relaxed)) return;
         const double* T = record.blocks_.get() + blk * st.nslots * Bk;
         for (std::size_t l = 0; l < lanes; ++l) active[l] = !record.failed_[start + l] && !record.slow_[start + l];
-        State::fast_reverse(m, T, st.slot_of.data(), start, lanes, seeds, active, sc.A.data(), sc.R.data(),
+        State::fast_reverse(m, T, sc.U.data(), st, start, lanes, seeds, active, sc.A.data(), sc.R.data(),
                             sc.G.data());
         for (std::size_t l = 0; l < lanes; ++l) {
           const std::size_t c = start + l;

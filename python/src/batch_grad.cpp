@@ -22,6 +22,8 @@ class BatchBridge {
   tc::BatchGradientTape& tape(const CoreProgram& core, const std::string& output) {
     auto it = tapes_.find(output);
     if (it != tapes_.end()) return it->second;
+    // Input names as interned str, for dict lookups without building keys.
+    std::vector<py::object>& k = keys_[output];
     std::vector<std::string> names;
     if (output.empty()) {
       for (const auto& [name, _] : core.program().outputs) names.push_back(name);
@@ -32,11 +34,18 @@ class BatchBridge {
     options.bindings = core.binding_map();
     auto t = tc::BatchGradientTape::create(core.program(), names, options);
     if (!t) raise_diagnostic(ErrorKind::Evaluation, t.error());
+    for (const std::string& n : t->inputs()) {
+      PyObject* key = to_str(n).release().ptr();
+      PyUnicode_InternInPlace(&key);
+      k.push_back(py::reinterpret_steal<py::object>(key));
+    }
     return tapes_.emplace(output, std::move(t.value())).first->second;
   }
+  const std::vector<py::object>& keys(const std::string& output) { return keys_[output]; }
 
  private:
   std::map<std::string, tc::BatchGradientTape, std::less<>> tapes_;
+  std::map<std::string, std::vector<py::object>, std::less<>> keys_;
 };
 
 namespace {
@@ -99,20 +108,32 @@ struct Columns {
   std::size_t count = 0;
 };
 
-Columns read_columns(const tc::BatchGradientTape& tape, py::handle columns, long count_hint) {
+Columns read_columns(const tc::BatchGradientTape& tape, const std::vector<py::object>& keys, py::handle columns,
+                     long count_hint) {
   if (!PyDict_Check(columns.ptr()))
     throw py::type_error(std::string("columns must be a dict of input name to values, not ") +
                          Py_TYPE(columns.ptr())->tp_name);
   py::dict cols = py::reinterpret_borrow<py::dict>(columns);
   const std::vector<std::string>& names = tape.inputs();
-  // Unknown names first, then missing ones: the per-case tape's order.
-  for (auto [k, _] : cols) {
-    std::string key = py::str(k);
-    if (std::find(names.begin(), names.end(), key) == names.end())
-      raise_error(ErrorKind::Evaluation, "unknown input '" + key + "'");
+  std::vector<PyObject*> found(names.size(), nullptr);
+  bool exact = static_cast<std::size_t>(PyDict_GET_SIZE(cols.ptr())) == names.size();
+  for (std::size_t k = 0; k < names.size() && exact; ++k) {
+    found[k] = PyDict_GetItemWithError(cols.ptr(), keys[k].ptr());
+    if (!found[k]) {
+      if (PyErr_Occurred()) throw py::error_already_set();
+      exact = false;
+    }
   }
-  for (const std::string& n : names)
-    if (!cols.contains(n)) raise_error(ErrorKind::Evaluation, "missing input '" + n + "'");
+  if (!exact) {
+    // Unknown names first, then missing ones: the per-case tape's order.
+    for (auto [k, _] : cols) {
+      std::string key = py::str(k);
+      if (std::find(names.begin(), names.end(), key) == names.end())
+        raise_error(ErrorKind::Evaluation, "unknown input '" + key + "'");
+    }
+    for (const std::string& n : names)
+      if (!cols.contains(n)) raise_error(ErrorKind::Evaluation, "missing input '" + n + "'");
+  }
   Columns c;
   c.scalars.resize(names.size());
   c.arrays.resize(names.size());
@@ -121,7 +142,7 @@ Columns read_columns(const tc::BatchGradientTape& tape, py::handle columns, long
   bool sized = count_hint >= 0;
   std::string sized_by;
   for (std::size_t k = 0; k < names.size(); ++k) {
-    py::handle v = cols[py::str(names[k])];
+    py::handle v = found[k];
     if (PyFloat_Check(v.ptr()) || PyLong_Check(v.ptr())) {
       c.scalars[k] = to_double(v.ptr(), "input", names[k]);
       continue;
@@ -176,7 +197,7 @@ py::tuple batch_forward(CoreProgram& core, py::handle columns, py::handle params
   const unsigned nthreads = checked_threads(core, threads);
   BatchBridge& bridge = bridge_of(core);
   tc::BatchGradientTape& tape = bridge.tape(core, "");
-  Columns cols = read_columns(tape, columns, count);
+  Columns cols = read_columns(tape, bridge.keys(""), columns, count);
   tc::Env fixed = fixed_env(params);
   const std::size_t nout = tape.outputs().size();
   py::array_t<double> out({static_cast<py::ssize_t>(nout), static_cast<py::ssize_t>(cols.count)});
@@ -277,8 +298,9 @@ py::dict gradients_batch(CoreProgram& core, py::handle columns, const std::strin
     for (const auto& [n, _] : core.program().outputs) known += (known.empty() ? "" : ", ") + n;
     raise_error(ErrorKind::Evaluation, "the program has no output '" + output + "' (outputs: " + known + ")");
   }
-  tc::BatchGradientTape& tape = bridge_of(core).tape(core, output);
-  Columns cols = read_columns(tape, columns, -1);
+  BatchBridge& bridge = bridge_of(core);
+  tc::BatchGradientTape& tape = bridge.tape(core, output);
+  Columns cols = read_columns(tape, bridge.keys(output), columns, -1);
   tc::Env fixed = fixed_env(params);
   const std::size_t count = cols.count;
   py::array_t<double> value(static_cast<py::ssize_t>(count));

@@ -31,10 +31,10 @@ def _first_order_only(backward):
 
     @functools.wraps(backward)
     def wrapper(ctx, *grad_outputs):
+        if not torch.is_grad_enabled():  # create_graph=False: nothing to guard
+            return backward(ctx, *grad_outputs)
         with torch.no_grad():
             grads = backward(ctx, *grad_outputs)
-        if not torch.is_grad_enabled():  # create_graph=False
-            return grads
         where = [k for k, g in enumerate(grads) if isinstance(g, torch.Tensor)]
         if not where:
             return grads
@@ -57,11 +57,14 @@ def _first_order_only(backward):
     return wrapper
 
 _INTEGRAL = ("int32", "boolean")
+_SCALAR = (torch.Size([]), torch.float64)
 
 
 def _column(name, value, domain):
     """(value for the core, tensor or None, batch length or None)."""
     if isinstance(value, torch.Tensor):
+        if value.dtype is torch.float64 and value.dim() == 0 and value.device.type == "cpu":
+            return value.item(), value, None  # the common scalar: a Python float is the core's fastest
         if value.device.type != "cpu":
             raise ValueError(f"input '{name}' is on {value.device}: the program runs on the CPU; move the tensor "
                              "with .cpu() (outputs and gradients come back on the CPU)")
@@ -108,11 +111,11 @@ class _ProgramFunction(torch.autograd.Function):
         ctx.record = record
         ctx.save_for_backward(*[v for v in values if isinstance(v, torch.Tensor)])
         ctx.meta = (names, shapes, count, module.parameter_names, module.threads, batched)
+        if not batched:
+            return tuple(torch.tensor(v, dtype=out_dtype) for v in outputs[:, 0].tolist())
         result = torch.from_numpy(outputs)
         if out_dtype != torch.float64:
             result = result.to(out_dtype)
-        if not batched:
-            return tuple(result[k, 0] for k in range(result.shape[0]))
         return tuple(result[k] for k in range(result.shape[0]))
 
     @staticmethod
@@ -123,8 +126,11 @@ class _ProgramFunction(torch.autograd.Function):
             raise RuntimeError("this forward kept no record for backward (it ran without gradients)")
         seeds = [_seed(g) for g in grad_outputs]
         # Inputs given once for the whole batch get the sum of their gradients.
-        summed = [name for name, shape in zip(names, shapes) if shape is not None and count > 1 and
-                  (len(shape[0]) == 0 or shape[0][0] == 1)]
+        if count == 1:
+            summed = names  # one case: its gradients as numbers
+        else:
+            summed = [name for name, shape in zip(names, shapes) if shape is not None and
+                      (len(shape[0]) == 0 or shape[0][0] == 1)]
         grad_in, grad_param = ctx.record.reverse(seeds, summed, threads, batched)
         grads = []
         for name, shape in zip(names, shapes):
@@ -136,7 +142,8 @@ class _ProgramFunction(torch.autograd.Function):
             if g is None:  # not a differentiable input
                 grads.append(None)
             elif isinstance(g, float):
-                grads.append(torch.tensor(g, dtype=dtype).reshape(size))
+                t = torch.tensor(g, dtype=dtype)
+                grads.append(t if len(size) == 0 else t.reshape(size))
             else:
                 grads.append(torch.from_numpy(g).to(dtype).reshape(size))
         for p in param_names:
@@ -198,6 +205,26 @@ class TensorModule(nn.Module):
             raise TypeError(f"forward() takes a dict of input tensors, not {type(inputs).__name__}")
         # Missing and unknown names are the core's to report.
         names = tuple(inputs)
+        weights = [self.params[self._keys[n]] for n in self.parameter_names]
+        # The common scalar call (0-d float64 CPU tensors and numbers): no
+        # batch bookkeeping, so one case costs no more than it always did.
+        values, shapes = [], []
+        for name in names:
+            v = inputs[name]
+            if isinstance(v, torch.Tensor):
+                if v.dtype is not torch.float64 or v.dim() != 0 or not v.is_cpu:
+                    break
+                values.append(v.item())
+                shapes.append(_SCALAR)
+            elif type(v) is float or type(v) is int:
+                values.append(float(v))
+                shapes.append(None)
+            else:
+                break
+        else:
+            call = (self, names, dict(zip(names, values)), shapes, 1, False, torch.float64, torch.is_grad_enabled())
+            outputs = _ProgramFunction.apply(call, *[inputs[name] for name in names], *weights)
+            return dict(zip(self.output_names, outputs))
         values, shapes, tensors = [], [], []
         count, sized_by, dtypes = None, None, []
         for name in names:
@@ -222,7 +249,6 @@ class TensorModule(nn.Module):
             out_dtype = dtypes[0]
             for d in dtypes[1:]:
                 out_dtype = torch.promote_types(out_dtype, d)
-        weights = [self.params[self._keys[n]] for n in self.parameter_names]
         keep = torch.is_grad_enabled() and (any(t.requires_grad for t in tensors) or
                                             any(w.requires_grad for w in weights))
         # The core reads `columns`; the tensors themselves go through apply so
