@@ -61,6 +61,7 @@ class BatchRecord {
   friend class BatchGradientTape;
   const void* owner_ = nullptr;  ///< the tape that wrote it
   std::size_t count_ = 0, stride_ = 0;
+  bool blocks_used_ = false;  ///< the forward ran block kernels (the reverse does too)
   /// Per-case rows (node values and failures), or with the block kernels
   /// blocks_ [block][slot][lane] (the values the derivative rules read,
   /// State::slot_of) plus, for the cases the per-case code ran (slow_),
@@ -99,8 +100,9 @@ class BatchGradientTape {
   /// rows of `input_gradients`; the parameter leaves those of
   /// `parameter_gradients`.
   [[nodiscard]] const std::vector<GradLeaf>& leaves() const;
-  /// Whether cases run through the block kernels (every op of the cone has
-  /// one: not gather, gather_one_hot or call) rather than one by one.
+  /// Whether batches of 8 cases or more run through the block kernels (every
+  /// op of the cone has one: not gather, gather_one_hot or call); smaller
+  /// ones and other programs run case by case.
   [[nodiscard]] bool uses_blocks() const;
   [[nodiscard]] std::size_t input_leaf_count() const;
   [[nodiscard]] std::size_t parameter_leaf_count() const;

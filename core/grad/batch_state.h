@@ -62,6 +62,7 @@ struct BatchGradientTape::State {
   /// per-case semantics would not look) run the per-case code.
   bool fast = false;
   static constexpr std::size_t kBlock = 64;
+  static constexpr std::size_t kMinBlockCases = 8;
   /// Per node: its column in a record's block (the values some derivative
   /// rule reads), or -1 for values the reverse pass never reads.
   std::vector<std::int32_t> slot_of;

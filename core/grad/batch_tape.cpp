@@ -142,32 +142,36 @@ Status BatchGradientTape::forward(std::span<const std::span<const double>> colum
 
   const std::size_t stride = base.program.nodes.size();
   constexpr std::size_t Bk = State::kBlock;
+  // A handful of cases is faster one by one (a block's per-op overhead is
+  // paid for every lane it has, used or not).
+  const bool blocks = st.fast && count >= State::kMinBlockCases;
   const std::size_t nblocks = (count + Bk - 1) / Bk;
   if (record) {
     record->owner_ = this;
+    record->blocks_used_ = blocks;
     record->count_ = count;
     record->stride_ = stride;
     // Every row is written before it is read (leaves and the cone by the
     // forward; the reverse reads nothing else): no fill needed.
-    if (st.fast && (record->blocks_size_ != nblocks * st.nslots * Bk || !record->blocks_)) {
+    if (blocks && (record->blocks_size_ != nblocks * st.nslots * Bk || !record->blocks_)) {
       record->blocks_.reset();
       record->blocks_size_ = nblocks * st.nslots * Bk;
       record->blocks_ = std::unique_ptr<double[], BatchBufferRelease>(
           st.pool->take(record->blocks_size_), BatchBufferRelease{st.pool, record->blocks_size_});
     }
-    if (!st.fast && record->val_.size() != count * stride) {
+    if (!blocks && record->val_.size() != count * stride) {
       record->val_ = std::vector<double>();
       record->val_.resize(count * stride);
     }
-    if (!st.fast && record->fail_.size() != count * stride) {
+    if (!blocks && record->fail_.size() != count * stride) {
       record->fail_ = std::vector<std::int32_t>();
       record->fail_.resize(count * stride);
     }
     record->failed_.assign(count, 0);
-    record->slow_.assign(st.fast ? count : 0, 0);
+    record->slow_.assign(blocks ? count : 0, 0);
     record->fixed_ = fixed_values;
-    record->slow_val_.assign(st.fast ? count : 0, {});
-    record->slow_fail_.assign(st.fast ? count : 0, {});
+    record->slow_val_.assign(blocks ? count : 0, {});
+    record->slow_fail_.assign(blocks ? count : 0, {});
     record->why_.assign(st.keep_messages ? count : 0, {});
     record->errors_.clear();
   }
@@ -209,7 +213,7 @@ Status BatchGradientTape::forward(std::span<const std::span<const double>> colum
     return true;
   };
 
-  if (st.fast) {
+  if (blocks) {
     st.scratch.resize(std::max(st.scratch.size(), nthreads));  // no resizing inside the workers
     for_cases(nblocks, nthreads, [&](std::size_t w, std::size_t begin, std::size_t end) {
       TapeImpl& m = st.worker(w);
@@ -321,7 +325,7 @@ Status BatchGradientTape::reverse(BatchRecord& record, std::span<const std::span
     }
   };
 
-  if (st.fast) {
+  if (record.blocks_used_) {
     constexpr std::size_t Bk = State::kBlock;
     const std::size_t nblocks = (count + Bk - 1) / Bk;
     st.scratch.resize(std::max(st.scratch.size(), nthreads));  // no resizing inside the workers
