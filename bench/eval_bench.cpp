@@ -8,20 +8,31 @@
 //       return s
 //
 // The circuit is built with the Builder (3,002 nodes: one constant, one mul
-// and one add per iteration). Two native baselines, both -ffp-contract=off
-// (no FMA, so bit-identical to the evaluator):
+// and one add per iteration). Native baselines, all -ffp-contract=off (no
+// FMA, so bit-identical to the evaluator, which is checked before timing):
 //
-//   BM_native      a plain C++ loop called once per case (scalar, bound by
-//                  the latency of its 1,000 dependent additions);
-//   BM_native_soa  the same loop written structure-of-arrays over blocks of
-//                  32 cases kept in registers, no checks, compiled for AVX2
-//                  (target_clones): what a batched evaluator could at best
-//                  reach on this machine, and the denominator of the ratios.
+//   BM_native               a plain C++ loop called once per case (scalar,
+//                           float64, bound by the latency of its 1,000
+//                           dependent additions): the denominator of the
+//                           single-case run();
+//   BM_native_soa           the float64 limit: the same loop structure of
+//                           arrays over blocks of 8 vectors of cases kept in
+//                           registers, no checks, no allocation in the timed
+//                           loop, compiled by Highway for every SIMD target
+//                           and dispatched like the evaluator's kernels, so
+//                           it runs on the same target (printed at the top of
+//                           the summary; eval_bench_native.cpp);
+//   BM_native_soa_float32   the float32 limit: the same in binary32;
+//   BM_native_soa_avx2      the former denominator, kept for comparison:
+//                           float64, 32 cases, compiler-vectorised with
+//                           target_clones("avx2", "default"), so capped at
+//                           AVX2 on an AVX-512 machine.
 //
 // Measured: Evaluator::run_batch over 100,000 cases (float64, float32, and
 // float64 on every core), and the checked single-case run() per case. The
-// summary at the end prints `NAME  X ns/case` and each ratio to the SoA
-// limit (for the all-cores run: wall time, and its speed-up over one thread).
+// summary at the end prints `NAME  X ns/case` and each batched ratio to the
+// limit of its own dtype (for the all-cores run: wall time, per-core cost,
+// and its speed-up over one thread), and run() over BM_native.
 // Every figure is the median over the repetitions
 // (--benchmark_repetitions=N; the default here is 5).
 #include <benchmark/benchmark.h>
@@ -29,6 +40,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <random>
 #include <set>
@@ -37,6 +49,7 @@
 #include <vector>
 
 #include "eval/evaluator.h"
+#include "eval_bench_native.h"
 #include "ir/builder.h"
 
 namespace {
@@ -65,9 +78,9 @@ __attribute__((noinline)) double long_loop_native_f32(double x) {
 #define TC_BENCH_CLONES
 #endif
 
-/// long_loop over many cases, 32 cases at a time in registers (8 AVX2
-/// vectors: enough independent additions to hide their latency).
-TC_BENCH_CLONES __attribute__((noinline)) void long_loop_soa(const double* __restrict x, double* __restrict out,
+/// The former denominator: long_loop over many cases, 32 cases at a time in
+/// registers (8 AVX2 vectors), vectorised by the compiler for AVX2 at most.
+TC_BENCH_CLONES __attribute__((noinline)) void long_loop_soa_avx2(const double* __restrict x, double* __restrict out,
                                                              std::size_t n) {
   constexpr std::size_t W = 32;
   std::size_t c = 0;
@@ -124,11 +137,41 @@ void BM_native(benchmark::State& state) {
   per_case(state, kCases);
 }
 
+const std::vector<float>& inputs_f32() {
+  static const std::vector<float> xs = [] {
+    std::vector<float> v(inputs().begin(), inputs().end());  // rounded as the float32 circuit rounds its input
+    return v;
+  }();
+  return xs;
+}
+
 void BM_native_soa(benchmark::State& state) {
   const auto& xs = inputs();
   std::vector<double> out(kCases);
   for (auto _ : state) {
-    long_loop_soa(xs.data(), out.data(), kCases);
+    tc_bench::long_loop_soa_f64(xs.data(), out.data(), kCases);
+    benchmark::DoNotOptimize(out.data());
+    benchmark::ClobberMemory();
+  }
+  per_case(state, kCases);
+}
+
+void BM_native_soa_float32(benchmark::State& state) {
+  const auto& xs = inputs_f32();
+  std::vector<float> out(kCases);
+  for (auto _ : state) {
+    tc_bench::long_loop_soa_f32(xs.data(), out.data(), kCases);
+    benchmark::DoNotOptimize(out.data());
+    benchmark::ClobberMemory();
+  }
+  per_case(state, kCases);
+}
+
+void BM_native_soa_avx2(benchmark::State& state) {
+  const auto& xs = inputs();
+  std::vector<double> out(kCases);
+  for (auto _ : state) {
+    long_loop_soa_avx2(xs.data(), out.data(), kCases);
     benchmark::DoNotOptimize(out.data());
     benchmark::ClobberMemory();
   }
@@ -183,6 +226,8 @@ void BM_batched_float64_threads(benchmark::State& state) { run_batched(state, tc
 
 BENCHMARK(BM_native)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_native_soa)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_native_soa_float32)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_native_soa_avx2)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_batched_float64)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_batched_float32)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_batched_float64_threads)->Unit(benchmark::kMillisecond)->UseRealTime();
@@ -210,11 +255,20 @@ class MedianReporter : public benchmark::ConsoleReporter {
   std::set<std::string> has_median;
 };
 
-/// Every path must agree bit for bit with the native function first.
+bool same_bits(float a, float b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+/// Every path must agree bit for bit with the native functions first: the
+/// float64 batch (1 thread and all cores), both float64 SoA loops and the
+/// scalar loop; the float32 batch, sampled float32 run() calls and the
+/// float32 SoA loop, compared as binary32 bits.
 bool same_results() {
   const auto& xs = inputs();
-  std::vector<double> soa(kCases);
-  long_loop_soa(xs.data(), soa.data(), kCases);
+  std::vector<double> soa(kCases), soa_avx2(kCases);
+  tc_bench::long_loop_soa_f64(xs.data(), soa.data(), kCases);
+  long_loop_soa_avx2(xs.data(), soa_avx2.data(), kCases);
+  std::vector<float> soa32(kCases);
+  tc_bench::long_loop_soa_f32(inputs_f32().data(), soa32.data(), kCases);
   std::vector<std::span<const double>> cols{std::span<const double>(xs.data(), xs.size())};
   for (unsigned threads : {1u, 0u}) {
     auto ev = tc::Evaluator::create(long_loop_circuit(tc::Dtype::Float64));
@@ -223,14 +277,14 @@ bool same_results() {
     if (!ev->run_batch(cols, kCases, tc::Env{}, out, threads) || !out.errors.empty()) return false;
     for (std::size_t c = 0; c < kCases; ++c) {
       const double native = long_loop_native(xs[c]);
-      if (out.outputs[0][c] != native || soa[c] != native) {
-        std::fprintf(stderr, "case %zu: batched %.17g, soa %.17g, native %.17g\n", c, out.outputs[0][c], soa[c],
-                     native);
+      if (!same_bits(out.outputs[0][c], native) || !same_bits(soa[c], native) || !same_bits(soa_avx2[c], native)) {
+        std::fprintf(stderr, "case %zu: batched %.17g, soa %.17g, soa avx2 %.17g, native %.17g\n", c,
+                     out.outputs[0][c], soa[c], soa_avx2[c], native);
         return false;
       }
     }
     // float32: the batch computes in binary32 columns, run() in binary64
-    // rounded per node; both must be the native binary32 loop's bits.
+    // rounded per node; both must be the native binary32 loops' bits.
     auto ev32 = tc::Evaluator::create(long_loop_circuit(tc::Dtype::Float32));
     if (!ev32) return false;
     if (!ev32->run_batch(cols, kCases, tc::Env{}, out, threads) || !out.errors.empty()) return false;
@@ -244,9 +298,12 @@ bool same_results() {
         if (!r) return false;
         scalar = r->outputs[0];
       }
-      if (out.outputs[0][c] != native || scalar != native) {
-        std::fprintf(stderr, "float32 case %zu: batched %.9g, run %.9g, native %.9g\n", c, out.outputs[0][c], scalar,
-                     native);
+      const float batched = static_cast<float>(out.outputs[0][c]);
+      if (static_cast<double>(batched) != out.outputs[0][c] || !same_bits(batched, static_cast<float>(native)) ||
+          !same_bits(static_cast<float>(scalar), static_cast<float>(native)) ||
+          !same_bits(soa32[c], static_cast<float>(native))) {
+        std::fprintf(stderr, "float32 case %zu: batched %.9g, run %.9g, soa %.9g, native %.9g\n", c,
+                     out.outputs[0][c], scalar, static_cast<double>(soa32[c]), native);
         return false;
       }
     }
@@ -274,25 +331,42 @@ int main(int argc, char** argv) {
   benchmark::Shutdown();
   auto& cpu = rep.cpu;
   auto& wall = rep.wall;
-  if (!cpu.count("BM_native_soa") || cpu["BM_native_soa"] <= 0) return 0;
   const double per = 1e6 / static_cast<double>(kCases);  // ms per iteration -> ns per case
-  const double soa = cpu["BM_native_soa"] * per;
+  auto ns = [&](const char* name) { return cpu.count(name) ? cpu[name] * per : 0.0; };
+  const double lim64 = ns("BM_native_soa"), lim32 = ns("BM_native_soa_float32"), avx2 = ns("BM_native_soa_avx2");
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-  std::printf("\nlong_loop, %zu cases, medians (CPU time unless marked wall):\n", kCases);
-  if (cpu.count("BM_native")) std::printf("%-28s %9.1f ns/case\n", "BM_native", cpu["BM_native"] * per);
-  std::printf("%-28s %9.1f ns/case  (the limit)\n", "BM_native_soa", soa);
-  for (const char* name : {"BM_batched_float64", "BM_batched_float32"})
-    if (cpu.count(name)) std::printf("%-28s %9.1f ns/case  ratio/soa %.2f\n", name, cpu[name] * per, cpu[name] * per / soa);
+  std::printf("\nlong_loop, %zu cases, medians (CPU time unless marked wall)\n", kCases);
+  std::printf("Highway target dispatched: %s (supported and compiled: %s)\n", tc_bench::dispatched_target(),
+              tc_bench::compiled_and_supported_targets());
+  if (cpu.count("BM_native")) std::printf("%-28s %9.1f ns/case  (scalar, float64)\n", "BM_native", ns("BM_native"));
+  if (lim64 > 0) std::printf("%-28s %9.1f ns/case  (the float64 limit, %s)\n", "BM_native_soa", lim64, tc_bench::dispatched_target());
+  if (lim32 > 0)
+    std::printf("%-28s %9.1f ns/case  (the float32 limit, %s)\n", "BM_native_soa_float32", lim32, tc_bench::dispatched_target());
+  if (avx2 > 0) std::printf("%-28s %9.1f ns/case  (former denominator, float64, AVX2 at most)\n", "BM_native_soa_avx2", avx2);
+  if (cpu.count("BM_batched_float64")) {
+    const double t = ns("BM_batched_float64");
+    std::printf("%-28s %9.1f ns/case  ratio/float64 limit %.2f", "BM_batched_float64", t, lim64 > 0 ? t / lim64 : 0.0);
+    if (avx2 > 0) std::printf("  (ratio/former avx2 %.2f)", t / avx2);
+    std::printf("\n");
+  }
+  if (cpu.count("BM_batched_float32")) {
+    const double t = ns("BM_batched_float32");
+    std::printf("%-28s %9.1f ns/case  ratio/float32 limit %.2f", "BM_batched_float32", t, lim32 > 0 ? t / lim32 : 0.0);
+    if (avx2 > 0) std::printf("  (ratio/former avx2 %.2f)", t / avx2);
+    std::printf("\n");
+  }
   if (wall.count("BM_batched_float64_threads")) {
     const double t = wall["BM_batched_float64_threads"] * per;
     const double one = wall.count("BM_batched_float64") ? wall["BM_batched_float64"] * per : 0.0;
-    const double soa_wall = wall["BM_native_soa"] * per;
-    std::printf("%-28s %9.1f ns/case  (wall, %u cores) per-core ratio/soa %.2f, speed-up over 1 thread %.2f\n",
-                "BM_batched_float64_threads", t, cores, t * cores / soa_wall, one > 0 ? one / t : 0.0);
+    const double lim_wall = wall.count("BM_native_soa") ? wall["BM_native_soa"] * per : 0.0;
+    std::printf("%-28s %9.1f ns/case  (wall, %u cores) per-core ratio/float64 limit %.2f, speed-up over 1 thread %.2f\n",
+                "BM_batched_float64_threads", t, cores, lim_wall > 0 ? t * cores / lim_wall : 0.0, one > 0 ? one / t : 0.0);
   }
   if (cpu.count("BM_scalar_run")) {
-    const double ns = cpu["BM_scalar_run"] * 1e6 / static_cast<double>(kScalarCases);
-    std::printf("%-28s %9.1f ns/case  ratio/soa %.1f, %.2f ns/node\n", "BM_scalar_run", ns, ns / soa, ns / 3002.0);
+    const double t = cpu["BM_scalar_run"] * 1e6 / static_cast<double>(kScalarCases);
+    const double native = ns("BM_native");
+    std::printf("%-28s %9.1f ns/case  ratio/BM_native %.1f, %.2f ns/node\n", "BM_scalar_run", t,
+                native > 0 ? t / native : 0.0, t / 3002.0);
   }
   return 0;
 }
