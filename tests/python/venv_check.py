@@ -20,6 +20,7 @@ when venv or pytest is missing; pytest collecting nothing is a failure.
 import glob
 import os
 import pathlib
+import re
 import shutil
 import subprocess
 import sys
@@ -146,9 +147,16 @@ def cmd_install(build_dir, work):
     print(f"  tensorcode.program from {package}")
     # The description's validation command, from the checkout's root.
     env = clean_env(TC_CLI=pathlib.Path(build_dir) / "bin" / "tensorcode")
-    r = run([py, "-m", "pytest", "tests/python", "-q", "-p", "no:cacheprovider"], env=env, cwd=ROOT)
+    r = run([py, "-m", "pytest", "tests/python", "-q", "-rs", "-p", "no:cacheprovider"], env=env, cwd=ROOT,
+            capture=True)
+    print(r.stdout, flush=True)
     if r.returncode == 5:
         fail("pytest collected no tests")
+    summary = r.stdout.strip().splitlines()[-1] if r.stdout.strip() else ""
+    if r.returncode == 0 and re.search(r"\b\d+ skipped\b", summary):
+        # As run_pytest.py: tests skipped inside a passing run are not a pass.
+        print(f"SKIPPED: tests skipped inside the run ({summary.strip('= ')})")
+        return SKIP
     return r.returncode
 
 
