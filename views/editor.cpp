@@ -2,6 +2,7 @@
 
 #include <QFontDatabase>
 #include <QHeaderView>
+#include <Qsci/qscicommandset.h>
 #include <Qsci/qscilexerpython.h>
 
 namespace tc {
@@ -170,6 +171,23 @@ void SourceEditor::goTo(int line, int column) {
   setFocus();
   setCursorPosition(std::max(0, line - 1), std::max(0, column - 1));
   ensureLineVisible(std::max(0, line - 1));
+}
+
+QStringList SourceEditor::yieldKeys(const QList<QKeySequence>& keys) {
+  // A key bound to a command makes QScintilla accept the ShortcutOverride, so
+  // the menu's shortcut never fires while the editor has focus.
+  QStringList released;
+  for (const QKeySequence& seq : keys) {
+    for (int i = 0; i < seq.count(); ++i) {
+      const int key = seq[i].toCombined();
+      while (QsciCommand* c = standardCommands()->boundTo(key)) {
+        if (c->key() == key) c->setKey(0);
+        if (c->alternateKey() == key) c->setAlternateKey(0);
+        released << c->description();
+      }
+    }
+  }
+  return released;
 }
 
 QList<int> SourceEditor::markedLines() const {

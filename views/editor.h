@@ -25,6 +25,10 @@ class SourceEditor : public QsciScintilla, public Viewer {
   [[nodiscard]] QList<int> markedLines() const;
   /// 1-based line range of the node-selection highlight, or {0, 0}.
   [[nodiscard]] QPair<int, int> selectionHighlight() const { return highlight_; }
+  /// Drops the editor's own binding of each key (QScintilla's defaults: Ctrl+L
+  /// cuts the line, Ctrl++ zooms the text) so the window's actions get it;
+  /// returns the descriptions of the commands that lost a key.
+  QStringList yieldKeys(const QList<QKeySequence>& keys);
 
  private:
   void showDiagnostics();

@@ -107,6 +107,12 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), session_(new Sess
     if (!path.isEmpty() && !session_->restoreSnapshot(path, &err)) warn(tr("Restore snapshot"), err);
   });
 
+  // The menus' shortcuts win over QScintilla's default keys (Ctrl+L is Go to
+  // Line, not line cut); Undo, Cut, Copy and Paste act on the editor anyway.
+  QList<QKeySequence> keys;
+  for (QAction* a : findChildren<QAction*>()) keys << a->shortcuts();
+  editor_->yieldKeys(keys);
+
   QSettings settings;
   resize(1280, 800);
   restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());

