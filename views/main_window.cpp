@@ -215,7 +215,9 @@ void MainWindow::buildActions() {
     if (session_->filePath().isEmpty() || session_->readOnly()) saveAs();
     else savePath(session_->filePath());
   });
-  act(file, tr("Save &As…"), QKeySequence::SaveAs, [this] { saveAs(); });
+  // QKeySequence::SaveAs is empty outside KDE and GNOME (offscreen, plain X11):
+  // spelled out so the shortcut works and the menu shows it everywhere.
+  act(file, tr("Save &As…"), QKeySequence(tr("Ctrl+Shift+S")), [this] { saveAs(); });
   auto* exp = file->addMenu(tr("&Export"));
   act(exp, tr("Artifact JSON…"), QKeySequence(tr("Ctrl+E")), [this] { exportDialog(QStringLiteral("artifact")); });
   act(exp, tr("Optimized artifact…"), {}, [this] { exportDialog(QStringLiteral("optimized")); });

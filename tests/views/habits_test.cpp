@@ -132,6 +132,29 @@ class HabitsTest : public QObject {
     QCOMPARE(ed->text(), before);
   }
 
+  // Item 4: Ctrl+Shift+S opens Save As from the editor and from the circuit,
+  // and the menu shows the shortcut.
+  void ctrlShiftSOpensSaveAsFromEditorAndCircuit() {
+    MainWindow w;
+    Opened o;
+    openChoose(w, o);
+    QAction* saveAs = findAction(&w, QStringLiteral("Save &As…"));
+    QVERIFY(saveAs);
+    QCOMPARE(saveAs->shortcut(), QKeySequence(QStringLiteral("Ctrl+Shift+S")));
+    for (QWidget* target : {static_cast<QWidget*>(w.editor()), static_cast<QWidget*>(w.graph())}) {
+      QString title;
+      answerNextModal<QFileDialog>([&title](QFileDialog* d) {
+        title = d->windowTitle();
+        d->reject();
+      });
+      target->setFocus();
+      QTest::keyClick(target, Qt::Key_S, Qt::ControlModifier | Qt::ShiftModifier);
+      QTRY_COMPARE_WITH_TIMEOUT(title, QStringLiteral("Save source"), 6000);
+      // The closed dialog leaves no active window offscreen: give it back.
+      QApplication::setActiveWindow(&w);
+    }
+  }
+
 };
 
 QTEST_MAIN(HabitsTest)
