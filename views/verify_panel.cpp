@@ -227,6 +227,8 @@ void VerifyPanel::start() {
 }
 
 void VerifyPanel::cancel() {
+  // Only a running verify can be cancelled; a finished result stays as it is.
+  if (!cancel_->isEnabled()) return;
   session_->worker().cancel(QStringLiteral("verify"));
   run_->setEnabled(true);
   cancel_->setEnabled(false);

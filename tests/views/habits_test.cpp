@@ -155,6 +155,21 @@ class HabitsTest : public QObject {
     }
   }
 
+  // Item 5: Shift+F6 after a finished verify leaves its result alone.
+  void shiftF6AfterAFinishedVerifyKeepsTheResult() {
+    MainWindow w;
+    Opened o;
+    openChoose(w, o);
+    verifyByKey(w);
+    if (!python_reference_available()) QSKIP("this build has no CPython reference");
+    const QString passed = w.verifyPanel()->summary();
+    QVERIFY2(passed.contains(QStringLiteral("passed")), qPrintable(passed));
+    QTest::keyClick(&w, Qt::Key_F6, Qt::ShiftModifier);
+    QVERIFY(w.waitUntilSettled(30000));
+    QCOMPARE(w.verifyPanel()->summary(), passed);
+    QVERIFY(w.verifyPanel()->runButton()->isEnabled());
+  }
+
 };
 
 QTEST_MAIN(HabitsTest)
