@@ -357,7 +357,10 @@ QVariant InspectorModel::headerData(int section, Qt::Orientation orientation, in
     case Value: return tr("Value");
     case ChosenValue: return tr("Value (%1)").arg(chosen);
     case ExactGrad: return tr("∂ exact");
-    case ChosenGrad: return tr("∂ %1").arg(chosen);
+    // Under exact semantics both columns would read "∂ exact": the second one
+    // is the chosen semantics' column, so it says so.
+    case ChosenGrad:
+      return session_->semantics() == Semantics::Exact ? tr("∂ chosen (exact)") : tr("∂ %1").arg(chosen);
     case Branch: return tr("Branch");
     case Interval: return tr("Interval");
     default: return {};
@@ -611,6 +614,9 @@ void IrTextView::programChanged() {
       if (program != session_->program()) return;
       programmatic_ = true;
       const int scroll = verticalScrollBar()->value();
+      // The user's horizontal position (the left edge on first open) survives
+      // the reload; placing the cursor below would scroll to its column.
+      const int hscroll = horizontalScrollBar()->value();
       // Every live QTextCursor (the extra selections hold one per tinted line)
       // is adjusted on every insertion: with the 9,000 nodes of one loop
       // statement tinted, setPlainText took seconds. Drop them first.
@@ -623,6 +629,7 @@ void IrTextView::programChanged() {
       programmatic_ = false;
       updateHeader();
       selectionChanged();
+      horizontalScrollBar()->setValue(hscroll);
     };
   }, this);
 }
@@ -649,8 +656,10 @@ void IrTextView::updateHeader() {
   QTextCursor c(document()->findBlockByNumber(0));
   c.select(QTextCursor::LineUnderCursor);
   const QTextCursor keep = textCursor();
+  const int hscroll = horizontalScrollBar()->value();
   c.insertText(h);
   setTextCursor(keep);
+  horizontalScrollBar()->setValue(hscroll);
   programmatic_ = false;
 }
 

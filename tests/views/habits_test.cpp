@@ -170,6 +170,53 @@ class HabitsTest : public QObject {
     QVERIFY(w.verifyPanel()->runButton()->isEnabled());
   }
 
+  // Item 13: the IR text opens at the left and a recompile keeps the user's
+  // horizontal position.
+  void irTextKeepsItsHorizontalPosition() {
+    MainWindow w;
+    Opened o;
+    openChoose(w, o);
+    w.raiseDock(QStringLiteral("IrDock"));
+    QPlainTextEdit* ir = w.irText();
+    QScrollBar* h = ir->horizontalScrollBar();
+    QTRY_VERIFY(h->maximum() > 0);
+    QCOMPARE(h->value(), 0);
+    // The user scrolls a little to the right: three clicks on the scroll bar's right arrow.
+    QVERIFY(h->isVisible());
+    for (int i = 0; i < 3; ++i) QTest::mouseClick(h, Qt::LeftButton, {}, QPoint(h->width() - 4, h->height() / 2));
+    const int kept = h->value();
+    QVERIFY2(kept > 0 && kept < h->maximum(), qPrintable(QStringLiteral("%1 of %2").arg(kept).arg(h->maximum())));
+    // An edit recompiles and reloads the IR text: "else 12" becomes "else 123".
+    SourceEditor* ed = w.editor();
+    ed->setFocus();
+    ed->setCursorPosition(2, ed->text(2).indexOf(QStringLiteral("12")) + 2);
+    QTest::keyClicks(ed, QStringLiteral("3"));
+    QVERIFY(w.waitUntilSettled(30000));
+    QVERIFY(ir->toPlainText().contains(QStringLiteral("123")));
+    QCOMPARE(h->value(), kept);
+  }
+
+  // Item 13: in exact mode the two gradient columns are told apart.
+  void exactModeLabelsTheGradientColumnsDistinctly() {
+    MainWindow w;
+    Opened o;
+    openChoose(w, o);
+    auto* box = w.inspector()->semanticsBox();
+    box->setFocus();
+    const int exact = box->findData(static_cast<int>(Semantics::Exact));
+    while (box->currentIndex() != exact) {
+      const int at = box->currentIndex();
+      QTest::keyClick(box, at < exact ? Qt::Key_Down : Qt::Key_Up);
+      QVERIFY(box->currentIndex() != at);
+    }
+    QVERIFY(w.waitUntilSettled(30000));
+    auto* m = w.inspector()->model();
+    const QString g1 = m->headerData(InspectorModel::ExactGrad, Qt::Horizontal, Qt::DisplayRole).toString();
+    const QString g2 = m->headerData(InspectorModel::ChosenGrad, Qt::Horizontal, Qt::DisplayRole).toString();
+    QVERIFY2(g1 != g2, qPrintable(g1));
+    QVERIFY2(g2.contains(QStringLiteral("exact")), qPrintable(g2));
+  }
+
 };
 
 QTEST_MAIN(HabitsTest)
