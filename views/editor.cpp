@@ -32,6 +32,9 @@ SourceEditor::SourceEditor(Session* session, QWidget* parent) : QsciScintilla(pa
   setIndentationWidth(4);
   setTabWidth(4);
   setAutoIndent(true);
+  // Backspace in leading indentation removes one level (4 spaces), not one
+  // space: a lone space breaks Python's indentation ("unindent does not match").
+  setBackspaceUnindents(true);
   setBraceMatching(QsciScintilla::SloppyBraceMatch);
   setCaretLineVisible(true);
   setCaretLineBackgroundColor(QColor(0xf2, 0xf5, 0xfb));

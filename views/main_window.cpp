@@ -231,7 +231,8 @@ void MainWindow::buildActions() {
     a->setEnabled(std::find(targets.begin(), targets.end(), std::string(kind)) != targets.end());
   }
   file->addSeparator();
-  act(file, tr("&Quit"), QKeySequence::Quit, [this] { close(); });
+  // QKeySequence::Quit is empty on some platforms (offscreen): spelled out.
+  act(file, tr("&Quit"), QKeySequence(tr("Ctrl+Q")), [this] { close(); });
 
   auto* edit = menuBar()->addMenu(tr("&Edit"));
   act(edit, tr("&Undo"), QKeySequence::Undo, [this] { editor_->undo(); });
@@ -410,7 +411,9 @@ bool MainWindow::saveAs() {
 
 bool MainWindow::maybeSave() {
   if (!modified_ || session_->readOnly()) return true;
-  const auto b = QMessageBox::question(this, tr("Unsaved changes"), tr("Save the changes to %1?").arg(windowTitle()),
+  // The file's name, not the window title ("choose.py* — tensorcode").
+  const QString name = session_->filePath().isEmpty() ? tr("untitled.py") : QFileInfo(session_->filePath()).fileName();
+  const auto b = QMessageBox::question(this, tr("Unsaved changes"), tr("Save the changes to %1?").arg(name),
                                        QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel);
   if (b == QMessageBox::Cancel) return false;
   if (b == QMessageBox::Save) return session_->filePath().isEmpty() ? saveAs() : savePath(session_->filePath());
@@ -419,13 +422,18 @@ bool MainWindow::maybeSave() {
 
 void MainWindow::openDialog() {
   if (!maybeSave()) return;
-  const QString path = QFileDialog::getOpenFileName(this, tr("Open program"), QString(),
+  // The current file's folder, else the folder last opened from or saved to
+  // (not the process's working directory).
+  const QString start = session_->filePath().isEmpty() ? QSettings().value(QStringLiteral("lastFolder")).toString()
+                                                       : QFileInfo(session_->filePath()).absolutePath();
+  const QString path = QFileDialog::getOpenFileName(this, tr("Open program"), start,
                                                     tr("Programs (*.py *.json);;Python (*.py);;Artifacts (*.json)"));
   if (!path.isEmpty()) openPath(path);
 }
 
 void MainWindow::rememberRecent(const QString& path) {
   QSettings s;
+  s.setValue(QStringLiteral("lastFolder"), QFileInfo(path).absolutePath());
   QStringList recent = s.value(QStringLiteral("recentFiles")).toStringList();
   recent.removeAll(path);
   recent.prepend(path);

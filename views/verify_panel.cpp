@@ -146,6 +146,7 @@ void VerifyPanel::start() {
     stale_ = false;
     list_->clear();
     cases_.clear();
+    progress_->setValue(0);  // nothing ran: a full bar from the last run would say otherwise
     summary_->setText(QStringLiteral("<span style='color:#c02020'>%1</span>").arg(why.toHtmlEscaped()));
   };
   if (session_->readOnly() && reference_->text().trimmed().isEmpty()) {

@@ -217,6 +217,89 @@ class HabitsTest : public QObject {
     QVERIFY2(g2.contains(QStringLiteral("exact")), qPrintable(g2));
   }
 
+  // Item 14: the quit prompt names the file, not the window title.
+  void quitPromptNamesTheFile() {
+    MainWindow w;
+    Opened o;
+    openChoose(w, o);
+    typeAtEnd(w.editor(), QStringLiteral(" "));
+    QVERIFY(w.waitUntilSettled(30000));
+    QString text;
+    answerNextModal<QMessageBox>([&text](QMessageBox* b) {
+      text = b->text();
+      b->button(QMessageBox::Cancel)->click();
+    });
+    QAction* quit = findAction(&w, QStringLiteral("&Quit"));
+    QVERIFY(quit && !quit->shortcut().isEmpty());
+    w.editor()->setFocus();
+    QTest::keySequence(w.editor(), quit->shortcut());
+    QTRY_VERIFY_WITH_TIMEOUT(!text.isEmpty(), 6000);
+    QCOMPARE(text, QStringLiteral("Save the changes to choose.py?"));
+    QVERIFY(w.isVisible());
+  }
+
+  // Item 14: Open starts in the current file's folder, and in the last used
+  // folder when the document has no file.
+  void openDialogStartsInTheFilesFolder() {
+    MainWindow w;
+    Opened o;
+    openChoose(w, o);
+    const QString folder = QFileInfo(o.path).absolutePath();
+    QVERIFY(folder != QDir::currentPath());
+    for (int round = 0; round < 2; ++round) {
+      QString start;
+      answerNextModal<QFileDialog>([&start](QFileDialog* d) {
+        start = d->directory().absolutePath();
+        d->reject();
+      });
+      w.editor()->setFocus();
+      QTest::keyClick(w.editor(), Qt::Key_O, Qt::ControlModifier);
+      QTRY_VERIFY_WITH_TIMEOUT(!start.isEmpty(), 6000);
+      QCOMPARE(start, folder);
+      QApplication::setActiveWindow(&w);
+      // Round two: File > New (no file), then Open again.
+      QTest::keyClick(w.editor(), Qt::Key_N, Qt::ControlModifier);
+      QVERIFY(w.waitUntilSettled(30000));
+      QVERIFY(w.session()->filePath().isEmpty());
+    }
+  }
+
+  // Item 14: a verify refused for broken code resets the progress bar.
+  void aRefusedVerifyResetsTheProgressBar() {
+    MainWindow w;
+    Opened o;
+    openChoose(w, o);
+    verifyByKey(w);
+    if (!python_reference_available()) QSKIP("this build has no CPython reference");
+    QCOMPARE(verifyProgress(w)->value(), 100);
+    typeAtEnd(w.editor(), QStringLiteral(" +"));
+    QVERIFY(w.waitUntilSettled(30000));
+    QVERIFY(w.session()->compileFailed());
+    verifyByKey(w);
+    QVERIFY2(w.verifyPanel()->summary().contains(QStringLiteral("cannot verify")), qPrintable(w.verifyPanel()->summary()));
+    QCOMPARE(verifyProgress(w)->value(), 0);
+  }
+
+  // Item 14: Backspace in leading indentation removes one indent level.
+  void backspaceInIndentationRemovesOneLevel() {
+    MainWindow w;
+    Opened o;
+    openChoose(w, o);
+    SourceEditor* ed = w.editor();
+    typeAtEnd(ed, QString());
+    QTest::keyClick(ed, Qt::Key_Return);
+    QTest::keyClicks(ed, QStringLiteral("if a:"));
+    QTest::keyClick(ed, Qt::Key_Return);
+    int line = 0, col = 0;
+    ed->getCursorPosition(&line, &col);
+    // Make the indentation two levels whatever auto-indent gave.
+    while (ed->text(line).size() < 8) QTest::keyClick(ed, Qt::Key_Space);
+    QCOMPARE(ed->text(line), QStringLiteral("        "));
+    QTest::keyClick(ed, Qt::Key_Backspace);
+    QCOMPARE(ed->text(line), QStringLiteral("    "));
+    QTest::keyClick(ed, Qt::Key_Backspace);
+    QCOMPARE(ed->text(line), QString());
+  }
 };
 
 QTEST_MAIN(HabitsTest)
