@@ -17,6 +17,12 @@
 #include "grad/surrogate.h"
 #include "ir/kernels.h"
 
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define TC_BATCH_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define TC_BATCH_CLONES
+#endif
+
 namespace tc {
 
 namespace {
@@ -85,7 +91,10 @@ void BatchGradientTape::State::assign_slots(const Impl& m) {
   }
 }
 
-void BatchGradientTape::State::fast_forward(Impl& m, double* T, std::size_t start, std::size_t lanes,
+// Compiled twice, for x86-64 and for AVX2 (picked at load time): the lane
+// loops vectorise 4 wide; no FMA (the build keeps -ffp-contract=off), so
+// every lane's bits are the same either way.
+TC_BATCH_CLONES void BatchGradientTape::State::fast_forward(Impl& m, double* T, std::size_t start, std::size_t lanes,
                                             std::span<const std::span<const double>> columns,
                                             const std::vector<NodeId>& input_ids,
                                             const std::vector<std::pair<std::size_t, double>>& fixed, bool fixed_ok,
@@ -241,7 +250,7 @@ void BatchGradientTape::State::fast_forward(Impl& m, double* T, std::size_t star
   }
 }
 
-void BatchGradientTape::State::fast_reverse(Impl& m, const double* T, const double* U, const State& st,
+TC_BATCH_CLONES void BatchGradientTape::State::fast_reverse(Impl& m, const double* T, const double* U, const State& st,
                                             std::size_t start, std::size_t lanes,
                                             std::span<const std::span<const double>> seeds,
                                             const std::uint8_t* active, double* A, std::uint8_t* R, double* G) {
