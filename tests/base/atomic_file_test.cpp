@@ -3,6 +3,8 @@
 // moments) or a temporary (SIGINT/SIGTERM/SIGHUP).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <csignal>
 #include <filesystem>
 #include <fstream>
@@ -189,12 +191,15 @@ TEST(AtomicFile, SigkillAtRandomMomentsNeverLeavesAPartialTarget) {
   const std::string a(300000, 'a'), b = std::string(500000, 'b') + "end";
   put(target, old_text, 0644);
   std::mt19937 rng(12345);
-  std::uniform_int_distribution<int> delay_us(0, 4000);
   int saw_old = 0, saw_new = 0;
-  for (int i = 0; i < 200; ++i) {
+  // 200 kills within 4 ms of the start; while none has seen a new file (a
+  // loaded machine or a sanitizer build writes slower), the window widens,
+  // up to 200 more kills and 100 ms.
+  for (int i = 0; i < 200 || (saw_new == 0 && i < 400); ++i) {
+    const int window = saw_new > 0 || i < 100 ? 4000 : std::min(100000, 4000 * (i - 98));
     pid_t pid = start_writer(target, a, b);
     ASSERT_GT(pid, 0);
-    ::usleep(static_cast<useconds_t>(delay_us(rng)));
+    ::usleep(static_cast<useconds_t>(std::uniform_int_distribution<int>(0, window)(rng)));
     ::kill(pid, SIGKILL);
     int status = 0;
     ::waitpid(pid, &status, 0);
