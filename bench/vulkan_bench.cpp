@@ -98,21 +98,10 @@ struct Classified {
 Classified classify(const Program& original) {
   Classified c{original, {}, {}};
   Program& p = c.program;
-  // Per node: its value depends on a sigmoid, and some decision (comparison,
-  // select condition, gather index or selector) depends on one.
-  std::vector<std::uint8_t> exp_dep(p.nodes.size(), 0), exp_decision(p.nodes.size(), 0);
-  for (const Node& n : p.nodes) {
-    const auto i = static_cast<std::size_t>(n.id);
-    exp_dep[i] = n.op == Op::Sigmoid;
-    for (std::size_t k = 0; k < n.args.size(); ++k) {
-      const auto a = static_cast<std::size_t>(n.args[k]);
-      exp_dep[i] |= exp_dep[a];
-      exp_decision[i] |= exp_decision[a];
-      const bool decision_arg = is_comparison(n.op) || (n.op == Op::Select && k == 0) ||
-                                (n.op == Op::Gather && k == 0) || (n.op == Op::GatherOneHot && k < n.args.size() / 2);
-      if (decision_arg && exp_dep[a]) exp_decision[i] = 1;
-    }
-  }
+  // The tolerance classes of tests/vulkan (testgen::sigmoid_dependence).
+  const testgen::SigmoidDependence dep = testgen::sigmoid_dependence(p);
+  const std::vector<std::uint8_t>& exp_dep = dep.value;
+  const std::vector<std::uint8_t>& exp_decision = dep.decision;
   std::vector<NodeId> candidates;
   for (const Node& n : p.nodes)
     if (!is_leaf(n.op) && !exp_decision[static_cast<std::size_t>(n.id)]) candidates.push_back(n.id);

@@ -25,6 +25,16 @@ namespace {
 
 constexpr std::size_t kNone = std::numeric_limits<std::size_t>::max();
 
+/// Marks the tape busy for the call that made it, and clears the mark on
+/// every way out of that call.
+struct BusyGuard {
+  bool& busy;
+  explicit BusyGuard(bool& b) : busy(b) { busy = true; }
+  ~BusyGuard() { busy = false; }
+  BusyGuard(const BusyGuard&) = delete;
+  BusyGuard& operator=(const BusyGuard&) = delete;
+};
+
 std::size_t thread_count(unsigned threads) {
   return threads == 0 ? static_cast<std::size_t>(tbb::info::default_concurrency()) : threads;
 }
@@ -125,11 +135,7 @@ Status BatchGradientTape::forward(std::span<const std::span<const double>> colum
   for (const auto& [name, _] : fixed.state)
     if (!base.states.count(name)) return make_error("unknown state '" + name + "'");
   if (st.busy) return make_error("this batch tape is already running (a binding called back into it)");
-  st.busy = true;
-  struct Release {
-    bool& b;
-    ~Release() { b = false; }
-  } release{st.busy};
+  BusyGuard release(st.busy);
 
   // Parameters and state once: their values, or the error every case
   // reports once its inputs pass (load_leaves checks inputs first).
@@ -290,11 +296,7 @@ Status BatchGradientTape::reverse(BatchRecord& record, std::span<const std::span
   if (input_gradients.size() != st.n_input_leaves * count || parameter_gradients.size() != st.n_param_leaves)
     return make_error("the gradient buffers do not fit the tape's leaves");
   if (st.busy) return make_error("this batch tape is already running (a binding called back into it)");
-  st.busy = true;
-  struct Release {
-    bool& b;
-    ~Release() { b = false; }
-  } release{st.busy};
+  BusyGuard release(st.busy);
 
   const std::size_t nthreads = std::min(thread_count(options.threads), std::max<std::size_t>(count, 1));
   st.ensure_workers(nthreads);

@@ -330,6 +330,29 @@ inline std::vector<CorpusEntry> load_corpus(const std::string& dir) {
 
 /// Distance in units in the last place between two floats (0 when equal,
 /// also for +0 and -0).
+/// Per node: whether its value depends on a sigmoid (exp), and whether some
+/// decision it depends on (a comparison, select condition, gather index or
+/// selector) does: the backends' tolerance classes (docs/backends.md).
+struct SigmoidDependence {
+  std::vector<std::uint8_t> value, decision;
+};
+inline SigmoidDependence sigmoid_dependence(const Program& p) {
+  SigmoidDependence d{std::vector<std::uint8_t>(p.nodes.size(), 0), std::vector<std::uint8_t>(p.nodes.size(), 0)};
+  for (const Node& n : p.nodes) {
+    const auto i = static_cast<std::size_t>(n.id);
+    d.value[i] = n.op == Op::Sigmoid;
+    for (std::size_t k = 0; k < n.args.size(); ++k) {
+      const auto a = static_cast<std::size_t>(n.args[k]);
+      d.value[i] |= d.value[a];
+      d.decision[i] |= d.decision[a];
+      const bool decision_arg = is_comparison(n.op) || (n.op == Op::Select && k == 0) ||
+                                (n.op == Op::Gather && k == 0) || (n.op == Op::GatherOneHot && k < n.args.size() / 2);
+      if (decision_arg && d.value[a]) d.decision[i] = 1;
+    }
+  }
+  return d;
+}
+
 inline std::uint64_t ulp_distance(float a, float b) {
   auto key = [](float f) -> std::int64_t {
     const auto bits = static_cast<std::int64_t>(std::bit_cast<std::uint32_t>(f));

@@ -96,19 +96,9 @@ Compare compare(const Program& original, const std::vector<std::vector<double>>&
   r.blocks = runner->stats().blocks;
   // Per node: its value depends on a sigmoid (exp), and some decision
   // (comparison, select condition, gather index or selector) depends on one.
-  std::vector<std::uint8_t> exp_dep(program.nodes.size(), 0), exp_decision(program.nodes.size(), 0);
-  for (const Node& n : program.nodes) {
-    const auto i = static_cast<std::size_t>(n.id);
-    exp_dep[i] = n.op == Op::Sigmoid;
-    for (std::size_t k = 0; k < n.args.size(); ++k) {
-      const auto a = static_cast<std::size_t>(n.args[k]);
-      exp_dep[i] |= exp_dep[a];
-      exp_decision[i] |= exp_decision[a];
-      const bool decision_arg = is_comparison(n.op) || (n.op == Op::Select && k == 0) ||
-                                (n.op == Op::Gather && k == 0) || (n.op == Op::GatherOneHot && k < n.args.size() / 2);
-      if (decision_arg && exp_dep[a]) exp_decision[i] = 1;
-    }
-  }
+  const testgen::SigmoidDependence dep = testgen::sigmoid_dependence(program);
+  const std::vector<std::uint8_t>& exp_dep = dep.value;
+  const std::vector<std::uint8_t>& exp_decision = dep.decision;
   for (std::size_t c = 0; c < count; ++c) {
     EXPECT_EQ(cpu.failed[c], gpu.failed[c]) << "case " << c << ": cpu " << (cpu.failed[c] ? "failed" : "succeeded")
                                            << ", vulkan " << (gpu.failed[c] ? "failed" : "succeeded");
