@@ -2,7 +2,7 @@
 // CANDIDATE may replace ORIGINAL only when it has no parameters, state or
 // calls, the same inputs, domains and outputs, and agrees with ORIGINAL on
 // every case of the (enumerable) domains. ORIGINAL.py is judged by its own
-// source run in the embedded CPython; an ORIGINAL artifact by the checked
+// source run by CPython worker processes; an ORIGINAL artifact by the checked
 // evaluator. Prints {"accepted", "reason", "report"}; with -o the accepted
 // candidate is written (nothing is written when refused).
 // Exit 0 accepted, 1 refused because the candidate disagrees, 3 refused for

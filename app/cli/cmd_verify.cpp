@@ -1,6 +1,6 @@
 // `tensorcode verify PROGRAM` (contract section 5): runs every case on the
 // circuit and on an independent reference (by default the Python source
-// itself, executed by the embedded CPython) and prints the report.
+// itself, run by CPython in worker processes) and prints the report.
 // Exit 0 when every case agrees, 1 on a mismatch, 2 on a usage error, 3 when
 // the program or the reference cannot be loaded or run.
 #include <cmath>

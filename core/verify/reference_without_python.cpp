@@ -7,7 +7,7 @@ namespace tc {
 
 namespace {
 const char* kNoPython =
-    "this tensorcode was built without the embedded python reference (TC_ENABLE_PYTHON=OFF): "
+    "this tensorcode was built without the python reference (TC_ENABLE_PYTHON=OFF): "
     "rebuild with TC_ENABLE_PYTHON=ON to verify against python";
 }
 

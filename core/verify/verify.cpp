@@ -136,6 +136,15 @@ Result<VerifyReport> verify(const Program& program, Reference& reference, const 
   if (Status s = check_tolerance(options.tolerance); !s) return s.error();
   auto cases = plan_verify_cases(program, options);
   if (!cases) return cases.error();
+  return verify_planned(program, reference, options, *cases);
+}
+
+Result<VerifyReport> verify_planned(const Program& program, Reference& reference, const VerifyOptions& options,
+                                    const CaseSet& planned) {
+  if (Status s = check_tolerance(options.tolerance); !s) return s.error();
+  if (planned.inputs() != program_inputs(program))
+    return make_error("the planned cases were made for other inputs than the program's");
+  const CaseSet* cases = &planned;
   const std::vector<CaseInput>& inputs = cases->inputs();
 
   auto evaluator = Evaluator::create(program, options.eval);

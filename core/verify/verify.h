@@ -28,8 +28,8 @@
 
 namespace tc {
 
-/// The independent side of a verification. Implementations: the embedded
-/// CPython (python_reference.h), another circuit (make_program_reference) and
+/// The independent side of a verification. Implementations: CPython worker
+/// processes running the source (python_reference.h), another circuit (make_program_reference) and
 /// a C++ function (make_function_reference).
 class Reference {
  public:
@@ -123,6 +123,12 @@ nlohmann::ordered_json report_to_json(const VerifyReport& report);
 /// The cases verify() plans (enumerated, supplied or sampled), with the same
 /// checks and errors.
 Result<CaseSet> plan_verify_cases(const Program& program, const VerifyOptions& options);
+
+/// verify() over cases already planned by plan_verify_cases with the same
+/// options, so a caller that needed the plan (its size, to split it) does not
+/// plan it a second time.
+Result<VerifyReport> verify_planned(const Program& program, Reference& reference, const VerifyOptions& options,
+                                    const CaseSet& cases);
 
 /// Appends the report of the range that follows `into`'s: counts add up and
 /// mismatches stay the first max_reported in case order. `exhaustive` is

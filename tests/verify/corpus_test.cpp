@@ -1,6 +1,6 @@
 // The shared corpus (tests/data/corpus/*.py, format in its README.md): every
 // function compiled by our frontend and verified against the same source run
-// by the embedded CPython, with atol = rtol = 0, exhaustively where the
+// by CPython worker processes, with atol = rtol = 0, exhaustively where the
 // domains allow (default max_cases) and on the default 10,000 fixed-seed
 // samples otherwise. One test per corpus file.
 #include <gtest/gtest.h>
@@ -96,7 +96,7 @@ class CorpusVerify : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(CorpusVerify, AgreesWithCPython) {
 #ifndef TC_HAVE_PYTHON
-  GTEST_SKIP() << "built without the embedded python reference";
+  GTEST_SKIP() << "built without the python reference";
 #else
   const std::string path = corpus_dir() + "/" + GetParam();
   const std::string source = slurp(path);

@@ -1,4 +1,4 @@
-// The embedded CPython reference: injected relu/sigmoid, exceptions as
+// The CPython reference (worker processes): injected relu/sigmoid, exceptions as
 // raising, return conventions, budgets against hanging code, isolation.
 #include <gtest/gtest.h>
 
