@@ -16,6 +16,8 @@ PACKAGES=(
   pybind11-dev python3-pybind11 python3-pytest python3-numpy python3-torch
   # pip install into a venv (pyproject.toml; ctest python.venv_*), the stubs' checks (python.stubtest)
   python3-venv python3-pip mypy
+  # Trainer's progress bar (optional at run time, tested when present); ONNX export's checker
+  python3-tqdm python3-onnx
   # portable SIMD and all-cores evaluation
   libhwy-dev libtbb-dev
   # libFuzzer targets and the fuzz stage of CI

@@ -4,6 +4,7 @@
 #include <pybind11/functional.h>
 
 #include "ir/builder.h"
+#include "options/binding_options.h"
 #include "program.h"
 
 namespace tcpy {
@@ -152,17 +153,12 @@ void bind_builder(py::module_& m) {
         (void)s; return s; });
 
   py::class_<CoreBuilder>(m, "Builder")
-      .def(py::init([](const std::string& semantics, const std::string& surrogate, double temperature,
-                       const std::string& dtype) {
-             auto s = tc::semantics_from(semantics);
-             if (!s) throw py::value_error("unknown semantics '" + semantics + "' (expected exact, relaxed or hybrid)");
-             auto g = tc::surrogate_from(surrogate);
-             if (!g) throw py::value_error("unknown surrogate '" + surrogate + "' (expected sigmoid)");
-             auto d = tc::dtype_from(dtype);
-             if (!d) throw py::value_error("unknown dtype '" + dtype + "' (expected float64 or float32)");
-             if (!std::isfinite(temperature) || temperature <= 0)
-               throw py::value_error("temperature must be finite and greater than 0");
-             return CoreBuilder{std::make_unique<tc::Builder>(*s, *g, temperature, *d)};
+      .def(py::init([](py::handle semantics, py::handle surrogate, py::handle temperature, py::handle dtype) {
+             nlohmann::json bag = {{"semantics", py_to_json(semantics)}, {"surrogate", py_to_json(surrogate)},
+                                   {"temperature", py_to_json(temperature)}, {"dtype", py_to_json(dtype)}};
+             auto b = tc::options::builder_settings(bag);
+             if (!b) throw py::value_error(b.error().message);
+             return CoreBuilder{std::make_unique<tc::Builder>(b->semantics, b->surrogate, b->temperature, b->dtype)};
            }),
            py::arg("semantics") = "exact", py::arg("surrogate") = "sigmoid", py::arg("temperature") = 1.0,
            py::arg("dtype") = "float64")

@@ -165,6 +165,40 @@ py::object json_to_py(const nlohmann::ordered_json& j) {
   }
 }
 
+nlohmann::json py_to_json(py::handle h) {
+  PyObject* o = h.ptr();
+  if (o == Py_None) return nullptr;
+  if (PyBool_Check(o)) return o == Py_True;
+  if (PyLong_Check(o)) {
+    int overflow = 0;
+    const long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+    if (overflow > 0) {
+      const unsigned long long u = PyLong_AsUnsignedLongLong(o);
+      if (u == static_cast<unsigned long long>(-1) && PyErr_Occurred()) {
+        PyErr_Clear();
+        return 1.8446744073709552e19;  // past every count: refused by its range check
+      }
+      return static_cast<std::uint64_t>(u);
+    }
+    if (overflow < 0) return -9.2233720368547758e18;
+    if (v >= 0) return static_cast<std::uint64_t>(v);
+    return static_cast<std::int64_t>(v);
+  }
+  if (PyFloat_Check(o)) return PyFloat_AS_DOUBLE(o);
+  if (PyUnicode_Check(o)) return py::cast<std::string>(h);
+  if (PyDict_Check(o)) {
+    nlohmann::json j = nlohmann::json::object();
+    for (auto [k, v] : py::reinterpret_borrow<py::dict>(h)) j[py::cast<std::string>(py::str(k))] = py_to_json(v);
+    return j;
+  }
+  if (PyList_Check(o) || PyTuple_Check(o)) {
+    nlohmann::json j = nlohmann::json::array();
+    for (py::handle e : py::reinterpret_borrow<py::iterable>(h)) j.push_back(py_to_json(e));
+    return j;
+  }
+  return nlohmann::json::object();  // named "object" in core's messages
+}
+
 namespace {
 
 py::object call_python(PyObject* fn, std::span<const double> args) {

@@ -57,6 +57,12 @@ void fill_named(py::handle mapping, std::map<std::string, double, std::less<>>& 
 /// JSON (as core writes it) to Python objects.
 py::object json_to_py(const nlohmann::ordered_json& j);
 
+/// Python option values (None, bool, int, float, str, dicts of them) as
+/// JSON, for core's option layer (options/binding_options.h); any other
+/// object becomes its type name as a string-free placeholder ("object"), so
+/// core's message names a wrong type instead of this layer inventing words.
+nlohmann::json py_to_json(py::handle h);
+
 /// `h` as a T bound by this module, checking that it was initialised: an
 /// instance made with T.__new__ and never __init__ has no value, and using
 /// it must be a TypeError, not a crash.

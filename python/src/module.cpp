@@ -6,6 +6,7 @@
 #include <pybind11/operators.h>
 
 #include "frontend/compile.h"
+#include "options/binding_options.h"
 #include "program.h"
 
 namespace tcpy {
@@ -82,32 +83,16 @@ void bind_misc(py::module_& m) {
   m.def("register_errors", &register_error_classes);
 
   m.def("compile_source",
-        [](std::string_view source, const std::string& filename, const std::string& function,
-           const std::vector<std::pair<std::string, py::handle>>& domains, const std::string& dtype,
-           const std::string& semantics, const std::string& surrogate, double temperature,
-           std::size_t max_iterations, std::size_t max_nodes) {
-          tc::CompileOptions o;
-          std::vector<std::pair<std::string, tc::Domain>> inputs;
-          for (const auto& [name, d] : domains) inputs.emplace_back(name, domain_of(d));
-          o.filename = filename;
-          o.function = function;
-          o.inputs = std::move(inputs);
-          auto d = tc::dtype_from(dtype);
-          if (!d) throw py::value_error("unknown dtype '" + dtype + "' (expected float64 or float32)");
-          auto s = tc::semantics_from(semantics);
-          if (!s) throw py::value_error("unknown semantics '" + semantics + "' (expected exact, relaxed or hybrid)");
-          auto g = tc::surrogate_from(surrogate);
-          if (!g) throw py::value_error("unknown surrogate '" + surrogate + "' (expected sigmoid)");
-          if (!std::isfinite(temperature) || temperature <= 0)
-            throw py::value_error("temperature must be finite and greater than 0");
-          o.dtype = *d;
-          o.semantics = *s;
-          o.surrogate = *g;
-          o.temperature = temperature;
-          o.max_iterations = max_iterations;
-          o.max_nodes = max_nodes;
+        [](std::string_view source, const std::vector<std::pair<std::string, py::handle>>& domains,
+           py::dict options) {
+          // The option rules and their words are core's (options/binding_options.h),
+          // shared with the TypeScript SDK; advice names compile()'s arguments.
+          auto parsed = tc::options::compile_options(py_to_json(options), tc::options::KeySpelling::Snake,
+                                                     tc::HintSpelling::Python);
+          if (!parsed) throw py::value_error(parsed.error().message);
+          tc::CompileOptions o = std::move(*parsed);
+          for (const auto& [name, d] : domains) o.inputs.emplace_back(name, domain_of(d));
           o.use_input_directives = true;
-          o.hints = tc::HintSpelling::Python;  // advice names compile()'s arguments, not the CLI's flags
           auto r = tc::compile_python(source, o);
           if (!r) raise_diagnostic(ErrorKind::Compile, r.error());
           py::list warnings;
@@ -168,5 +153,6 @@ PYBIND11_MODULE(_core, m) {
   tcpy::bind_runtime(m);
   tcpy::bind_verify(m);
   tcpy::bind_fit(m);
+  tcpy::bind_diff(m);
   tcpy::bind_fast_paths(m);
 }

@@ -5,7 +5,7 @@ import sys
 
 import pytest
 
-from tensorcode.program import (CompileError, Domain, boolean, compile, float32, float64, int32)
+from tensorcode.program import (Builder, CompileError, Domain, boolean, compile, float32, float64, int32)
 
 
 def test_importing_the_package_does_not_import_torch():
@@ -54,8 +54,35 @@ def test_compile_options_reach_the_core():
     p = compile(SOURCE, {"a": int32(min=-10, max=10), "b": float64()}, dtype="float32", semantics="hybrid",
                 temperature=0.5)
     assert p.dtype == "float32" and p.semantics == "hybrid"
-    with pytest.raises(ValueError, match="unknown semantics"):
+    with pytest.raises(ValueError, match="^semantics must be exact, relaxed or hybrid, got 'fuzzy'$"):
         compile(SOURCE, {"a": int32(), "b": float64()}, semantics="fuzzy")
+
+
+@pytest.mark.parametrize("options, message", [
+    # The words are core's option layer's, the same as the TypeScript SDK's.
+    ({"dtype": "float16"}, "dtype must be float64 or float32, got 'float16'"),
+    ({"dtype": 3}, "dtype must be float64 or float32, got number"),
+    ({"surrogate": "tanh"}, "surrogate must be sigmoid, got 'tanh'"),
+    ({"temperature": float("inf")}, "temperature must be finite and greater than 0, got inf"),
+    ({"temperature": 0}, "temperature must be finite and greater than 0, got 0"),
+    ({"max_iterations": -1}, "max_iterations must be an integer from 0 to 18446744073709551615, got -1"),
+    ({"max_nodes": 0}, "max_nodes must be an integer from 1 to 18446744073709551615, got 0"),
+])
+def test_bad_compile_options_say_what_is_accepted(options, message):
+    with pytest.raises(ValueError) as e:
+        compile(SOURCE, {"a": int32(), "b": float64()}, **options)
+    assert str(e.value) == message
+
+
+@pytest.mark.parametrize("options, message", [
+    ({"semantics": "fuzzy"}, "semantics must be exact, relaxed or hybrid, got 'fuzzy'"),
+    ({"dtype": "int8"}, "dtype must be float64 or float32, got 'int8'"),
+    ({"temperature": -1.0}, "temperature must be finite and greater than 0, got -1"),
+])
+def test_bad_builder_options_use_the_same_words(options, message):
+    with pytest.raises(ValueError) as e:
+        Builder(**options)
+    assert str(e.value) == message
 
 
 def test_syntax_error_is_located():

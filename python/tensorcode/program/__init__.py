@@ -531,8 +531,10 @@ def compile(fn_or_source, inputs=None, *, dtype="float64", semantics="exact", su
     else:
         raise TypeError(f"compile() takes a function or source text, not {type(fn_or_source).__name__}")
     try:
-        core, warnings = _core.compile_source(source, filename, fname, domains, dtype, semantics, surrogate,
-                                              float(temperature), int(max_iterations), int(max_nodes))
+        options = {"filename": filename, "function": fname, "dtype": dtype, "semantics": semantics,
+                   "surrogate": surrogate, "temperature": float(temperature),
+                   "max_iterations": int(max_iterations), "max_nodes": int(max_nodes)}
+        core, warnings = _core.compile_source(source, domains, options)
     except CompileError as e:
         if indent and e.column is not None:
             e.column += indent
