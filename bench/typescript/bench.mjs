@@ -1,10 +1,20 @@
-// The TypeScript package against the native engine, measured in the same run:
-// module size, load time, `run` per call and `runBatch` per case. Prints
-// medians and ratios (WebAssembly / native).
+// The TypeScript package against the native engine and the Python package,
+// measured in the same run: module size, load time, and per program `run`
+// per call, exact `gradients` per call and `runBatch` per case. Prints
+// medians and ratios.
 //
-// usage: node bench/typescript/bench.mjs [BUILD_DIR]   (after npm run build in sdk/typescript)
+// usage: node bench/typescript/bench.mjs [BUILD_DIR] [--before DIR]
+//                                        (after npm run build in sdk/typescript)
+//
+// --before DIR: a second build of the engine (DIR/tensorcode_core.js, with
+// DIR/tensorcode_core.wasm beside it unless the .js embeds it) measured in
+// the same run, so that a change of build flags shows as before/after ratios
+// from one machine state. The native baseline is tc_ts_native_timing
+// (BUILD_DIR/bin, built with the benchmarks: the same Evaluator calls, one
+// thread); the Python one is BUILD_DIR/python (tensorcode.program), when built.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,26 +22,46 @@ import zlib from 'node:zlib';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const pkg = path.join(root, 'sdk', 'typescript');
-const build = path.resolve(process.argv[2] ?? path.join(root, 'build'));
+const args = process.argv.slice(2);
+const beforeAt = args.indexOf('--before');
+const beforeDir = beforeAt >= 0 ? path.resolve(args.splice(beforeAt, 2)[1]) : null;
+const build = path.resolve(args[0] ?? path.join(root, 'build'));
 const nativeTool = path.join(build, 'bin', 'tc_ts_native_timing');
-const { load } = await import(path.join(pkg, 'dist', 'index.mjs'));
+const pythonDir = path.join(build, 'python');
+const hasPython = fs.existsSync(path.join(pythonDir, 'tensorcode'));
+const require = createRequire(import.meta.url);
+const tcModule = require(path.join(pkg, 'dist', 'cjs', 'index.js'));
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const fmt = (s) => (s >= 1e-3 ? `${(s * 1e3).toFixed(2)} ms` : s >= 1e-6 ? `${(s * 1e6).toFixed(2)} us` : `${(s * 1e9).toFixed(0)} ns`);
+const ratio = (a, b) => `${(a / b).toFixed(2)}x`;
 
-// ---- size and load time
-const core = path.join(pkg, 'dist', 'tensorcode_core.js');
-const bytes = fs.readFileSync(core);
-console.log(`module: ${(bytes.length / 1e6).toFixed(2)} MB (${(zlib.gzipSync(bytes).length / 1e6).toFixed(2)} MB gzipped), wasm embedded as base64`);
-const loads = [];
-for (let i = 0; i < 5; ++i) {
-  const out = execFileSync(process.execPath, ['--input-type=module', '-e',
-    `const t0 = performance.now(); const { load } = await import(${JSON.stringify(path.join(pkg, 'dist', 'index.mjs'))}); await load(); console.log(performance.now() - t0);`], { encoding: 'utf8' });
-  loads.push(Number(out) / 1e3);
+// ---- the builds: size and load time in a fresh process
+const variants = [];
+if (beforeDir) variants.push({ name: 'before', js: path.join(beforeDir, 'tensorcode_core.js') });
+variants.push({ name: 'after', js: path.join(pkg, 'dist', 'tensorcode_core.js') });
+const mb = (n) => `${(n / 1e6).toFixed(2)} MB`;
+for (const v of variants) {
+  const wasm = v.js.replace(/\.js$/, '.wasm');
+  v.wasm = fs.existsSync(wasm) ? wasm : null;
+  const js = fs.readFileSync(v.js);
+  const parts = [`loader ${mb(js.length)} (${mb(zlib.gzipSync(js).length)} gzipped)`];
+  if (v.wasm) {
+    const w = fs.readFileSync(v.wasm);
+    parts.push(`wasm ${mb(w.length)} (${mb(zlib.gzipSync(w).length)} gzipped), a separate file`);
+  } else parts.push('wasm embedded in the loader as base64');
+  const script = `const t0 = performance.now(); const tc = require(${JSON.stringify(path.join(pkg, 'dist', 'cjs', 'index.js'))});
+    tc.load({ factory: require(${JSON.stringify(v.js)}) ${v.wasm ? `, wasmURL: ${JSON.stringify(v.wasm)}` : ''} })
+      .then(() => console.log(performance.now() - t0));`;
+  const loads = [];
+  for (let i = 0; i < 5; ++i) loads.push(Number(execFileSync(process.execPath, ['-e', script], { encoding: 'utf8' })) / 1e3);
+  v.loadSeconds = median(loads);
+  console.log(`${v.name.padEnd(6)}: ${parts.join(', ')}; load (require + instantiate, fresh process) median ${fmt(v.loadSeconds)} of 5`);
+  const wasmURL = v.wasm ?? undefined;
+  v.tc = await tcModule.load({ factory: require(v.js), wasmURL });
 }
-console.log(`load (import + instantiate, fresh process): median ${fmt(median(loads))} of ${loads.length}`);
 
-// ---- programs
-const tc = await load();
+// ---- programs (built with the last build; artifacts carry them to the others)
+const tc = variants.at(-1).tc;
 function chain(depth) {
   const b = new tc.Builder();
   const x = b.input('x', tc.float64(0, 1));
@@ -46,35 +76,88 @@ const programs = {
   chain1024: chain(1024),
 };
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'tc-bench-'));
-console.log('\nprogram      nodes  run/call wasm  native   ratio   batch/case wasm  native   ratio');
-for (const [name, p] of Object.entries(programs)) {
+
+// Python's Program.run and gradients on the same artifact and inputs, timed in its own process.
+const pythonTiming = `
+import json, sys, time
+import tensorcode.program as tp
+p = tp.Program.from_json(open(sys.argv[1]).read())
+n = int(sys.argv[2]); names = json.loads(sys.argv[3])
+s = 12345
+def rnd():
+    global s
+    s = (s * 1103515245 + 12345) % 4294967296
+    return (s >> 8) / 16777216
+cases = [{k: rnd() for k in names} for _ in range(n)]
+run, grad = [], []
+for rep in range(7):
+    t0 = time.perf_counter()
+    for c in cases: p.run(c)
+    run.append((time.perf_counter() - t0) / n)
+    t0 = time.perf_counter()
+    for c in cases[: max(1, n // 4)]: p.gradients(c)
+    grad.append((time.perf_counter() - t0) / max(1, n // 4))
+run.sort(); grad.sort()
+print(json.dumps({"run_per_call_s": run[3], "grad_per_call_s": grad[3]}))
+`;
+
+const rows = [];
+for (const [name, built] of Object.entries(programs)) {
   const file = path.join(tmp, `${name}.json`);
-  fs.writeFileSync(file, p.toJSON());
-  const calls = Math.max(200, Math.floor(400000 / p.info.nodes));
+  fs.writeFileSync(file, built.toJSON());
+  const nodes = built.info.nodes;
+  const calls = Math.max(200, Math.floor(400000 / nodes));
   const batch = calls * 5;
   let s = 12345;
   const rnd = () => ((s = (s * 1103515245 + 12345) >>> 0) >>> 8) / 16777216;
-  const names = p.inputs;
+  const names = built.inputs;
   const cases = Array.from({ length: calls }, () => Object.fromEntries(names.map((n) => [n, rnd()])));
   const columns = Object.fromEntries(names.map((n) => [n, Float64Array.from({ length: batch }, rnd)]));
-  const perCall = [], perCase = [];
-  for (let rep = 0; rep < 7; ++rep) {
-    let t0 = performance.now();
-    for (const c of cases) p.run(c);
-    perCall.push((performance.now() - t0) / 1e3 / calls);
-    t0 = performance.now();
-    p.runBatch(columns);
-    perCase.push((performance.now() - t0) / 1e3 / batch);
+  const row = { name, nodes };
+  for (const v of variants) {
+    const p = v.tc.Program.fromJSON(built.toJSON());
+    const perCall = [], perGrad = [], perCase = [];
+    const gradCases = cases.slice(0, Math.max(1, calls >> 2));
+    for (let rep = 0; rep < 7; ++rep) {
+      let t0 = performance.now();
+      for (const c of cases) p.run(c);
+      perCall.push((performance.now() - t0) / 1e3 / calls);
+      t0 = performance.now();
+      for (const c of gradCases) p.gradients(c);
+      perGrad.push((performance.now() - t0) / 1e3 / gradCases.length);
+      t0 = performance.now();
+      p.runBatch(columns);
+      perCase.push((performance.now() - t0) / 1e3 / batch);
+    }
+    row[v.name] = { run: median(perCall), grad: median(perGrad), batch: median(perCase) };
+    p.dispose();
   }
-  let native = null;
-  if (fs.existsSync(nativeTool)) native = JSON.parse(execFileSync(nativeTool, [file, String(calls)], { encoding: 'utf8' }));
-  const wCall = median(perCall), wCase = median(perCase);
-  const row = [name.padEnd(11), String(p.info.nodes).padStart(6), fmt(wCall).padStart(14)];
-  if (native) row.push(fmt(native.run_per_call_s).padStart(8), `${(wCall / native.run_per_call_s).toFixed(1)}x`.padStart(7));
-  else row.push('      -', '      -');
-  row.push(fmt(wCase).padStart(16));
-  if (native) row.push(fmt(native.batch_per_case_s).padStart(8), `${(wCase / native.batch_per_case_s).toFixed(1)}x`.padStart(7));
-  console.log(row.join('  '));
+  if (fs.existsSync(nativeTool)) row.native = JSON.parse(execFileSync(nativeTool, [file, String(calls)], { encoding: 'utf8' }));
+  if (hasPython) {
+    row.python = JSON.parse(execFileSync(process.env.TC_PYTHON ?? '/usr/bin/python3', ['-c', pythonTiming, file, String(calls), JSON.stringify(names)],
+      { encoding: 'utf8', env: { ...process.env, PYTHONPATH: pythonDir } }));
+  }
+  rows.push(row);
+}
+
+const after = variants.at(-1).name;
+const line = (cells) => console.log(cells.map((c, i) => (i === 0 ? String(c).padEnd(10) : String(c).padStart(11))).join(' '));
+for (const [what, key, pyKey, nativeKey] of [['run per call', 'run', 'run_per_call_s', 'run_per_call_s'],
+  ['gradients per call (exact)', 'grad', 'grad_per_call_s', null], ['runBatch per case', 'batch', null, 'batch_per_case_s']]) {
+  console.log(`\n${what}`);
+  const head = ['program', 'nodes', ...variants.map((v) => v.name)];
+  if (beforeDir) head.push('after/before');
+  if (pyKey && hasPython) head.push('python', 'after/py');
+  if (nativeKey && fs.existsSync(nativeTool)) head.push('native', 'after/nat');
+  line(head);
+  for (const r of rows) {
+    const cells = [r.name, r.nodes, ...variants.map((v) => fmt(r[v.name][key]))];
+    if (beforeDir) cells.push(ratio(r[after][key], r.before[key]));
+    if (pyKey && r.python) cells.push(fmt(r.python[pyKey]), ratio(r[after][key], r.python[pyKey]));
+    if (nativeKey && r.native) cells.push(fmt(r.native[nativeKey]), ratio(r[after][key], r.native[nativeKey]));
+    line(cells);
+  }
 }
 if (!fs.existsSync(nativeTool)) console.log(`(no native baseline: build tc_ts_native_timing in ${build})`);
+if (!hasPython) console.log(`(no Python baseline: build the Python package in ${build})`);
 fs.rmSync(tmp, { recursive: true, force: true });

@@ -1,14 +1,14 @@
 // The example page: everything the package does in a browser, reported in
 // #log. With ?report in the address (the headless test) the results are
 // also POSTed as JSON to /report on the serving host.
-import { load } from '../dist/browser/index.js';
+import { load } from '../dist/browser/browser.js';
 
 const log = document.getElementById('log');
 const report = {};
 const say = (line) => { log.textContent += `\n${line}`; };
 
 try {
-  const tc = await load();  // finds the global createTensorcodeCore of tensorcode_core.js
+  const tc = await load();  // streams ../dist/tensorcode_core.wasm (beside the loader)
   log.textContent = 'engine loaded';
   const program = tc.Program.fromJSON(await (await fetch('choose.json')).text());
   report.cpu = [5, 4].map((a) => program.run({ a }));

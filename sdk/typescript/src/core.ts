@@ -66,12 +66,20 @@ export interface StepOutcome {
   state: NumberMap;
 }
 
+/** One committed event of Runtime.replay(), as Python's Runtime.replay gives it. */
+export interface ReplayRecord {
+  /** The runtime's step count after this event committed. */
+  step: number;
+  outputs: NumberMap;
+  state: NumberMap;
+}
+
 export interface CoreRuntime extends Handle {
   create(program: CoreProgram, maxSteps: number): CoreResult<undefined>;
   restore(text: string, bindings?: Record<string, CoreHostFunction>): CoreResult<undefined>;
   dispatch(inputs: Values): CoreResult<StepOutcome>;
   step(inputs: Values, state: Values | undefined): CoreResult<StepOutcome>;
-  replay(events: Values[]): CoreResult<{ committed: number; failure?: { index: number; error: import('./errors.js').CoreError } }>;
+  replay(events: Values[]): CoreResult<{ records: ReplayRecord[]; failure?: { index: number; error: import('./errors.js').CoreError } }>;
   snapshot(): string;
   state(): NumberMap;
   steps(): number;

@@ -24,7 +24,6 @@ export class TensorcodeError extends Error {
 
   constructor(error: CoreError) {
     super(error.message);
-    this.name = new.target.name;
     this.kind = error.kind;
     this.detail = error.detail;
     if (error.line !== undefined) this.line = error.line;
@@ -35,8 +34,17 @@ export class TensorcodeError extends Error {
 
 /** Python source the frontend rejected (syntax, subset, budgets, domains). */
 export class CompileError extends TensorcodeError {}
-/** A checked evaluation failed: NaN, division by zero, a domain, a bad index. */
-export class EvaluationError extends TensorcodeError {}
+/**
+ * A checked evaluation failed: NaN, division by zero, a domain, a bad index.
+ * From runBatch(..., {errors: 'raise'}): `case` is the failing case; from
+ * Runtime.replay(): `event` is the failing event and `records` what
+ * committed before it (as Python's EvaluationError carries them).
+ */
+export class EvaluationError extends TensorcodeError {
+  case?: number;
+  event?: number;
+  records?: { step: number; outputs: Record<string, number>; state: Record<string, number> }[];
+}
 /** Artifact text that is not a valid program. */
 export class ArtifactError extends TensorcodeError {}
 /** A snapshot that cannot be restored, or a runtime that cannot start. */
@@ -61,6 +69,15 @@ export class ArgumentError extends TensorcodeError {}
 export class ResourceError extends TensorcodeError {}
 /** A Program, Runtime or Builder used after dispose(). */
 export class DisposedError extends TensorcodeError {}
+
+// Each class's `name`, written out: minifiers (Vite's, webpack's) rename
+// classes, so new.target.name would read "dr" in a bundled app.
+const names = {
+  TensorcodeError, CompileError, EvaluationError, ArtifactError, SnapshotError, BuildError, EmitError, DomainError,
+  PassError, MismatchError, ArgumentError, ResourceError, DisposedError,
+};
+for (const [name, Class] of Object.entries(names))
+  Object.defineProperty(Class.prototype, 'name', { value: name, writable: true, configurable: true, enumerable: false });
 
 const byKind: Record<string, new (e: CoreError) => TensorcodeError> = {
   compile: CompileError,

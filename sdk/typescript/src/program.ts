@@ -2,14 +2,14 @@
 // Everything here is synchronous; load() (index.ts) is the only await.
 import type {
   Analysis, CoreArg, CoreBuilder, CoreHostFunction, CoreModule, CoreProgram, CoreRuntime, NumberMap, ProgramInfo,
-  StepOutcome, Values,
+  ReplayRecord, Values,
 } from './core.js';
 import { type DomainLike, domainText } from './domains.js';
 import {
   ArgumentError, BuildError, DisposedError, EvaluationError, TensorcodeError, errorFromCore, fromNative, makeError, unwrap,
 } from './errors.js';
 import { type WasmRun, runWasmBytes } from './wasm.js';
-import { type Tolerances, type WgslReport, runWgsl } from './webgpu.js';
+import { type GpuDevice, type Tolerances, type WgslReport, runWgsl } from './webgpu.js';
 
 /**
  * One native handle and its lifetime. Every call into the engine goes
@@ -187,6 +187,12 @@ export interface GradientOptions extends RunOptions {
   temperature?: number;
 }
 
+export interface BatchOptions extends RunOptions {
+  dtype?: 'float64' | 'float32';
+  /** 'list' (default): failing cases are listed in the result; 'raise': the first throws EvaluationError with `case`. */
+  errors?: 'list' | 'raise';
+}
+
 export interface BatchResult {
   /** One column per output, one entry per case (unspecified where the case failed). */
   outputs: Record<string, Float64Array>;
@@ -322,9 +328,13 @@ export class Program {
 
   /**
    * Many cases at once: either an array of {name: value} objects or columns
-   * {name: array} of equal length. Failing cases are reported, not thrown.
+   * {name: array} of equal length. Failing cases are listed in the result
+   * (errors: 'list', the default), or the first one throws EvaluationError
+   * with `case` set (errors: 'raise', what Python's run_batch does).
    */
-  runBatch(cases: Values[] | Record<string, ArrayLike<number>>, options: RunOptions & { dtype?: 'float64' | 'float32' } = {}): BatchResult {
+  runBatch(cases: Values[] | Record<string, ArrayLike<number>>, options: BatchOptions = {}): BatchResult {
+    if (options.errors !== undefined && options.errors !== 'list' && options.errors !== 'raise')
+      throw argumentError(`runBatch: errors must be 'list' or 'raise', got ${typeof options.errors === 'string' ? `'${options.errors}'` : typeName(options.errors)}`);
     // Every value is checked as run() checks it: a finite number or a
     // boolean, under a known input name; anything else throws what run()
     // throws for it, with the case (or column) in front.
@@ -373,6 +383,13 @@ export class Program {
     const r = this.native.call((h) => unwrap(h.runBatch(data, count, options.params, options.state, options.dtype)), this.host);
     const outputs: Record<string, Float64Array> = {};
     this.outputs.forEach((name, k) => { outputs[name] = r.outputs[k]; });
+    if (options.errors === 'raise' && r.errors.length) {
+      const first = r.errors.reduce((a, b) => (b.index < a.index ? b : a));
+      const prefix = `case ${first.index}: `;
+      const err = errorFromCore({ ...first.error, message: prefix + first.error.message, detail: prefix + first.error.detail }) as EvaluationError;
+      err.case = first.index;
+      throw err;
+    }
     return { outputs, failed: r.failed, errors: r.errors.map((e) => ({ index: e.index, error: errorFromCore(e.error) as EvaluationError })) };
   }
 
@@ -439,7 +456,7 @@ export class Program {
    * Runs emitWgsl()'s shader on a WebGPU device and checks each case against
    * the CPU (float32) within the given tolerances: |gpu - cpu| <= atol + rtol * |cpu|.
    */
-  async runWgsl(device: GPUDevice, cases: Values[], tolerances: Tolerances): Promise<WgslReport> {
+  async runWgsl(device: GpuDevice, cases: Values[], tolerances: Tolerances): Promise<WgslReport> {
     return runWgsl(this, device, cases, tolerances);
   }
 
@@ -462,11 +479,6 @@ export class Program {
 export interface RuntimeOptions {
   /** Events the runtime may commit in its whole life (default 1,000,000). */
   maxSteps?: number;
-}
-
-export interface ReplayResult {
-  committed: number;
-  failure?: { index: number; error: EvaluationError };
 }
 
 /** Event-state runtime: dispatch commits an event only when every check passed. */
@@ -517,20 +529,33 @@ export class Runtime {
     return rt;
   }
 
-  /** Evaluates one event against the committed state and commits it. */
-  dispatch(inputs: Values): StepOutcome {
-    return this.native.call((h) => unwrap(h.dispatch(inputs)), this.host);
+  /** Evaluates one event against the committed state and commits it: the event's outputs (as Python's dispatch). */
+  dispatch(inputs: Values): NumberMap {
+    return this.native.call((h) => unwrap(h.dispatch(inputs)), this.host).outputs;
   }
 
-  /** Evaluates one event without committing (state: default the committed one). */
-  step(inputs: Values, state?: Values): StepOutcome {
-    return this.native.call((h) => unwrap(h.step(inputs, state)), this.host);
+  /** Evaluates one event without committing (state: default the committed one): [outputs, next state]. */
+  step(inputs: Values, state?: Values): [NumberMap, NumberMap] {
+    const r = this.native.call((h) => unwrap(h.step(inputs, state)), this.host);
+    return [r.outputs, r.state];
   }
 
-  /** Dispatches events in order, stopping at the first that fails. */
-  replay(events: Values[]): ReplayResult {
+  /**
+   * Dispatches events in order: one {step, outputs, state} per event, as
+   * Python's Runtime.replay. The first event that fails throws
+   * EvaluationError ("event N: ...") with `event` (its index) and `records`
+   * (the events committed before it, which stay committed).
+   */
+  replay(events: Values[]): ReplayRecord[] {
+    if (!Array.isArray(events)) throw argumentError(`replay takes an array of events, got ${typeName(events)}`);
     const r = this.native.call((h) => unwrap(h.replay(events)), this.host);
-    return r.failure ? { committed: r.committed, failure: { index: r.failure.index, error: errorFromCore(r.failure.error) as EvaluationError } } : { committed: r.committed };
+    if (r.failure) {
+      const err = errorFromCore(r.failure.error) as EvaluationError;
+      err.event = r.failure.index;
+      err.records = r.records;
+      throw err;
+    }
+    return r.records;
   }
 
   /** The snapshot JSON text (program, state, steps, budget). */

@@ -1,13 +1,52 @@
 // Runs Program.emitWgsl()'s shader on a WebGPU device (navigator.gpu in a
 // page, Dawn through the npm `webgpu` package in Node) and checks every
 // case against the CPU evaluator in float32 with the caller's tolerances.
-/// <reference types="@webgpu/types" />
 import type { Values } from './core.js';
 import type { Program } from './program.js';
 
 // WebGPU's flag values (the spec's constants), so that no global
 // GPUBufferUsage object is needed in Node.
 const STORAGE = 0x80, COPY_SRC = 0x04, COPY_DST = 0x08, MAP_READ = 0x01, COMPUTE = 0x4, READ = 0x1;
+
+/**
+ * The part of a WebGPU device runWgsl uses, written out so the package's
+ * types need neither @webgpu/types nor the DOM's: a GPUDevice from a page
+ * (navigator.gpu) or from Dawn (the npm `webgpu` package) fits it.
+ */
+export interface GpuDevice {
+  readonly queue: {
+    writeBuffer(buffer: GpuBuffer, offset: number, data: ArrayBufferView): void;
+    submit(commandBuffers: unknown[]): void;
+  };
+  pushErrorScope(filter: 'validation'): void;
+  popErrorScope(): Promise<{ readonly message: string } | null>;
+  createShaderModule(descriptor: { code: string }): unknown;
+  createBindGroupLayout(descriptor: {
+    entries: { binding: number; visibility: number; buffer: { type: 'read-only-storage' | 'storage' } }[];
+  }): unknown;
+  createPipelineLayout(descriptor: { bindGroupLayouts: unknown[] }): unknown;
+  createComputePipeline(descriptor: { layout: unknown; compute: { module: unknown; entryPoint: string } }): unknown;
+  createBuffer(descriptor: { size: number; usage: number }): GpuBuffer;
+  createBindGroup(descriptor: { layout: unknown; entries: { binding: number; resource: { buffer: GpuBuffer } }[] }): unknown;
+  createCommandEncoder(): {
+    beginComputePass(): {
+      setPipeline(pipeline: unknown): void;
+      setBindGroup(index: number, group: unknown): void;
+      dispatchWorkgroups(x: number): void;
+      end(): void;
+    };
+    copyBufferToBuffer(source: GpuBuffer, sourceOffset: number, destination: GpuBuffer, destinationOffset: number, size: number): void;
+    finish(): unknown;
+  };
+}
+
+/** The part of a GPUBuffer runWgsl uses. */
+export interface GpuBuffer {
+  mapAsync(mode: number): Promise<unknown>;
+  getMappedRange(): ArrayBuffer;
+  unmap(): void;
+  destroy(): void;
+}
 
 export interface Tolerances {
   /** Allowed absolute difference. */
@@ -35,7 +74,7 @@ export interface WgslReport {
   gpu: ({ [name: string]: number } | { error: number })[];
 }
 
-export async function runWgsl(program: Program, device: GPUDevice, cases: Values[], tol: Tolerances): Promise<WgslReport> {
+export async function runWgsl(program: Program, device: GpuDevice, cases: Values[], tol: Tolerances): Promise<WgslReport> {
   if (!tol || !Number.isFinite(tol.atol) || !Number.isFinite(tol.rtol) || tol.atol < 0 || tol.rtol < 0)
     throw new TypeError('runWgsl needs explicit tolerances {atol, rtol}: finite and not negative');
   const shader = program.emitWgsl();

@@ -135,6 +135,12 @@ test('batch runs agree with single runs and report failing cases', () => {
   });
   const cols = p.runBatch({ a: cases.map((c) => c.a), b: cases.map((c) => c.b) });
   assert.deepEqual(cols.failed, r.failed);
+  // errors: 'raise', Python's run_batch default: the first failing case throws, with `case`.
+  const first = cases.findIndex((c) => c.b === 0);
+  assert.throws(() => p.runBatch(cases, { errors: 'raise' }), (e) => e instanceof tcModule.EvaluationError && e.case === first &&
+    e.message === `case ${first}: ${r.errors.find((x) => x.index === first).error.message}`);
+  assert.equal(p.runBatch(cases.filter((c) => c.b !== 0), { errors: 'raise' }).failed.every((f) => f === 0), true);
+  assert.throws(() => p.runBatch(cases, { errors: 'nan' }), tcModule.ArgumentError);
 });
 
 test('optimize, freeze, schedule, analyze', () => {
@@ -196,15 +202,24 @@ test('Runtime: dispatch, step, replay, snapshot and restore keep the budget', ()
   const p = b.build(count);
   assert.deepEqual(p.step({ event: 1 }, { count: 4 }), [{ result: 4 }, { count: 5 }]);
   const rt = new tc.Runtime(p, { maxSteps: 5 });
-  assert.deepEqual(rt.dispatch({ event: 1 }), { outputs: { result: 0 }, state: { count: 1 } });
-  assert.deepEqual(rt.step({ event: 1 }), { outputs: { result: 1 }, state: { count: 2 } });
+  // Python's shapes: dispatch gives the outputs, step [outputs, next state].
+  assert.deepEqual(rt.dispatch({ event: 1 }), { result: 0 });
+  assert.deepEqual(rt.state, { count: 1 });
+  assert.deepEqual(rt.step({ event: 1 }), [{ result: 1 }, { count: 2 }]);
   assert.equal(rt.steps, 1);
   assert.throws(() => rt.dispatch({ event: 2 }), tcModule.EvaluationError);
   assert.equal(rt.steps, 1, 'a failed event changes nothing');
-  const r = rt.replay([{ event: 1 }, { event: 0 }, { event: 7 }, { event: 1 }]);
-  assert.equal(r.committed, 2);
-  assert.equal(r.failure.index, 2);
+  // replay: one {step, outputs, state} per event; the first failure throws with the event and what committed before it.
+  assert.deepEqual(rt.replay([{ event: 0 }]), [{ step: 2, outputs: { result: 1 }, state: { count: 1 } }]);
+  assert.throws(() => rt.replay([{ event: 1 }, { event: 7 }, { event: 1 }]), (e) => {
+    assert.ok(e instanceof tcModule.EvaluationError);
+    assert.equal(e.event, 1);
+    assert.match(e.message, /^event 1: input 'event': 7 is above the maximum 1/);
+    assert.deepEqual(e.records, [{ step: 3, outputs: { result: 1 }, state: { count: 2 } }]);
+    return true;
+  });
   assert.deepEqual(rt.state, { count: 2 });
+  assert.throws(() => rt.replay({ event: 1 }), tcModule.ArgumentError);
   const snap = rt.snapshot();
   assert.equal(JSON.parse(snap).steps, 3);
   const back = tc.Runtime.restore(snap);

@@ -1,16 +1,17 @@
-// The example page (example/index.html) in headless Chromium, shared by
-// browser_page.test.mjs (CPU and WebAssembly) and browser_webgpu.mjs (its
-// WebGPU half, a ctest entry of its own that is SKIPPED without an adapter).
+// Pages in headless Chromium: the example page (example/index.html), shared
+// by browser_page.test.mjs (CPU and WebAssembly) and browser_webgpu.mjs (its
+// WebGPU half, a ctest entry of its own that is SKIPPED without an adapter),
+// and the bundled apps of bundle_app.mjs (pageReportFrom).
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { chromiumPath, pkgDir, tmpDir } from './env.mjs';
 
-const types = { '.html': 'text/html', '.js': 'text/javascript', '.json': 'application/json', '.mjs': 'text/javascript' };
+const types = { '.html': 'text/html', '.js': 'text/javascript', '.json': 'application/json', '.mjs': 'text/javascript', '.wasm': 'application/wasm' };
 
-// Serves the package folder and resolves `report` with the JSON the page POSTs.
-function serve() {
+// Serves `root` and resolves `report` with the JSON the page POSTs.
+function serve(root) {
   let deliver;
   const report = new Promise((resolve) => { deliver = resolve; });
   const server = http.createServer((req, res) => {
@@ -20,8 +21,8 @@ function serve() {
       req.on('end', () => { res.end(); deliver(JSON.parse(body)); });
       return;
     }
-    const file = path.join(pkgDir, decodeURIComponent(new URL(req.url, 'http://x').pathname));
-    if (!file.startsWith(pkgDir) || !fs.existsSync(file) || !fs.statSync(file).isFile()) {
+    const file = path.join(root, decodeURIComponent(new URL(req.url, 'http://x').pathname));
+    if (!file.startsWith(root) || !fs.existsSync(file) || !fs.statSync(file).isFile()) {
       res.writeHead(404);
       res.end();
       return;
@@ -45,9 +46,14 @@ function openPage(url) {
 }
 
 /** Opens the example page and resolves to the JSON it reports (120 s at most). */
-export async function pageReport() {
-  const { server, report: reported } = await serve();
-  const page = openPage(`http://127.0.0.1:${server.address().port}/example/index.html?report`);
+export function pageReport() {
+  return pageReportFrom(pkgDir, 'example/index.html');
+}
+
+/** Serves `root`, opens `page` (a path under it) and resolves to the JSON the page reports. */
+export async function pageReportFrom(root, pagePath) {
+  const { server, report: reported } = await serve(path.resolve(root));
+  const page = openPage(`http://127.0.0.1:${server.address().port}/${pagePath}?report`);
   try {
     const timeout = new Promise((_, reject) => setTimeout(() => reject(new Error('the page did not report within 120 s')), 120000).unref());
     return await Promise.race([reported, page.exited, timeout]);

@@ -7,6 +7,10 @@ Request fields (all optional):
   gradients: [{name, artifact, cases, output}] -> {name: [gradients or {"error"}]}
   resume:    [{name, snapshot, events}] -> {name: {"records": [...], "failure", "snapshot"}}
   start:     [{name, artifact, max_steps, events}] -> same shape as resume
+  batch:     [{name, artifact, cases}] -> {name: {"outputs": [...]} or {"error", "type", "case"}}
+  replay:    [{name, artifact, events}] -> {name: {"records": [...]} or {"error", "type", "event", "records"}}
+  load:      [{name, artifact}] -> {name: {"ok": true} or {"error", "type"}}
+  restore:   [{name, snapshot}] -> {name: {"ok": true} or {"error", "type"}}
 Floats travel as JSON numbers with repr precision (bit-exact).
 """
 import json
@@ -76,6 +80,35 @@ def main():
         out["start"] = {item["name"]: run_events(tp.Runtime(tp.Program.from_json(item["artifact"]),
                                                             max_steps=item["max_steps"]), item["events"])
                         for item in req["start"]}
+    if "batch" in req:
+        res = {}
+        for item in req["batch"]:
+            p = tp.Program.from_json(item["artifact"])
+            try:
+                res[item["name"]] = {"outputs": p.run_batch(item["cases"])}
+            except Exception as e:  # noqa: BLE001
+                res[item["name"]] = {**error(e), "case": getattr(e, "case", None)}
+        out["batch"] = res
+    if "replay" in req:
+        res = {}
+        for item in req["replay"]:
+            rt = tp.Runtime(tp.Program.from_json(item["artifact"]))
+            try:
+                res[item["name"]] = {"records": rt.replay(item["events"])}
+            except Exception as e:  # noqa: BLE001
+                res[item["name"]] = {**error(e), "event": getattr(e, "event", None), "records": getattr(e, "records", None)}
+        out["replay"] = res
+    for key, make in (("load", lambda item: tp.Program.from_json(item["artifact"])),
+                      ("restore", lambda item: tp.Runtime.restore(item["snapshot"]))):
+        if key in req:
+            res = {}
+            for item in req[key]:
+                try:
+                    make(item)
+                    res[item["name"]] = {"ok": True}
+                except Exception as e:  # noqa: BLE001
+                    res[item["name"]] = error(e)
+            out[key] = res
     json.dump(out, sys.stdout)
 
 

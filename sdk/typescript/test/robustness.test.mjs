@@ -102,7 +102,7 @@ test('dispose() of a Runtime inside its own dispatch is deferred too', () => {
   let rt;
   const bound = counter.bind({ double: { forward: ([x]) => { rt.dispose(); return 2 * x; } } });
   rt = new tc.Runtime(bound);
-  assert.deepEqual(rt.dispatch({ x: 5 }), { outputs: { result: 10 }, state: { total: 10 } });
+  assert.deepEqual(rt.dispatch({ x: 5 }), { result: 10 });
   assert.throws(() => rt.dispatch({ x: 1 }), (e) => e instanceof DisposedError && /this Runtime was disposed/.test(e.message));
   assert.throws(() => rt.state, DisposedError);
   // A scan body disposing its builder: the native builder lives until scan returns, the body's next use is refused.
@@ -141,7 +141,7 @@ test('sparseAffine refuses indices that are not int32 integers instead of trunca
 
 test('the native layer checks sparseAffine indices too (no int32 conversion that truncates)', async () => {
   // Below the TypeScript checks: the embind class itself, as a caller of the module would use it.
-  const core = await createRequire(import.meta.url)('../dist/tensorcode_core.js')();
+  const core = await createRequire(import.meta.url)('../dist/cjs/index.js').coreModule();
   for (const [bad, shown] of [[1.9, '1.9'], [2 ** 40, '1099511627776']]) {
     const nb = new core.CoreBuilder();
     nb.init({});
@@ -209,7 +209,7 @@ test('a C++ exception (a full heap) is a ResourceError with its message, and the
 
 test('dispose() frees everything a compile and run allocated (a synchronous loop stays flat)', async () => {
   // The module's own allocator statistics; a module of its own so nothing else allocates meanwhile.
-  const core = await createRequire(import.meta.url)('../dist/tensorcode_core.js')();
+  const core = await createRequire(import.meta.url)('../dist/cjs/index.js').coreModule();
   const own = await tcModule.load({ factory: async () => core });
   const source = 'def f(a):\n    return a * 2 + 1 if a > 0 else -a\n';
   const loop = (n, dispose) => {

@@ -1,7 +1,10 @@
 #pragma once
+#ifndef __EMSCRIPTEN__
+#error "serial_tbb is the WebAssembly build's stand-in for oneTBB; native builds use oneTBB itself"
+#endif
 // Serial oneTBB stand-in for the WebAssembly build (see README.md): the body
 // runs once over the whole range, on the calling thread.
-#include "tbb/blocked_range.h"
+#include "blocked_range.h"
 
 namespace tbb {
 template <class Range, class Body>

@@ -1,0 +1,381 @@
+// CoreProgram: a tc::Program as the TypeScript Program's native handle (program.h).
+#include "program.h"
+
+#include <cmath>
+#include <cstdint>
+
+#include "emit/wasm_emitter.h"
+#include "emit/wgsl_emitter.h"
+#include "frontend/compile.h"
+#include "grad/gradients.h"
+#include "ir/artifact.h"
+#include "passes/analyze.h"
+#include "passes/optimize.h"
+#include "passes/schedule.h"
+
+namespace tc::wasm {
+
+val CoreProgram::load(const std::string& text) {
+  auto p = load_artifact(text);
+  // Artifact locations point into the Python source, not into this text.
+  if (!p) return error_value("artifact", p.error(), /*show_location=*/false);
+  set(std::move(*p));
+  return ok_value();
+}
+
+val CoreProgram::compile(const std::string& source, const val& opts) {
+  CompileOptions o;
+  for (const char* key : {"filename", "function"}) {
+    if (!given(opts, key)) continue;
+    auto text = string_option(opts[key], key);
+    if (!text) return error_value("argument", text.error());
+    (std::string_view(key) == "filename" ? o.filename : o.function) = *text;
+  }
+  if (given(opts, "inputs")) {
+    val inputs = opts["inputs"];
+    for (const std::string& name : keys_of(inputs)) {
+      val spelled = inputs[name];
+      if (!spelled.isString()) return error_value("compile", "input '" + name + "': the domain must be a string such as 'int32:-128:127'");
+      auto d = parse_domain(spelled.as<std::string>());
+      if (!d) return error_value("compile", "input '" + name + "': " + d.error().message);
+      o.inputs.emplace_back(name, *d);
+    }
+  }
+  if (given(opts, "dtype")) {
+    auto d = dtype_arg(opts["dtype"]);
+    if (!d) return error_value("compile", d.error());
+    o.dtype = *d;
+  }
+  if (given(opts, "semantics")) {
+    auto s = semantics_arg(opts["semantics"]);
+    if (!s) return error_value("compile", s.error());
+    o.semantics = *s;
+  }
+  if (given(opts, "surrogate")) {
+    auto s = surrogate_arg(opts["surrogate"]);
+    if (!s) return error_value("compile", s.error());
+    o.surrogate = *s;
+  }
+  if (given(opts, "temperature")) {
+    double t = opts["temperature"].as<double>();
+    if (!std::isfinite(t) || t <= 0) return error_value("compile", "temperature must be finite and greater than 0");
+    o.temperature = t;
+  }
+  // Integers that fit the frontend's std::size_t (32 bits here): 1e12 used
+  // to wrap to 0 and was reported as "more than 0 nodes".
+  if (given(opts, "maxIterations")) {
+    auto n = integer_option(opts["maxIterations"], "maxIterations", 0, kSizeMax);
+    if (!n) return error_value("argument", n.error());
+    o.max_iterations = static_cast<std::size_t>(*n);
+  }
+  if (given(opts, "maxNodes")) {
+    auto n = integer_option(opts["maxNodes"], "maxNodes", 1, kSizeMax);
+    if (!n) return error_value("argument", n.error());
+    o.max_nodes = static_cast<std::size_t>(*n);
+  }
+  if (given(opts, "useInputDirectives")) {
+    auto b = bool_option(opts["useInputDirectives"], "useInputDirectives");
+    if (!b) return error_value("argument", b.error());
+    o.use_input_directives = *b;
+  }
+  auto compiled = compile_python(source, o);
+  if (!compiled) return error_value("compile", compiled.error());
+  set(std::move(compiled->program));
+  source_file_ = o.filename;
+  val warnings = val::array();
+  for (const Diagnostic& w : compiled->warnings) warnings.call<void>("push", w.format());
+  return ok_value(warnings);
+}
+
+void CoreProgram::bind_from(const CoreProgram& other, const val& spec) {
+  set(other.program_, other.source_file_);
+  bindings_ = bindings_from(spec);
+}
+
+val CoreProgram::info() const {
+  val o = val::object();
+  o.set("dtype", std::string(to_string(program_.dtype)));
+  o.set("semantics", std::string(to_string(program_.semantics)));
+  o.set("surrogate", std::string(to_string(program_.surrogate)));
+  o.set("temperature", program_.temperature);
+  o.set("nodes", program_.nodes.size());
+  val inputs = val::array(), params = val::array(), states = val::array(), outputs = val::array();
+  for (const Node& n : program_.nodes) {
+    if (n.op == Op::Input) {
+      val i = val::object();
+      i.set("name", n.name);
+      if (n.domain) i.set("domain", domain_value(*n.domain));
+      i.set("differentiable", n.differentiable);
+      inputs.call<void>("push", i);
+    } else if (n.op == Op::Parameter) {
+      val p = val::object();
+      p.set("name", n.name);
+      p.set("value", n.value);
+      p.set("differentiable", n.differentiable);
+      params.call<void>("push", p);
+    } else if (n.op == Op::State) {
+      val s = val::object();
+      s.set("name", n.name);
+      s.set("initial", n.value);
+      if (n.domain) s.set("domain", domain_value(*n.domain));
+      states.call<void>("push", s);
+    }
+  }
+  for (const auto& [name, id] : program_.outputs) outputs.call<void>("push", name);
+  o.set("inputs", inputs);
+  o.set("parameters", params);
+  o.set("states", states);
+  o.set("outputs", outputs);
+  o.set("hasCalls", program_.has_calls());
+  return o;
+}
+
+val CoreProgram::run(const val& inputs, const val& params, const val& state) {
+  auto env = make_env(inputs, params, state);
+  if (!env) return error_value("evaluation", env.error());
+  auto ev = evaluator();
+  if (!ev) return eval_error(ev.error());
+  auto r = (*ev)->run(*env);
+  if (!r) return eval_error(r.error());
+  val o = val::object();
+  o.set("outputs", number_map(output_names_, r->outputs));
+  // Every state name: updated ones take their new value, the rest keep theirs.
+  val next = val::object();
+  for (const Node& n : program_.nodes)
+    if (n.op == Op::State) {
+      auto it = env->state.find(n.name);
+      next.set(n.name, it != env->state.end() ? it->second : n.value);
+    }
+  for (std::size_t u = 0; u < program_.updates.size() && u < r->next_state.size(); ++u)
+    next.set(program_.nodes[static_cast<std::size_t>(program_.updates[u].first)].name, r->next_state[u]);
+  o.set("nextState", next);
+  return ok_value(o);
+}
+
+val CoreProgram::run_values(const val& values) {
+  auto ev = evaluator();
+  if (!ev) return eval_error(ev.error());
+  const auto& ids = (*ev)->input_ids();
+  if (values["length"].as<std::size_t>() != ids.size())
+    return error_value("evaluation", "expected " + std::to_string(ids.size()) + " input values");
+  std::vector<double> v = emscripten::convertJSArrayToNumberVector<double>(values);
+  Env env;
+  for (std::size_t k = 0; k < ids.size(); ++k) env.inputs.emplace(program_.nodes[static_cast<std::size_t>(ids[k])].name, v[k]);
+  auto r = (*ev)->run(env);
+  if (!r) return eval_error(r.error());
+  val view(emscripten::typed_memory_view(r->outputs.size(), r->outputs.data()));
+  return val::global("Float64Array").new_(view);
+}
+
+val CoreProgram::run_batch(const val& columns, const val& count_v, const val& params, const val& state, const val& dtype) {
+  auto count_d = integer_option(count_v, "the case count", 0, kSizeMax);
+  if (!count_d) return error_value("argument", count_d.error());
+  const std::size_t count = static_cast<std::size_t>(*count_d);
+  std::optional<Dtype> dt;
+  if (!dtype.isUndefined() && !dtype.isNull() && !dtype.isString())
+    return error_value("argument", "dtype must be float64 or float32, got " + dtype.typeOf().as<std::string>());
+  if (dtype.isString()) {
+    auto d = dtype_arg(dtype);
+    if (!d) return error_value("evaluation", d.error());
+    dt = *d;
+  }
+  auto ev = evaluator(dt);
+  if (!ev) return eval_error(ev.error());
+  std::vector<double> data = emscripten::convertJSArrayToNumberVector<double>(columns);
+  const std::size_t k = (*ev)->input_ids().size();
+  if (data.size() != k * count)
+    return error_value("evaluation", "batch: expected " + std::to_string(k * count) + " input values (" +
+                                         std::to_string(k) + " inputs x " + std::to_string(count) +
+                                         " cases), got " + std::to_string(data.size()));
+  auto fixed = make_env(val::undefined(), params, state);
+  if (!fixed) return error_value("evaluation", fixed.error());
+  std::vector<std::span<const double>> cols;
+  for (std::size_t i = 0; i < k; ++i) cols.emplace_back(data.data() + i * count, count);
+  BatchResult out;
+  if (Status s = (*ev)->run_batch(cols, count, *fixed, out); !s) return eval_error(s.error());
+  val outs = val::array();
+  for (const auto& column : out.outputs) {
+    val view(emscripten::typed_memory_view(column.size(), column.data()));
+    outs.call<void>("push", val::global("Float64Array").new_(view));
+  }
+  val failed = bytes_value(out.failed);
+  val errors = val::array();
+  for (const auto& [index, d] : out.errors) {
+    val e = val::object();
+    e.set("index", index);
+    e.set("error", eval_error(d)["error"]);
+    errors.call<void>("push", e);
+  }
+  val o = val::object();
+  o.set("outputs", outs);
+  o.set("failed", failed);
+  o.set("errors", errors);
+  return ok_value(o);
+}
+
+val CoreProgram::gradients(const val& inputs, const val& params, const val& state, const val& opts) {
+  auto env = make_env(inputs, params, state);
+  if (!env) return error_value("evaluation", env.error());
+  GradOptions g;
+  if (given(opts, "output")) {
+    auto name = string_option(opts["output"], "output");
+    if (!name) return error_value("argument", name.error());
+    g.output = *name;
+  }
+  if (given(opts, "semantics")) {
+    auto s = semantics_arg(opts["semantics"]);
+    if (!s) return error_value("evaluation", s.error());
+    g.semantics = *s;
+  }
+  if (given(opts, "temperature")) {
+    double t = opts["temperature"].as<double>();
+    if (!std::isfinite(t) || t <= 0) return error_value("evaluation", "temperature must be finite and greater than 0");
+    g.temperature = t;
+  }
+  g.bindings = bindings_.get();
+  auto r = tc::gradients(program_, *env, g);
+  if (!r) return eval_error(r.error());
+  val grads = val::object();
+  for (const auto& [name, d] : r->gradients) grads.set(name, d);
+  val o = val::object();
+  o.set("result", r->result);
+  o.set("gradients", grads);
+  return ok_value(o);
+}
+
+val CoreProgram::optimize_into(CoreProgram& out, const val& opts) const {
+  OptimizeOptions o;
+  for (auto [key, slot] : {std::pair<const char*, bool*>{"fold", &o.fold}, {"pack", &o.pack}, {"sparse", &o.pack_options.sparse}}) {
+    if (!given(opts, key)) continue;
+    auto b = bool_option(opts[key], key);
+    if (!b) return error_value("argument", b.error());
+    *slot = *b;
+  }
+  auto r = tc::optimize(program_, o);
+  if (!r) return error_value("pass", r.error());
+  out.set(std::move(r->program), source_file_);
+  val stats = val::object();
+  stats.set("nodesBefore", r->stats.nodes_before);
+  stats.set("nodesAfter", r->stats.nodes_after);
+  return ok_value(stats);
+}
+
+val CoreProgram::freeze_into(CoreProgram& out, const val& names) const {
+  auto r = tc::freeze(program_, string_list(names));
+  if (!r) return error_value("pass", r.error());
+  out.set(std::move(*r), source_file_);
+  return ok_value();
+}
+
+val CoreProgram::schedule() const {
+  auto s = tc::schedule(program_);
+  if (!s) return error_value("pass", s.error());
+  val layers = val::array();
+  for (const auto& layer : s->layers) {
+    val l = val::array();
+    for (NodeId id : layer) l.call<void>("push", id);
+    layers.call<void>("push", l);
+  }
+  return ok_value(layers);
+}
+
+val CoreProgram::analyze(const val& opts) const {
+  AnalyzeOptions o;
+  if (given(opts, "params")) {
+    auto p = named_numbers(opts["params"], "parameter");
+    if (!p) return error_value("pass", p.error());
+    o.params = std::move(*p);
+  }
+  if (given(opts, "freeParameters")) {
+    auto b = bool_option(opts["freeParameters"], "freeParameters");
+    if (!b) return error_value("argument", b.error());
+    o.free_parameters = *b;
+  }
+  auto a = tc::analyze(program_, o);
+  if (!a) return error_value("pass", a.error());
+  auto end = [](double v) { return std::isinf(v) ? val::null() : val(v); };
+  auto interval = [&](const Interval& i) {
+    val pair = val::array();
+    pair.call<void>("push", end(i.lo));
+    pair.call<void>("push", end(i.hi));
+    return pair;
+  };
+  val nodes = val::array();
+  for (const Node& n : program_.nodes) {
+    val j = val::object();
+    j.set("id", n.id);
+    j.set("op", std::string(op_name(n.op)));
+    j.set("interval", interval(a->intervals[static_cast<std::size_t>(n.id)]));
+    nodes.call<void>("push", j);
+  }
+  val outputs = val::object();
+  for (const auto& [name, id] : program_.outputs) outputs.set(name, interval(a->intervals[static_cast<std::size_t>(id)]));
+  val warnings = val::array();
+  for (const AnalysisWarning& w : a->warnings) {
+    val j = val::object();
+    j.set("node", w.node);
+    j.set("message", w.message);
+    warnings.call<void>("push", j);
+  }
+  val result = val::object();
+  result.set("nodes", nodes);
+  result.set("outputs", outputs);
+  result.set("warnings", warnings);
+  return ok_value(result);
+}
+
+val CoreProgram::emit_wasm() const {
+  auto bytes = emit::emit_wasm(program_);
+  if (!bytes) return error_value("emit", bytes.error());
+  return ok_value(bytes_value(*bytes));
+}
+
+val CoreProgram::emit_wgsl() const {
+  auto code = emit::emit_wgsl(program_);
+  if (!code) return error_value("emit", code.error());
+  return ok_value(val(*code));
+}
+
+void CoreProgram::set(Program p, std::optional<std::string> source_file) {
+  source_file_ = std::move(source_file);
+  bindings_.reset();
+  program_ = std::move(p);
+  for (auto& e : evaluators_) e.reset();
+  output_names_.clear();
+  for (const auto& [name, id] : program_.outputs) output_names_.push_back(name);
+}
+
+Result<Env> CoreProgram::make_env(const val& inputs, const val& params, const val& state) const {
+  Env env;
+  auto i = named_numbers(inputs, "input");
+  if (!i) return i.error();
+  auto p = named_numbers(params, "parameter");
+  if (!p) return p.error();
+  auto s = named_numbers(state, "state");
+  if (!s) return s.error();
+  env.inputs = std::move(*i);
+  env.params = std::move(*p);
+  env.state = std::move(*s);
+  return env;
+}
+
+Result<const Evaluator*> CoreProgram::evaluator(std::optional<Dtype> dtype) {
+  std::unique_ptr<Evaluator>& slot = evaluators_[dtype ? 1 + static_cast<int>(*dtype) : 0];
+  if (!slot) {
+    EvalOptions options;
+    options.dtype = dtype;
+    options.bindings = bindings_.get();
+    auto ev = Evaluator::create(program_, options);
+    if (!ev) return ev.error();
+    slot = std::make_unique<Evaluator>(std::move(*ev));
+  }
+  return slot.get();
+}
+
+val CoreProgram::eval_error(const Diagnostic& d) const {
+  Diagnostic copy = d;
+  if (source_file_) copy.file = *source_file_;
+  return error_value("evaluation", copy, source_file_.has_value());
+}
+
+}  // namespace tc::wasm
