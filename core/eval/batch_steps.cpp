@@ -4,10 +4,11 @@
 // re-includes it) and run_steps picks the best target the processor has at
 // run time (HWY_DYNAMIC_DISPATCH), so no -march flag is needed.
 //
-// The hot ops (add, sub, mul, div, the fused product-sum, neg, relu, exact
-// comparisons and exact select) are written with Highway vectors, one
-// kernel per op over the block; the others are plain loops compiled for the
-// same target. Every vector operation is the IEEE operation the scalar
+// Each op's arithmetic is op_semantics.h's kernel. The hot ops (add, sub,
+// mul, div, the fused product-sum, neg, relu, exact comparisons and exact
+// select) instantiate it with Highway vectors (VecLanes below), one loop per
+// op over the block; the others are plain loops compiled for the same
+// target. Every vector operation is the IEEE operation the scalar
 // evaluator performs, lane by lane: no FMA (MulAdd is never used, and
 // -ffp-contract=off keeps the compiler from fusing a Mul and an Add), no
 // reassociation, so the results are bit-identical on every target.
@@ -26,7 +27,7 @@
 #include <type_traits>
 
 #include "eval/batch_columns.h"
-#include "eval/op_math.h"
+#include "ir/op_semantics.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace tc::eval_detail {
@@ -34,6 +35,33 @@ namespace HWY_NAMESPACE {
 namespace {
 
 namespace hn = hwy::HWY_NAMESPACE;
+
+/// op_semantics.h's lane type over Highway vectors of tag D: the kernels
+/// written there, instantiated with it, are this file's vector loops.
+/// (Highway's Ne may be ordered, so "not equal" is Not(Eq).)
+template <class D>
+struct VecLanes {
+  using V = hn::Vec<D>;
+  using M = hn::Mask<D>;
+  static V zero() { return hn::Zero(D()); }
+  static V one() { return hn::Set(D(), hn::TFromD<D>(1)); }
+  static V add(V a, V b) { return hn::Add(a, b); }
+  static V sub(V a, V b) { return hn::Sub(a, b); }
+  static V mul(V a, V b) { return hn::Mul(a, b); }
+  static V div(V a, V b) { return hn::Div(a, b); }
+  static V neg(V a) { return hn::Neg(a); }
+  static M lt(V a, V b) { return hn::Lt(a, b); }
+  static M le(V a, V b) { return hn::Le(a, b); }
+  static M gt(V a, V b) { return hn::Gt(a, b); }
+  static M ge(V a, V b) { return hn::Ge(a, b); }
+  static M eq(V a, V b) { return hn::Eq(a, b); }
+  static M ne(V a, V b) { return hn::Not(hn::Eq(a, b)); }
+  static V if_then_else(M m, V a, V b) { return hn::IfThenElse(m, a, b); }
+};
+
+/// The scalar lane type of a value (T, or double for a widened op).
+template <class X>
+using ScalarOf = sem::Lanes<X>;
 
 // An op the table marks Native (ops.def, column b32) is computed in T; any
 // other op is computed in binary64 and rounded to T, as the scalar
@@ -95,9 +123,9 @@ HWY_INLINE void map1(Col<T> a, T* __restrict out, T* __restrict acc, std::size_t
 template <class T, bool Native, bool Check, int Kind, bool SC, bool XC, bool YC>
 HWY_INLINE void loop_mul_add(const T* __restrict s, T us, const T* __restrict x, T ux, const T* __restrict y, T uy,
                             T* __restrict out, T* __restrict acc, std::size_t m) {
-  auto mul = [](auto u, auto v) { return exact_arith(Op::Mul, u, v); };
-  auto add = [](auto u, auto v) { return exact_arith(Op::Add, u, v); };
-  auto sub = [](auto u, auto v) { return exact_arith(Op::Sub, u, v); };
+  auto mul = [](auto u, auto v) { return sem::mul<ScalarOf<decltype(u)>>(u, v); };
+  auto add = [](auto u, auto v) { return sem::add<ScalarOf<decltype(u)>>(u, v); };
+  auto sub = [](auto u, auto v) { return sem::sub<ScalarOf<decltype(u)>>(u, v); };
   for (std::size_t i = 0; i < m; ++i) {
     const T sv = SC ? s[i] : us;
     const T pr = apply<T, Native>(mul, XC ? x[i] : ux, YC ? y[i] : uy);
@@ -178,15 +206,17 @@ template <class T, bool Check, int Kind, bool SC, bool XC, bool YC>
 HWY_INLINE void vloop_mul_add(const T* HWY_RESTRICT s, T us, const T* HWY_RESTRICT x, T ux, const T* HWY_RESTRICT y,
                               T uy, T* HWY_RESTRICT out, T* HWY_RESTRICT acc, std::size_t m) {
   const hn::ScalableTag<T> d;
+  using VL = VecLanes<hn::ScalableTag<T>>;
+  using SL = sem::Lanes<T>;
   const std::size_t N = hn::Lanes(d);
   const auto vs = hn::Set(d, us), vx = hn::Set(d, ux), vy = hn::Set(d, uy), z = hn::Zero(d);
   auto one = [&](std::size_t i) HWY_ATTR {
     const auto sv = lanes<SC>(d, s, vs, i);
-    const auto pr = hn::Mul(lanes<XC>(d, x, vx, i), lanes<YC>(d, y, vy, i));
+    const auto pr = sem::mul<VL>(lanes<XC>(d, x, vx, i), lanes<YC>(d, y, vy, i));
     hn::Vec<decltype(d)> r;
-    if constexpr (Kind == 0) r = hn::Add(sv, pr);
-    else if constexpr (Kind == 1) r = hn::Sub(sv, pr);
-    else r = hn::Sub(pr, sv);
+    if constexpr (Kind == 0) r = sem::add<VL>(sv, pr);
+    else if constexpr (Kind == 1) r = sem::sub<VL>(sv, pr);
+    else r = sem::sub<VL>(pr, sv);
     hn::StoreU(r, d, out + i);
     if constexpr (Check) hn::StoreU(hn::Add(hn::LoadU(d, acc + i), hn::Mul(r, z)), d, acc + i);
   };
@@ -200,8 +230,8 @@ HWY_INLINE void vloop_mul_add(const T* HWY_RESTRICT s, T us, const T* HWY_RESTRI
   for (; i + N <= m; i += N) one(i);
   for (; i < m; ++i) {
     const T sv = SC ? s[i] : us;
-    const T pr = (XC ? x[i] : ux) * (YC ? y[i] : uy);
-    const T r = Kind == 0 ? sv + pr : Kind == 1 ? sv - pr : pr - sv;
+    const T pr = sem::mul<SL>(XC ? x[i] : ux, YC ? y[i] : uy);
+    const T r = Kind == 0 ? sem::add<SL>(sv, pr) : Kind == 1 ? sem::sub<SL>(sv, pr) : sem::sub<SL>(pr, sv);
     out[i] = r;
     if constexpr (Check) acc[i] += r * T(0);
   }
@@ -221,12 +251,6 @@ HWY_INLINE void vmap_mul_add(Col<T> s, Col<T> x, Col<T> y, T* out, T* acc, std::
     case 1: return vloop_mul_add<T, Check, Kind, false, false, true>(nullptr, s.u, nullptr, x.u, y.p, z, out, acc, m);
     default: return vloop_mul_add<T, Check, Kind, false, false, false>(nullptr, s.u, nullptr, x.u, nullptr, y.u, out, acc, m);
   }
-}
-
-/// 1 where the mask is set, else 0.
-template <class D, class M>
-HWY_INLINE hn::Vec<D> one_if(D d, M mask) {
-  return hn::IfThenElseZero(mask, hn::Set(d, hn::TFromD<D>(1)));
 }
 
 /// A failed domain check of a step's value flags the case.
@@ -258,6 +282,9 @@ HWY_INLINE void exec_step(Batch<T>& bt, NodeId id, std::size_t m) {
   const bool exact = in.mode == Mode::Exact;
   const bool native = p.plan.native[static_cast<std::size_t>(id)] != 0;
   const double t = in.temperature;
+  using VL = VecLanes<hn::ScalableTag<T>>;
+  using SL = sem::Lanes<T>;
+  using D = sem::Lanes<double>;
   if (const NodeId fm = p.plan.fused_mul[static_cast<std::size_t>(id)]; fm >= 0) {
     const NodeId* ma = p.args_of(p.instrs[static_cast<std::size_t>(fm)]);
     const Col<T> x = bt.operand(ma[0]), y = bt.operand(ma[1]);
@@ -279,51 +306,56 @@ HWY_INLINE void exec_step(Batch<T>& bt, NodeId id, std::size_t m) {
   switch (in.op) {
     case Op::Input: case Op::Parameter: case Op::Constant: case Op::State:
       break;  // leaves are not steps
+    // The kernels of op_semantics.h: VL over Highway vectors (the block's
+    // full vectors), SL over T (the cases after them, and ops computed in
+    // T by plain loops), D over binary64 (ops the table marks Widened, and
+    // native ones if it ever marks them otherwise), rounded to T by map1/map2.
     case Op::Add: case Op::Sub: case Op::Mul: case Op::Div: {
       const Col<T> x = bt.operand(a[0]), y = bt.operand(a[1]);
       if (!native) {  // only if the table ever marks one of them Widened
-        if (in.op == Op::Add) map2<T, false, Chk>(x, y, out, acc, m, [](double u, double v) { return u + v; });
-        else if (in.op == Op::Sub) map2<T, false, Chk>(x, y, out, acc, m, [](double u, double v) { return u - v; });
-        else if (in.op == Op::Mul) map2<T, false, Chk>(x, y, out, acc, m, [](double u, double v) { return u * v; });
-        else map2<T, false, Chk>(x, y, out, acc, m, [](double u, double v) { return u / v; });
+        if (in.op == Op::Add) map2<T, false, Chk>(x, y, out, acc, m, [](double u, double v) { return sem::add<D>(u, v); });
+        else if (in.op == Op::Sub) map2<T, false, Chk>(x, y, out, acc, m, [](double u, double v) { return sem::sub<D>(u, v); });
+        else if (in.op == Op::Mul) map2<T, false, Chk>(x, y, out, acc, m, [](double u, double v) { return sem::mul<D>(u, v); });
+        else map2<T, false, Chk>(x, y, out, acc, m, [](double u, double v) { return sem::div<D>(u, v); });
       } else if (in.op == Op::Add) {
-        vmap2<T, Chk>(x, y, out, acc, m, [](auto, auto u, auto v) { return hn::Add(u, v); }, [](T u, T v) { return exact_arith(Op::Add, u, v); });
+        vmap2<T, Chk>(x, y, out, acc, m, [](auto, auto u, auto v) { return sem::add<VL>(u, v); }, [](T u, T v) { return sem::add<SL>(u, v); });
       } else if (in.op == Op::Sub) {
-        vmap2<T, Chk>(x, y, out, acc, m, [](auto, auto u, auto v) { return hn::Sub(u, v); }, [](T u, T v) { return exact_arith(Op::Sub, u, v); });
+        vmap2<T, Chk>(x, y, out, acc, m, [](auto, auto u, auto v) { return sem::sub<VL>(u, v); }, [](T u, T v) { return sem::sub<SL>(u, v); });
       } else if (in.op == Op::Mul) {
-        vmap2<T, Chk>(x, y, out, acc, m, [](auto, auto u, auto v) { return hn::Mul(u, v); }, [](T u, T v) { return exact_arith(Op::Mul, u, v); });
+        vmap2<T, Chk>(x, y, out, acc, m, [](auto, auto u, auto v) { return sem::mul<VL>(u, v); }, [](T u, T v) { return sem::mul<SL>(u, v); });
       } else {
-        vmap2<T, Chk>(x, y, out, acc, m, [](auto, auto u, auto v) { return hn::Div(u, v); }, [](T u, T v) { return exact_arith(Op::Div, u, v); });
+        vmap2<T, Chk>(x, y, out, acc, m, [](auto, auto u, auto v) { return sem::div<VL>(u, v); }, [](T u, T v) { return sem::div<SL>(u, v); });
       }
       break;
     }
-    // Division by zero yields a non-finite value here (IEEE, or NaN from fmod), which flags the case.
-    case Op::FloorDiv: map2<T, false, Chk>(bt.operand(a[0]), bt.operand(a[1]), out, acc, m, [](double x, double y) { return kernels::py_floordiv(x, y); }); break;
-    case Op::Mod: map2<T, false, Chk>(bt.operand(a[0]), bt.operand(a[1]), out, acc, m, [](double x, double y) { return kernels::py_mod(x, y); }); break;
+    // A zero divisor (sem::zero_divisor) yields a non-finite value here (IEEE,
+    // or NaN from fmod), which flags the case; the scalar re-run words it.
+    case Op::FloorDiv: map2<T, false, Chk>(bt.operand(a[0]), bt.operand(a[1]), out, acc, m, [](double x, double y) { return sem::floordiv(x, y); }); break;
+    case Op::Mod: map2<T, false, Chk>(bt.operand(a[0]), bt.operand(a[1]), out, acc, m, [](double x, double y) { return sem::mod(x, y); }); break;
     // neg and relu read their operand as the first of two (the second unused).
     case Op::Neg:
-      if (native) vmap2<T, Chk>(bt.operand(a[0]), Col<T>{nullptr, T(0)}, out, acc, m, [](auto, auto u, auto) { return hn::Neg(u); }, [](T u, T) { return exact_unary(Op::Neg, u); });
-      else map1<T, false, Chk>(bt.operand(a[0]), out, acc, m, [](double x) { return -x; });
+      if (native) vmap2<T, Chk>(bt.operand(a[0]), Col<T>{nullptr, T(0)}, out, acc, m, [](auto, auto u, auto) { return sem::neg<VL>(u); }, [](T u, T) { return sem::neg<SL>(u); });
+      else map1<T, false, Chk>(bt.operand(a[0]), out, acc, m, [](double x) { return sem::neg<D>(x); });
       break;
     case Op::Relu:
-      if (native) vmap2<T, Chk>(bt.operand(a[0]), Col<T>{nullptr, T(0)}, out, acc, m, [](auto d, auto u, auto) { return hn::IfThenElseZero(hn::Gt(u, hn::Zero(d)), u); }, [](T u, T) { return exact_unary(Op::Relu, u); });
-      else map1<T, false, Chk>(bt.operand(a[0]), out, acc, m, [](double x) { return kernels::relu(x); });
+      if (native) vmap2<T, Chk>(bt.operand(a[0]), Col<T>{nullptr, T(0)}, out, acc, m, [](auto, auto u, auto) { return sem::relu<VL>(u); }, [](T u, T) { return sem::relu<SL>(u); });
+      else map1<T, false, Chk>(bt.operand(a[0]), out, acc, m, [](double x) { return sem::relu<D>(x); });
       break;
-    case Op::Sigmoid: map1<T, false, Chk>(bt.operand(a[0]), out, acc, m, [](double x) { return kernels::sigmoid(x); }); break;
+    case Op::Sigmoid: map1<T, false, Chk>(bt.operand(a[0]), out, acc, m, [](double x) { return sem::sigmoid(x); }); break;
     case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge: case Op::Eq: case Op::Ne: {
       const Col<T> x = bt.operand(a[0]), y = bt.operand(a[1]);
       if (exact) {
         // 1 or 0 (comparing binary32 values in binary32 gives the binary64
         // answer): never non-finite, so never tested.
-        if (in.op == Op::Lt) vmap2<T, false>(x, y, out, acc, m, [](auto d, auto u, auto v) { return one_if(d, hn::Lt(u, v)); }, [](T u, T v) { return exact_compare(Op::Lt, u, v); });
-        else if (in.op == Op::Le) vmap2<T, false>(x, y, out, acc, m, [](auto d, auto u, auto v) { return one_if(d, hn::Le(u, v)); }, [](T u, T v) { return exact_compare(Op::Le, u, v); });
-        else if (in.op == Op::Gt) vmap2<T, false>(x, y, out, acc, m, [](auto d, auto u, auto v) { return one_if(d, hn::Gt(u, v)); }, [](T u, T v) { return exact_compare(Op::Gt, u, v); });
-        else if (in.op == Op::Ge) vmap2<T, false>(x, y, out, acc, m, [](auto d, auto u, auto v) { return one_if(d, hn::Ge(u, v)); }, [](T u, T v) { return exact_compare(Op::Ge, u, v); });
-        else if (in.op == Op::Eq) vmap2<T, false>(x, y, out, acc, m, [](auto d, auto u, auto v) { return one_if(d, hn::Eq(u, v)); }, [](T u, T v) { return exact_compare(Op::Eq, u, v); });
-        else vmap2<T, false>(x, y, out, acc, m, [](auto d, auto u, auto v) { return one_if(d, hn::Not(hn::Eq(u, v))); }, [](T u, T v) { return exact_compare(Op::Ne, u, v); });
+        if (in.op == Op::Lt) vmap2<T, false>(x, y, out, acc, m, [](auto, auto u, auto v) { return sem::compare<Op::Lt, VL>(u, v); }, [](T u, T v) { return sem::compare<Op::Lt, SL>(u, v); });
+        else if (in.op == Op::Le) vmap2<T, false>(x, y, out, acc, m, [](auto, auto u, auto v) { return sem::compare<Op::Le, VL>(u, v); }, [](T u, T v) { return sem::compare<Op::Le, SL>(u, v); });
+        else if (in.op == Op::Gt) vmap2<T, false>(x, y, out, acc, m, [](auto, auto u, auto v) { return sem::compare<Op::Gt, VL>(u, v); }, [](T u, T v) { return sem::compare<Op::Gt, SL>(u, v); });
+        else if (in.op == Op::Ge) vmap2<T, false>(x, y, out, acc, m, [](auto, auto u, auto v) { return sem::compare<Op::Ge, VL>(u, v); }, [](T u, T v) { return sem::compare<Op::Ge, SL>(u, v); });
+        else if (in.op == Op::Eq) vmap2<T, false>(x, y, out, acc, m, [](auto, auto u, auto v) { return sem::compare<Op::Eq, VL>(u, v); }, [](T u, T v) { return sem::compare<Op::Eq, SL>(u, v); });
+        else vmap2<T, false>(x, y, out, acc, m, [](auto, auto u, auto v) { return sem::compare<Op::Ne, VL>(u, v); }, [](T u, T v) { return sem::compare<Op::Ne, SL>(u, v); });
       } else {
         const Op op = in.op;
-        map2<T, false, Chk>(x, y, out, acc, m, [op, t](double u, double v) { return relaxed_compare(op, u, v, t); });
+        map2<T, false, Chk>(x, y, out, acc, m, [op, t](double u, double v) { return sem::compare_relaxed(op, u, v, t, sem::Contract{}); });
       }
       break;
     }
@@ -340,18 +372,18 @@ HWY_INLINE void exec_step(Batch<T>& bt, NodeId id, std::size_t m) {
         const auto z = hn::Zero(d);
         std::size_t i = 0;
         for (; i + N <= m; i += N) {
-          const auto r = hn::IfThenElse(hn::Not(hn::Eq(hn::LoadU(d, c + i), z)), hn::LoadU(d, y + i), hn::LoadU(d, n + i));
+          const auto r = sem::select_exact<VL>(hn::LoadU(d, c + i), hn::LoadU(d, y + i), hn::LoadU(d, n + i));
           hn::StoreU(r, d, out + i);
           if constexpr (Chk) hn::StoreU(hn::Add(hn::LoadU(d, acc + i), hn::Mul(r, z)), d, acc + i);
         }
         for (; i < m; ++i) {
-          const T r = c[i] != T(0) ? y[i] : n[i];
+          const T r = sem::select_exact<SL>(c[i], y[i], n[i]);
           out[i] = r;
           if constexpr (Chk) acc[i] += r * T(0);
         }
       } else {
         for (std::size_t i = 0; i < m; ++i) {
-          const T r = static_cast<T>(kernels::relaxed_select(c[i], y[i], n[i]));
+          const T r = static_cast<T>(sem::select_relaxed<D>(c[i], y[i], n[i]));
           out[i] = r;
           acc[i] += r * T(0);
         }
@@ -366,7 +398,7 @@ HWY_INLINE void exec_step(Batch<T>& bt, NodeId id, std::size_t m) {
       if (exact) {
         for (std::size_t i = 0; i < m; ++i) {
           const double x = idx[i];
-          const bool ok = valid_index(x, n);
+          const bool ok = sem::index_ok(x, n);
           const T r = vp[ok ? static_cast<std::size_t>(x) : 0][i];
           out[i] = r;
           acc[i] += ok ? T(0) : kNaNOf<T>;
@@ -374,8 +406,10 @@ HWY_INLINE void exec_step(Batch<T>& bt, NodeId id, std::size_t m) {
         }
       } else {
         for (std::size_t i = 0; i < m; ++i) {
-          const T r = static_cast<T>(
-              relaxed_gather(idx[i], n, t, [&](std::size_t k) { return static_cast<double>(vp[k][i]); }));
+          const double index = idx[i];
+          const T r = static_cast<T>(sem::gather_relaxed(
+              n, [&](std::size_t k) { return sem::Contract::equal(index, static_cast<double>(k), t); },
+              [&](std::size_t k) { return static_cast<double>(vp[k][i]); }));
           out[i] = r;
           acc[i] += r * T(0);
         }
@@ -397,7 +431,7 @@ HWY_INLINE void exec_step(Batch<T>& bt, NodeId id, std::size_t m) {
           const T* __restrict v = vp[n + k];
           for (std::size_t i = 0; i < m; ++i) {
             const T si = s[i];
-            acc[i] += (si == T(0) || si == T(1)) ? T(0) : kNaNOf<T>;
+            acc[i] += sem::selector_ok(si) ? T(0) : kNaNOf<T>;
             cnt[i] += si;
             out[i] = si == T(1) ? v[i] : out[i];
           }
@@ -407,7 +441,7 @@ HWY_INLINE void exec_step(Batch<T>& bt, NodeId id, std::size_t m) {
           for (std::size_t i = 0; i < m; ++i) acc[i] += out[i] * T(0);
       } else {
         for (std::size_t i = 0; i < m; ++i) {
-          const T r = static_cast<T>(relaxed_one_hot(
+          const T r = static_cast<T>(sem::one_hot_relaxed(
               n, [&](std::size_t k) { return static_cast<double>(vp[k][i]); },
               [&](std::size_t k) { return static_cast<double>(vp[n + k][i]); }));
           out[i] = r;
@@ -425,27 +459,29 @@ HWY_INLINE void exec_step(Batch<T>& bt, NodeId id, std::size_t m) {
       auto xcol = [&](std::uint32_t j) -> const T* {
         return bt.col[static_cast<std::size_t>(a[pos ? static_cast<std::uint32_t>(pos[j]) : j])];
       };
-      auto affine = [&](auto native_tag) {
-        constexpr bool N = decltype(native_tag)::value;
-        auto mul = [](auto u, auto v) { return exact_arith(Op::Mul, u, v); };
-        auto add = [](auto u, auto v) { return exact_arith(Op::Add, u, v); };
+      // sem's accumulation order, column by column: in T when native (L =
+      // SL, nothing to round), else in binary64 rounded to T after every
+      // product and sum (L = D).
+      auto affine = [&](auto lanes, auto round) {
+        using L = decltype(lanes);
+        using W = typename L::V;
         {
           const T* __restrict x = xcol(0);
-          const T c0 = static_cast<T>(c[0]);
-          for (std::size_t i = 0; i < m; ++i) out[i] = apply<T, N>(mul, c0, x[i]);
+          const W c0 = static_cast<T>(c[0]);
+          for (std::size_t i = 0; i < m; ++i) out[i] = static_cast<T>(sem::affine_first<L>(c0, W(x[i]), round));
         }
         for (std::uint32_t j = 1; j < in.ncoef; ++j) {
           const T* __restrict x = xcol(j);
-          const T cj = static_cast<T>(c[j]);
-          for (std::size_t i = 0; i < m; ++i) out[i] = apply<T, N>(add, out[i], apply<T, N>(mul, cj, x[i]));
+          const W cj = static_cast<T>(c[j]);
+          for (std::size_t i = 0; i < m; ++i) out[i] = static_cast<T>(sem::affine_next<L>(W(out[i]), cj, W(x[i]), round));
         }
         if (in.has_bias) {
-          const T b = static_cast<T>(in.bias);
-          for (std::size_t i = 0; i < m; ++i) out[i] = apply<T, N>(add, out[i], b);
+          const W b = static_cast<T>(in.bias);
+          for (std::size_t i = 0; i < m; ++i) out[i] = static_cast<T>(sem::affine_bias<L>(W(out[i]), b, round));
         }
       };
-      if (std::is_same_v<T, double> || native) affine(std::true_type{});
-      else affine(std::false_type{});
+      if (std::is_same_v<T, double> || native) affine(SL{}, [](T v) { return v; });
+      else affine(D{}, [](double v) { return static_cast<double>(static_cast<T>(v)); });
       if constexpr (Chk)
         for (std::size_t i = 0; i < m; ++i) acc[i] += out[i] * T(0);
       break;

@@ -7,113 +7,45 @@
 #include <exception>
 #include <string>
 
-#include "eval/op_math.h"
 #include "eval/prepared.h"
+#include "ir/op_semantics.h"
 
 namespace tc::eval_detail {
 
 namespace {
+
+/// Node `in` as op_semantics.h's kernels read it (sem::value).
+struct ScalarNode {
+  const Prepared& p;
+  const Instr& in;
+  const NodeId* a;
+  const double* v;
+  double x(std::size_t k) const { return v[a[k]]; }
+  std::size_t count() const { return in.nargs; }
+  double temperature() const { return in.temperature; }
+  static double greater(double x, double y, double t) { return sem::Contract::greater(x, y, t); }
+  static double equal(double x, double y, double t) { return sem::Contract::equal(x, y, t); }
+  std::size_t terms() const { return in.ncoef; }
+  double coef(std::size_t j) const { return p.coefs[in.coef_begin + j]; }  // rounded at create()
+  std::size_t term_arg(std::size_t j) const { return static_cast<std::size_t>(p.positions[in.coef_begin + j]); }
+  bool has_bias() const { return in.has_bias; }
+  double bias() const { return in.bias; }
+  double round(double r) const { return p.round(r); }
+};
 
 /// Computes node `id` from already computed arguments. Returns false with a
 /// reason (the op-specific part of the message) on an error.
 bool compute(const Prepared& p, const Instr& in, const double* v, const Fixed& fixed, const double* inputs,
              Workspace& ws, double& r, std::string& reason) {
   const NodeId* a = p.args_of(in);
-  auto arg = [&](std::uint32_t k) { return v[a[k]]; };
-  const bool exact = in.mode == Mode::Exact;
   switch (in.op) {
     case Op::Input: r = inputs[in.slot]; return true;
     case Op::Parameter: r = fixed.params[static_cast<std::size_t>(in.slot)]; return true;
     case Op::State: r = fixed.states[static_cast<std::size_t>(in.slot)]; return true;
     case Op::Constant: r = in.value; break;
-    case Op::Add: r = arg(0) + arg(1); break;
-    case Op::Sub: r = arg(0) - arg(1); break;
-    case Op::Mul: r = arg(0) * arg(1); break;
-    case Op::Neg: r = -arg(0); break;
-    case Op::Div:
-    case Op::FloorDiv:
-    case Op::Mod:
-      if (arg(1) == 0.0) {
-        reason = "division by zero";
-        return false;
-      }
-      r = in.op == Op::Div ? arg(0) / arg(1)
-          : in.op == Op::FloorDiv ? kernels::py_floordiv(arg(0), arg(1))
-                                  : kernels::py_mod(arg(0), arg(1));
-      break;
-    case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge: case Op::Eq: case Op::Ne:
-      r = exact ? exact_compare(in.op, arg(0), arg(1)) : relaxed_compare(in.op, arg(0), arg(1), in.temperature);
-      break;
-    case Op::Select:
-      // Exact select is resolved by the caller (one branch only); this is the relaxed blend.
-      r = kernels::relaxed_select(arg(0), arg(1), arg(2));
-      break;
-    case Op::Relu: r = kernels::relu(arg(0)); break;
-    case Op::Sigmoid: r = kernels::sigmoid(arg(0)); break;
-    case Op::Gather: {
-      const std::size_t n = in.nargs - 1;
-      const double index = arg(0);
-      if (exact) {
-        if (!valid_index(index, n)) {
-          reason = "index " + format_number(index) +
-                   (index == std::floor(index) ? " is out of range for " + std::to_string(n) + " values"
-                                               : " is not an integer");
-          return false;
-        }
-        r = arg(1 + static_cast<std::uint32_t>(index));
-      } else {
-        r = relaxed_gather(index, n, in.temperature, [&](std::size_t k) { return arg(1 + static_cast<std::uint32_t>(k)); });
-        if (std::isnan(r)) {
-          reason = "relaxed gather weights are all zero (index " + format_number(index) + " is far from every position)";
-          return false;
-        }
-      }
-      break;
-    }
-    case Op::GatherOneHot: {
-      const std::uint32_t n = in.nargs / 2;
-      if (exact) {
-        std::uint32_t chosen = n, ones = 0;
-        for (std::uint32_t k = 0; k < n; ++k) {
-          const double s = arg(k);
-          if (s != 0.0 && s != 1.0) {
-            reason = "selector " + std::to_string(k) + " is " + format_number(s) + ", expected 0 or 1";
-            return false;
-          }
-          if (s == 1.0) {
-            ++ones;
-            if (chosen == n) chosen = k;
-          }
-        }
-        if (ones != 1) {
-          reason = ones == 0 ? "no selector is 1, expected exactly one"
-                             : std::to_string(ones) + " selectors are 1, expected exactly one";
-          return false;
-        }
-        r = arg(n + chosen);
-      } else {
-        r = relaxed_one_hot(
-            n, [&](std::size_t k) { return arg(static_cast<std::uint32_t>(k)); },
-            [&](std::size_t k) { return arg(n + static_cast<std::uint32_t>(k)); });
-      }
-      break;
-    }
-    case Op::Affine:
-    case Op::SparseAffine: {
-      // Contract section 2: acc = c0*x0, acc = acc + ci*xi in order, then +
-      // bias, rounding (float32) after every product and every sum.
-      const double* c = p.coefs.data() + in.coef_begin;
-      const std::int32_t* pos = in.op == Op::SparseAffine ? p.positions.data() + in.coef_begin : nullptr;
-      auto x = [&](std::uint32_t j) { return pos ? arg(static_cast<std::uint32_t>(pos[j])) : arg(j); };
-      double acc = p.round(c[0] * x(0));
-      for (std::uint32_t j = 1; j < in.ncoef; ++j) acc = p.round(acc + p.round(c[j] * x(j)));
-      if (in.has_bias) acc = p.round(acc + in.bias);
-      r = acc;
-      break;
-    }
     case Op::Call: {
       ws.call_args.resize(in.nargs);
-      for (std::uint32_t k = 0; k < in.nargs; ++k) ws.call_args[k] = arg(k);
+      for (std::uint32_t k = 0; k < in.nargs; ++k) ws.call_args[k] = v[a[k]];
       const Binding& b = *p.bindings[static_cast<std::size_t>(in.slot)];
       const std::string& name = p.program.nodes[static_cast<std::size_t>(&in - p.instrs.data())].name;
       // A host function is outside our control: an exception it throws
@@ -121,32 +53,34 @@ bool compute(const Prepared& p, const Instr& in, const double* v, const Fixed& f
       try {
         r = b.forward(std::span<const double>(ws.call_args.data(), in.nargs));
       } catch (const std::exception& e) {
-        reason = "binding '" + name + "' failed: " + e.what();
+        reason = sem::binding_threw(name, e.what());
         return false;
       } catch (...) {
-        reason = "binding '" + name + "' failed";
+        reason = sem::binding_threw(name, nullptr);
         return false;
       }
       if (!std::isfinite(r)) {
-        reason = "binding '" + name + "' returned " + format_number(r);
+        reason = sem::binding_returned(name, format_number(r));
         return false;
       }
       break;
     }
+    default:
+      // Every computing op (exact select is resolved by the caller, one
+      // branch only; this is reached by the relaxed blend).
+      if (sem::Failure f = sem::value(in.op, in.mode == Mode::Exact, ScalarNode{p, in, a, v}, r)) {
+        reason = sem::describe(f, format_number);
+        return false;
+      }
+      break;
   }
-  const double unrounded = r;
-  r = p.round(r);
-  if (!std::isfinite(r)) {
-    if (std::isfinite(unrounded)) {
-      reason = "result " + format_number(unrounded) + " overflows float32";
-    } else {
-      reason = std::isnan(r) ? "result is nan" : "result is infinite";
-    }
+  if (sem::Failure f = sem::finish(r, p.f32)) {
+    reason = sem::describe(f, format_number);
     return false;
   }
   if (in.check_domain) {
     if (auto why = p.domains[static_cast<std::size_t>(in.domain)].check(r)) {
-      reason = "value " + *why + " (domain " + p.domains[static_cast<std::size_t>(in.domain)].to_string() + ")";
+      reason = sem::domain_message(*why, p.domains[static_cast<std::size_t>(in.domain)].to_string());
       return false;
     }
   }
@@ -221,7 +155,7 @@ bool run_lazy(const Prepared& p, const double* inputs, const Fixed& fixed, Works
         if (in.check_domain) {
           const Domain& d = p.domains[static_cast<std::size_t>(in.domain)];
           if (auto why = d.check(v[id])) {
-            fail(id, "value " + *why + " (domain " + d.to_string() + ")");
+            fail(id, sem::domain_message(*why, d.to_string()));
             break;
           }
         }
@@ -417,7 +351,7 @@ bool eval_case_walk(const Prepared& p, const double* inputs, const Fixed& fixed,
         if (in.check_domain) {
           const Domain& d = p.domains[static_cast<std::size_t>(in.domain)];
           if (auto why = d.check(v[id])) {
-            fail(id, "value " + *why + " (domain " + d.to_string() + ")");
+            fail(id, sem::domain_message(*why, d.to_string()));
             continue;
           }
         }

@@ -15,7 +15,7 @@
 
 #include "grad/batch_state.h"
 #include "grad/surrogate.h"
-#include "ir/kernels.h"
+#include "ir/op_semantics.h"
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #define TC_BATCH_CLONES __attribute__((target_clones("avx2", "default")))
@@ -29,6 +29,7 @@ namespace {
 
 constexpr std::size_t B = 64;  // BatchGradientTape::State::kBlock (checked below)
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+using D = sem::Lanes<double>;
 
 }  // namespace
 
@@ -144,16 +145,17 @@ TC_BATCH_CLONES void BatchGradientTape::State::fast_forward(Impl& m, double* T, 
         }
         continue;  // rounded and checked here
       }
-      case Op::Add: { const double *x = a(0), *y = a(1); for (std::size_t l = 0; l < lanes; ++l) r[l] = x[l] + y[l]; break; }
-      case Op::Sub: { const double *x = a(0), *y = a(1); for (std::size_t l = 0; l < lanes; ++l) r[l] = x[l] - y[l]; break; }
-      case Op::Mul: { const double *x = a(0), *y = a(1); for (std::size_t l = 0; l < lanes; ++l) r[l] = x[l] * y[l]; break; }
-      case Op::Neg: { const double* x = a(0); for (std::size_t l = 0; l < lanes; ++l) r[l] = -x[l]; break; }
+      // op_semantics.h's kernels, one lane at a time (the loops vectorise).
+      case Op::Add: { const double *x = a(0), *y = a(1); for (std::size_t l = 0; l < lanes; ++l) r[l] = sem::add<D>(x[l], y[l]); break; }
+      case Op::Sub: { const double *x = a(0), *y = a(1); for (std::size_t l = 0; l < lanes; ++l) r[l] = sem::sub<D>(x[l], y[l]); break; }
+      case Op::Mul: { const double *x = a(0), *y = a(1); for (std::size_t l = 0; l < lanes; ++l) r[l] = sem::mul<D>(x[l], y[l]); break; }
+      case Op::Neg: { const double* x = a(0); for (std::size_t l = 0; l < lanes; ++l) r[l] = sem::neg<D>(x[l]); break; }
       case Op::Div: case Op::FloorDiv: case Op::Mod: {
         const double *x = a(0), *y = a(1);
         for (std::size_t l = 0; l < lanes; ++l) {
-          if (y[l] == 0.0) flag[l] = kNaN;
-          r[l] = n.op == Op::Div ? x[l] / y[l]
-                 : n.op == Op::FloorDiv ? kernels::py_floordiv(x[l], y[l]) : kernels::py_mod(x[l], y[l]);
+          if (sem::zero_divisor<D>(y[l])) flag[l] = kNaN;
+          r[l] = n.op == Op::Div ? sem::div<D>(x[l], y[l])
+                 : n.op == Op::FloorDiv ? sem::floordiv(x[l], y[l]) : sem::mod(x[l], y[l]);
         }
         break;
       }
@@ -161,55 +163,42 @@ TC_BATCH_CLONES void BatchGradientTape::State::fast_forward(Impl& m, double* T, 
         const double *x = a(0), *y = a(1), t = n.temperature;
         if (hard) {
           switch (n.op) {
-            case Op::Lt: for (std::size_t l = 0; l < lanes; ++l) r[l] = kernels::b2d(x[l] < y[l]); break;
-            case Op::Le: for (std::size_t l = 0; l < lanes; ++l) r[l] = kernels::b2d(x[l] <= y[l]); break;
-            case Op::Gt: for (std::size_t l = 0; l < lanes; ++l) r[l] = kernels::b2d(x[l] > y[l]); break;
-            case Op::Ge: for (std::size_t l = 0; l < lanes; ++l) r[l] = kernels::b2d(x[l] >= y[l]); break;
-            case Op::Eq: for (std::size_t l = 0; l < lanes; ++l) r[l] = kernels::b2d(x[l] == y[l]); break;
-            default: for (std::size_t l = 0; l < lanes; ++l) r[l] = kernels::b2d(x[l] != y[l]); break;
+            case Op::Lt: for (std::size_t l = 0; l < lanes; ++l) r[l] = sem::compare<Op::Lt, D>(x[l], y[l]); break;
+            case Op::Le: for (std::size_t l = 0; l < lanes; ++l) r[l] = sem::compare<Op::Le, D>(x[l], y[l]); break;
+            case Op::Gt: for (std::size_t l = 0; l < lanes; ++l) r[l] = sem::compare<Op::Gt, D>(x[l], y[l]); break;
+            case Op::Ge: for (std::size_t l = 0; l < lanes; ++l) r[l] = sem::compare<Op::Ge, D>(x[l], y[l]); break;
+            case Op::Eq: for (std::size_t l = 0; l < lanes; ++l) r[l] = sem::compare<Op::Eq, D>(x[l], y[l]); break;
+            default: for (std::size_t l = 0; l < lanes; ++l) r[l] = sem::compare<Op::Ne, D>(x[l], y[l]); break;
           }
         } else {
-          for (std::size_t l = 0; l < lanes; ++l) {
-            switch (n.op) {
-              case Op::Gt: case Op::Ge: r[l] = n.policy->greater(x[l], y[l], t); break;
-              case Op::Lt: case Op::Le: r[l] = n.policy->greater(y[l], x[l], t); break;
-              case Op::Eq: r[l] = n.policy->equal(x[l], y[l], t); break;
-              default: r[l] = 1.0 - n.policy->equal(x[l], y[l], t); break;
-            }
-          }
+          const SurrogatePolicy& s = *n.policy;
+          for (std::size_t l = 0; l < lanes; ++l) r[l] = sem::compare_relaxed(n.op, x[l], y[l], t, s);
         }
         break;
       }
       case Op::Select: {
         const double *c = a(0), *y = a(1), *z = a(2);
         // Both loads unconditional: a blend, not a branch per lane.
-        if (hard) {
-          for (std::size_t l = 0; l < lanes; ++l) {
-            const double yes = y[l], no = z[l];
-            r[l] = c[l] != 0.0 ? yes : no;
-          }
-        }
-        else for (std::size_t l = 0; l < lanes; ++l) r[l] = kernels::relaxed_select(c[l], y[l], z[l]);
+        if (hard) for (std::size_t l = 0; l < lanes; ++l) r[l] = sem::select_exact<D>(c[l], y[l], z[l]);
+        else for (std::size_t l = 0; l < lanes; ++l) r[l] = sem::select_relaxed<D>(c[l], y[l], z[l]);
         break;
       }
-      case Op::Relu: { const double* x = a(0); for (std::size_t l = 0; l < lanes; ++l) r[l] = kernels::relu(x[l]); break; }
-      case Op::Sigmoid: { const double* x = a(0); for (std::size_t l = 0; l < lanes; ++l) r[l] = kernels::sigmoid(x[l]); break; }
+      case Op::Relu: { const double* x = a(0); for (std::size_t l = 0; l < lanes; ++l) r[l] = sem::relu<D>(x[l]); break; }
+      case Op::Sigmoid: { const double* x = a(0); for (std::size_t l = 0; l < lanes; ++l) r[l] = sem::sigmoid(x[l]); break; }
       case Op::Affine: case Op::SparseAffine: {
+        // sem's accumulation order, term by term over the block.
         const LinearTerms& lin = m.program.nodes[i].linear();
-        auto round = [&](double v) { return f32 ? round_f32(v) : v; };
-        for (std::size_t l = 0; l < lanes; ++l) r[l] = kNaN;
+        auto round = [&](double v) { return sem::round_to(v, f32); };
         for (std::size_t j = 0; j < lin.coefficients.size(); ++j) {
           const int k = n.op == Op::Affine ? static_cast<int>(j) : lin.indices[j];
           const double coef = round(lin.coefficients[j]);
           const double* x = a(k);
-          for (std::size_t l = 0; l < lanes; ++l) {
-            const double term = round(coef * x[l]);
-            r[l] = j == 0 ? term : round(r[l] + term);
-          }
+          if (j == 0) for (std::size_t l = 0; l < lanes; ++l) r[l] = sem::affine_first<D>(coef, x[l], round);
+          else for (std::size_t l = 0; l < lanes; ++l) r[l] = sem::affine_next<D>(r[l], coef, x[l], round);
         }
         if (lin.bias) {
           const double bias = round(*lin.bias);
-          for (std::size_t l = 0; l < lanes; ++l) r[l] = round(r[l] + bias);
+          for (std::size_t l = 0; l < lanes; ++l) r[l] = sem::affine_bias<D>(r[l], bias, round);
         }
         break;
       }
@@ -329,7 +318,7 @@ TC_BATCH_CLONES void BatchGradientTape::State::fast_reverse(Impl& m, const doubl
       case Op::Mod: {
         const double *x = v(0), *y = v(1);
         push(m.arg(n, 0), rr, [&](std::size_t l) { return g[l]; });
-        push(m.arg(n, 1), rr, [&](std::size_t l) { return -g[l] * kernels::py_floordiv(x[l], y[l]); });
+        push(m.arg(n, 1), rr, [&](std::size_t l) { return -g[l] * sem::floordiv(x[l], y[l]); });
         break;
       }
       case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge: case Op::Eq: case Op::Ne: {

@@ -3,7 +3,7 @@
 
 #include "grad/tape_impl.h"
 
-#include "ir/kernels.h"
+#include "ir/op_semantics.h"
 
 namespace tc {
 
@@ -76,17 +76,41 @@ void GradientTape::Impl::forward_pass() {
 /// accumulated in argument order, value sum over weight sum. Leaves the raw
 /// weights in scratch[0..n) and their sum in `den` for the derivative.
 double GradientTape::Impl::gather_weights(const TNode& n, double index, double& den) {
-  const int values = n.count - 1;
-  double num = 0.0;
+  const auto values = static_cast<std::size_t>(n.count - 1);
+  const double r = sem::gather_relaxed(
+      values,
+      [&](std::size_t k) { return scratch[k] = n.policy->equal(index, static_cast<double>(k), n.temperature); },
+      [&](std::size_t k) { return v(n, static_cast<int>(k) + 1); });
   den = 0.0;
-  for (int k = 0; k < values; ++k) {
-    const double w = n.policy->equal(index, static_cast<double>(k), n.temperature);
-    scratch[static_cast<std::size_t>(k)] = w;
-    num = num + w * v(n, k + 1);
-    den = den + w;
-  }
-  return num / den;
+  for (std::size_t k = 0; k < values; ++k) den = den + scratch[k];  // the kernel's sum, in its order
+  return r;
 }
+
+namespace {
+
+/// A tape node as op_semantics.h's kernels read it: values of the current
+/// case, the node's surrogate for relaxed comparisons.
+struct TapeNode {
+  const double* val;
+  const NodeId* args;  ///< the node's arguments
+  const TNode& n;
+  const Node& node;
+  bool f32;
+  double x(std::size_t k) const { return val[static_cast<std::size_t>(args[k])]; }
+  std::size_t count() const { return static_cast<std::size_t>(n.count); }
+  double temperature() const { return n.temperature; }
+  double greater(double a, double b, double t) const { return n.policy->greater(a, b, t); }
+  double equal(double a, double b, double t) const { return n.policy->equal(a, b, t); }
+  // Stored coefficients are constants: binary32 under float32, like the evaluator.
+  std::size_t terms() const { return node.linear().coefficients.size(); }
+  double coef(std::size_t j) const { return round(node.linear().coefficients[j]); }
+  std::size_t term_arg(std::size_t j) const { return static_cast<std::size_t>(node.linear().indices[j]); }
+  bool has_bias() const { return node.linear().bias.has_value(); }
+  double bias() const { return round(*node.linear().bias); }
+  double round(double r) const { return sem::round_to(r, f32); }
+};
+
+}  // namespace
 
 void GradientTape::Impl::compute(NodeId id) {
   const auto i = static_cast<std::size_t>(id);
@@ -114,104 +138,17 @@ void GradientTape::Impl::compute(NodeId id) {
       // Rounded and checked (finite, domain) below like every computed value.
       r = program.nodes[i].value;
       break;
-    case Op::Add: first_poison(0, 2); r = v(n, 0) + v(n, 1); break;
-    case Op::Sub: first_poison(0, 2); r = v(n, 0) - v(n, 1); break;
-    case Op::Mul: first_poison(0, 2); r = v(n, 0) * v(n, 1); break;
-    case Op::Neg: first_poison(0, 1); r = -v(n, 0); break;
-    case Op::Div:
-    case Op::FloorDiv:
-    case Op::Mod:
-      first_poison(0, 2);
-      if (!poison && v(n, 1) == 0.0) return own("division by zero");
-      r = n.op == Op::Div ? v(n, 0) / v(n, 1)
-          : n.op == Op::FloorDiv ? kernels::py_floordiv(v(n, 0), v(n, 1))
-                                 : kernels::py_mod(v(n, 0), v(n, 1));
-      break;
-    case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge: case Op::Eq: case Op::Ne: {
-      first_poison(0, 2);
-      const double x = v(n, 0), y = v(n, 1), t = n.temperature;
-      if (hard) {
-        bool b = n.op == Op::Lt ? x < y : n.op == Op::Le ? x <= y : n.op == Op::Gt ? x > y
-                 : n.op == Op::Ge ? x >= y : n.op == Op::Eq ? x == y : x != y;
-        r = kernels::b2d(b);
-      } else {
-        switch (n.op) {
-          case Op::Gt: case Op::Ge: r = n.policy->greater(x, y, t); break;
-          case Op::Lt: case Op::Le: r = n.policy->greater(y, x, t); break;
-          case Op::Eq: r = n.policy->equal(x, y, t); break;
-          default: r = 1.0 - n.policy->equal(x, y, t); break;
-        }
-      }
-      break;
-    }
     case Op::Select:
       if (hard) {
         first_poison(0, 1);
         if (poison) break;  // a failed condition explores neither branch
         const int chosen = v(n, 0) != 0.0 ? 1 : 2;
         first_poison(chosen, chosen + 1);
-        r = v(n, chosen);
       } else {
         first_poison(0, 3);
-        r = kernels::relaxed_select(v(n, 0), v(n, 1), v(n, 2));
       }
+      if (!poison) (void)sem::value(n.op, hard, TapeNode{val, args.data() + n.first, n, program.nodes[i], f32}, r);
       break;
-    case Op::Relu: first_poison(0, 1); r = kernels::relu(v(n, 0)); break;
-    case Op::Sigmoid: first_poison(0, 1); r = kernels::sigmoid(v(n, 0)); break;
-    case Op::Gather: {
-      const int values = n.count - 1;
-      // Like the evaluator, gather needs every value (only select is lazy).
-      first_poison(0, n.count);
-      if (poison) break;
-      const double index = v(n, 0);
-      if (hard) {
-        if (index != std::floor(index)) return own("index " + num(index) + " is not an integer");
-        if (index < 0 || index >= values)
-          return own("index " + num(index) + " is out of range for " + std::to_string(values) + " values");
-        r = v(n, 1 + static_cast<int>(index));
-      } else {
-        double den = 0.0;
-        r = gather_weights(n, index, den);
-        if (std::isnan(r))
-          return own("relaxed gather weights are all zero (index " + num(index) + " is far from every position)");
-      }
-      break;
-    }
-    case Op::GatherOneHot: {
-      const int half = n.count / 2;
-      first_poison(0, n.count);
-      if (poison) break;
-      if (hard) {
-        int chosen = -1, ones = 0;
-        for (int k = 0; k < half; ++k) {
-          const double s = v(n, k);
-          if (s != 0.0 && s != 1.0) return own("selector " + std::to_string(k) + " is " + num(s) + ", expected 0 or 1");
-          if (s == 1.0 && ones++ == 0) chosen = k;
-        }
-        if (ones != 1)
-          return own(ones == 0 ? std::string("no selector is 1, expected exactly one")
-                               : std::to_string(ones) + " selectors are 1, expected exactly one");
-        r = v(n, half + chosen);
-      } else {
-        r = v(n, 0) * v(n, half);
-        for (int k = 1; k < half; ++k) r = r + v(n, k) * v(n, half + k);
-      }
-      break;
-    }
-    case Op::Affine:
-    case Op::SparseAffine: {
-      first_poison(0, n.count);
-      const LinearTerms& lin = program.nodes[i].linear();
-      // Stored coefficients are constants: binary32 under float32, like the evaluator.
-      auto round = [&](double x) { return f32 ? round_f32(x) : x; };
-      for (std::size_t j = 0; j < lin.coefficients.size(); ++j) {
-        const int k = n.op == Op::Affine ? static_cast<int>(j) : lin.indices[j];
-        double term = round(round(lin.coefficients[j]) * v(n, k));
-        r = j == 0 ? term : round(r + term);
-      }
-      if (lin.bias) r = round(r + round(*lin.bias));
-      break;
-    }
     case Op::Call: {
       first_poison(0, n.count);
       if (poison) break;
@@ -220,28 +157,30 @@ void GradientTape::Impl::compute(NodeId id) {
       try {
         r = b.forward(std::span<const double>(scratch.data(), static_cast<std::size_t>(n.count)));
       } catch (const std::exception& e) {
-        return own("binding '" + program.nodes[i].name + "' failed: " + e.what());
+        return own(sem::binding_threw(program.nodes[i].name, e.what()));
       } catch (...) {
-        return own("binding '" + program.nodes[i].name + "' failed");
+        return own(sem::binding_threw(program.nodes[i].name, nullptr));
       }
-      if (!std::isfinite(r)) return own("binding '" + program.nodes[i].name + "' returned " + num(r));
+      if (!std::isfinite(r)) return own(sem::binding_returned(program.nodes[i].name, num(r)));
       break;
     }
+    default:
+      // Every other op needs all of its arguments (only select is lazy).
+      first_poison(0, n.count);
+      if (poison) break;
+      if (sem::Failure f = sem::value(n.op, hard, TapeNode{val, args.data() + n.first, n, program.nodes[i], f32}, r))
+        return own(sem::describe(f, num));
+      break;
   }
   if (poison) {
     fail[i] = poison;
     val[i] = kNaN;
     return;
   }
-  const double unrounded = r;
-  if (f32) r = round_f32(r);
-  if (!std::isfinite(r)) {
-    if (std::isfinite(unrounded)) return own("result " + num(unrounded) + " overflows float32");
-    return own(std::isnan(r) ? "result is nan" : "result is infinite");
-  }
+  if (sem::Failure f = sem::finish(r, f32)) return own(sem::describe(f, num));
   if (n.checked_domain && hard)
     if (auto bad = program.nodes[i].domain->check(r))
-      return own("value " + *bad + " (domain " + program.nodes[i].domain->to_string() + ")");
+      return own(sem::domain_message(*bad, program.nodes[i].domain->to_string()));
   fail[i] = 0;
   val[i] = r;
 }

@@ -5,7 +5,7 @@
 #include <optional>
 #include <string>
 
-#include "ir/kernels.h"
+#include "ir/op_semantics.h"
 #include "passes/pass_util.h"
 #include "base/number_text.h"
 
@@ -80,9 +80,9 @@ class Folder {
       return ok_status();
     }
     if (!live_[i] || is_leaf(n.op) || n.op == Op::Call) return ok_status();
-    const Semantics sem = p_.semantics_of(n);
-    if (sem == Semantics::Relaxed) return ok_status();
-    const bool decide = o_.fold_decisions && sem == Semantics::Exact;
+    const Semantics semantics = p_.semantics_of(n);
+    if (semantics == Semantics::Relaxed) return ok_status();
+    const bool decide = o_.fold_decisions && semantics == Semantics::Exact;
     switch (n.op) {
       case Op::Select: {
         auto c = arg(n, 0);
@@ -95,9 +95,7 @@ class Folder {
         if (!index) return ok_status();
         if (!decide && !all_constant(n)) return ok_status();
         const std::size_t count = n.args.size() - 1;
-        if (*index != std::floor(*index)) return error(n, "constant index " + num(*index) + " is not an integer");
-        if (*index < 0 || *index >= static_cast<double>(count))
-          return error(n, "constant index " + num(*index) + " is out of range for " + std::to_string(count) + " values");
+        if (sem::Failure f = sem::gather_index(*index, count)) return error(n, sem::describe_constant(f, num));
         if (!unchosen_cannot_fail(n, 1, static_cast<std::size_t>(*index) + 1)) return ok_status();
         return choose(n, static_cast<std::size_t>(*index) + 1);
       }
@@ -108,14 +106,14 @@ class Folder {
         for (std::size_t k = 0; k < count; ++k) {
           auto s = arg(n, k);
           if (!s) return ok_status();
-          if (*s != 0.0 && *s != 1.0)
-            return error(n, "constant selector " + std::to_string(k) + " is " + num(*s) + ", expected 0 or 1");
+          if (sem::Failure f = sem::one_hot_selector(k, *s)) return error(n, sem::describe_constant(f, num));
           if (*s == 1.0) {
             ++ones;
             if (!chosen) chosen = k;
           }
         }
-        if (ones != 1) return error(n, "constant selectors have " + std::to_string(ones) + " ones, expected exactly one");
+        if (sem::Failure f = sem::one_hot_count(static_cast<std::size_t>(ones)))
+          return error(n, sem::describe_constant(f, num));
         if (!decide && !all_constant(n)) return ok_status();
         if (!unchosen_cannot_fail(n, count, count + *chosen)) return ok_status();
         return choose(n, count + *chosen);
@@ -167,7 +165,7 @@ class Folder {
 
   Status replace_by_constant(const Node& n, double v) {
     if (n.domain && !(is_comparison(n.op) && n.domain->lo() <= 0.0 && n.domain->hi() >= 1.0)) {
-      if (auto why = n.domain->check(v)) return error(n, "constant value " + *why + " (domain " + n.domain->to_string() + ")");
+      if (auto why = n.domain->check(v)) return error(n, "constant " + sem::domain_message(*why, n.domain->to_string()));
     }
     Node& c = out_.nodes[static_cast<std::size_t>(n.id)];
     c.op = Op::Constant;
@@ -183,51 +181,31 @@ class Folder {
     return ok_status();
   }
 
+  // Node `n` with constant arguments as op_semantics.h's kernels read it.
+  struct Constants {
+    const Folder& f;
+    const Node& n;
+    double x(std::size_t k) const { return *f.arg(n, k); }
+    std::size_t count() const { return n.args.size(); }
+    double temperature() const { return 1.0; }  // relaxed nodes are never folded
+    static double greater(double x, double y, double t) { return sem::Contract::greater(x, y, t); }
+    static double equal(double x, double y, double t) { return sem::Contract::equal(x, y, t); }
+    std::size_t terms() const { return n.linear().coefficients.size(); }
+    double coef(std::size_t j) const { return f.round(n.linear().coefficients[j]); }
+    std::size_t term_arg(std::size_t j) const { return static_cast<std::size_t>(n.linear().indices[j]); }
+    bool has_bias() const { return n.linear().bias.has_value(); }
+    double bias() const { return f.round(*n.linear().bias); }
+    double round(double v) const { return f.round(v); }
+  };
+
+  // The checked exact value of an arithmetic, comparison, relu, sigmoid or
+  // affine node whose arguments are all constant (op_semantics.h's rule;
+  // its errors say "constant").
   Result<double> compute(const Node& n) const {
-    auto a = [&](std::size_t k) { return *arg(n, k); };
     double r = 0.0;
-    switch (n.op) {
-      case Op::Add: r = a(0) + a(1); break;
-      case Op::Sub: r = a(0) - a(1); break;
-      case Op::Mul: r = a(0) * a(1); break;
-      case Op::Neg: r = -a(0); break;
-      case Op::Div:
-      case Op::FloorDiv:
-      case Op::Mod:
-        if (a(1) == 0.0) return error(n, "constant division by zero");
-        r = n.op == Op::Div ? a(0) / a(1) : n.op == Op::FloorDiv ? kernels::py_floordiv(a(0), a(1)) : kernels::py_mod(a(0), a(1));
-        break;
-      case Op::Lt: r = kernels::b2d(a(0) < a(1)); break;
-      case Op::Le: r = kernels::b2d(a(0) <= a(1)); break;
-      case Op::Gt: r = kernels::b2d(a(0) > a(1)); break;
-      case Op::Ge: r = kernels::b2d(a(0) >= a(1)); break;
-      case Op::Eq: r = kernels::b2d(a(0) == a(1)); break;
-      case Op::Ne: r = kernels::b2d(a(0) != a(1)); break;
-      case Op::Relu: r = kernels::relu(a(0)); break;
-      case Op::Sigmoid: r = kernels::sigmoid(a(0)); break;
-      case Op::Affine:
-      case Op::SparseAffine: {
-        // The contract's accumulation order, rounding after every product and sum.
-        const LinearTerms& lin = n.linear();
-        auto x = [&](std::size_t j) {
-          return a(n.op == Op::SparseAffine ? static_cast<std::size_t>(lin.indices[j]) : j);
-        };
-        double acc = round(round(lin.coefficients[0]) * x(0));
-        for (std::size_t j = 1; j < lin.coefficients.size(); ++j) acc = round(acc + round(round(lin.coefficients[j]) * x(j)));
-        if (lin.bias) acc = round(acc + round(*lin.bias));
-        r = acc;
-        break;
-      }
-      case Op::Input: case Op::Parameter: case Op::Constant: case Op::State: case Op::Select: case Op::Gather:
-      case Op::GatherOneHot: case Op::Call:
-        TC_ASSERT(false);
-    }
-    const double unrounded = r;
-    r = round(r);
-    if (!std::isfinite(r)) {
-      if (std::isfinite(unrounded)) return error(n, "constant result " + num(unrounded) + " overflows float32");
-      return error(n, std::string("constant result is ") + (std::isnan(r) ? "nan" : "infinite"));
-    }
+    sem::Failure f = sem::value(n.op, true, Constants{*this, n}, r);
+    if (!f) f = sem::finish(r, f32_);
+    if (f) return error(n, sem::describe_constant(f, num));
     return r;
   }
 

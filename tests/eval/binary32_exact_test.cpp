@@ -3,8 +3,8 @@
 // allowed if the binary32 result is, bit for bit, the binary64 result
 // rounded to binary32 (what the scalar evaluator computes). This test walks
 // the table and, for every Native row:
-//   1. evaluates the op's kernel from core/eval/op_math.h (the functions the
-//      batch calls) in float and in double-then-rounded on edge values
+//   1. evaluates the op's kernel from core/ir/op_semantics.h (the templates
+//      the batch instantiates) in float and in double-then-rounded on edge values
 //      (signed zeros, subnormals, the binary32 limits, infinities, NaN) and
 //      on random bit patterns, and demands identical bits (NaN: both NaN);
 //   2. runs a float32 program of that op through run_batch (native binary32
@@ -26,17 +26,40 @@
 #include <hwy/targets.h>
 
 #include "eval/evaluator.h"
-#include "eval/op_math.h"
 #include "eval_util.h"
 #include "ir/builder.h"
+#include "ir/op_semantics.h"
 
 namespace tc {
 namespace {
 
-using eval_detail::exact_arith;
-using eval_detail::exact_compare;
-using eval_detail::exact_unary;
 using testing::same_bits;
+
+// The kernels of op_semantics.h in lane type T, by runtime op.
+template <class T>
+T exact_arith(Op op, T a, T b) {
+  using L = sem::Lanes<T>;
+  if (op == Op::Add) return sem::add<L>(a, b);
+  if (op == Op::Sub) return sem::sub<L>(a, b);
+  if (op == Op::Mul) return sem::mul<L>(a, b);
+  return sem::div<L>(a, b);  // Op::Div
+}
+template <class T>
+T exact_compare(Op op, T a, T b) {
+  using L = sem::Lanes<T>;
+  if (op == Op::Lt) return sem::compare<Op::Lt, L>(a, b);
+  if (op == Op::Le) return sem::compare<Op::Le, L>(a, b);
+  if (op == Op::Gt) return sem::compare<Op::Gt, L>(a, b);
+  if (op == Op::Ge) return sem::compare<Op::Ge, L>(a, b);
+  if (op == Op::Eq) return sem::compare<Op::Eq, L>(a, b);
+  return sem::compare<Op::Ne, L>(a, b);
+}
+template <class T>
+T exact_unary(Op op, T a) {
+  using L = sem::Lanes<T>;
+  if (op == Op::Neg) return sem::neg<L>(a);
+  return sem::relu<L>(a);  // Op::Relu
+}
 
 constexpr float kInf = std::numeric_limits<float>::infinity();
 constexpr float kMax = std::numeric_limits<float>::max();
