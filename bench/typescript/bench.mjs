@@ -3,12 +3,12 @@
 // per call, exact `gradients` per call and `runBatch` per case. Prints
 // medians and ratios.
 //
-// usage: node bench/typescript/bench.mjs [BUILD_DIR] [--before DIR]
+// usage: node bench/typescript/bench.mjs [BUILD_DIR] [--before PACKAGE_DIR]
 //                                        (after npm run build in sdk/typescript)
 //
-// --before DIR: a second build of the engine (DIR/tensorcode_core.js, with
-// DIR/tensorcode_core.wasm beside it unless the .js embeds it) measured in
-// the same run, so that a change of build flags shows as before/after ratios
+// --before PACKAGE_DIR: another built copy of the package (its dist/, for
+// instance the previous commit's sdk/typescript with its own engine build)
+// measured in the same run, so that a change shows as before/after ratios
 // from one machine state. The native baseline is tc_ts_native_timing
 // (BUILD_DIR/bin, built with the benchmarks: the same Evaluator calls, one
 // thread); the Python one is BUILD_DIR/python (tensorcode.program), when built.
@@ -30,34 +30,29 @@ const nativeTool = path.join(build, 'bin', 'tc_ts_native_timing');
 const pythonDir = path.join(build, 'python');
 const hasPython = fs.existsSync(path.join(pythonDir, 'tensorcode'));
 const require = createRequire(import.meta.url);
-const tcModule = require(path.join(pkg, 'dist', 'cjs', 'index.js'));
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const fmt = (s) => (s >= 1e-3 ? `${(s * 1e3).toFixed(2)} ms` : s >= 1e-6 ? `${(s * 1e6).toFixed(2)} us` : `${(s * 1e9).toFixed(0)} ns`);
 const ratio = (a, b) => `${(a / b).toFixed(2)}x`;
 
 // ---- the builds: size and load time in a fresh process
 const variants = [];
-if (beforeDir) variants.push({ name: 'before', js: path.join(beforeDir, 'tensorcode_core.js') });
-variants.push({ name: 'after', js: path.join(pkg, 'dist', 'tensorcode_core.js') });
+if (beforeDir) variants.push({ name: 'before', pkg: beforeDir });
+variants.push({ name: 'after', pkg });
 const mb = (n) => `${(n / 1e6).toFixed(2)} MB`;
 for (const v of variants) {
-  const wasm = v.js.replace(/\.js$/, '.wasm');
-  v.wasm = fs.existsSync(wasm) ? wasm : null;
-  const js = fs.readFileSync(v.js);
+  const dist = path.join(v.pkg, 'dist');
+  const js = fs.readFileSync(path.join(dist, 'tensorcode_core.js'));
   const parts = [`loader ${mb(js.length)} (${mb(zlib.gzipSync(js).length)} gzipped)`];
-  if (v.wasm) {
-    const w = fs.readFileSync(v.wasm);
+  if (fs.existsSync(path.join(dist, 'tensorcode_core.wasm'))) {
+    const w = fs.readFileSync(path.join(dist, 'tensorcode_core.wasm'));
     parts.push(`wasm ${mb(w.length)} (${mb(zlib.gzipSync(w).length)} gzipped), a separate file`);
   } else parts.push('wasm embedded in the loader as base64');
-  const script = `const t0 = performance.now(); const tc = require(${JSON.stringify(path.join(pkg, 'dist', 'cjs', 'index.js'))});
-    tc.load({ factory: require(${JSON.stringify(v.js)}) ${v.wasm ? `, wasmURL: ${JSON.stringify(v.wasm)}` : ''} })
-      .then(() => console.log(performance.now() - t0));`;
+  const entry = path.join(dist, 'cjs', 'index.js');
+  const script = `const t0 = performance.now(); require(${JSON.stringify(entry)}).load().then(() => console.log(performance.now() - t0));`;
   const loads = [];
   for (let i = 0; i < 5; ++i) loads.push(Number(execFileSync(process.execPath, ['-e', script], { encoding: 'utf8' })) / 1e3);
-  v.loadSeconds = median(loads);
-  console.log(`${v.name.padEnd(6)}: ${parts.join(', ')}; load (require + instantiate, fresh process) median ${fmt(v.loadSeconds)} of 5`);
-  const wasmURL = v.wasm ?? undefined;
-  v.tc = await tcModule.load({ factory: require(v.js), wasmURL });
+  console.log(`${v.name.padEnd(6)}: ${parts.join(', ')}; load (require + instantiate, fresh process) median ${fmt(median(loads))} of 5`);
+  v.tc = await require(entry).load();
 }
 
 // ---- programs (built with the last build; artifacts carry them to the others)

@@ -1,6 +1,7 @@
 // CoreProgram: a tc::Program as the TypeScript Program's native handle (program.h).
 #include "program.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 
@@ -165,6 +166,61 @@ val CoreProgram::run_values(const val& values) {
   if (!r) return eval_error(r.error());
   val view(emscripten::typed_memory_view(r->outputs.size(), r->outputs.data()));
   return val::global("Float64Array").new_(view);
+}
+
+double CoreProgram::fast_address() {
+  if (fast_slots_.empty() && fast_values_.empty()) {
+    auto ev = evaluator();
+    if (!ev) return 0;
+    const auto& ids = (*ev)->input_ids();
+    fast_env_ = Env{};
+    for (NodeId id : ids) fast_env_.inputs.emplace(program_.nodes[static_cast<std::size_t>(id)].name, 0.0);
+    for (NodeId id : ids) fast_slots_.push_back(&fast_env_.inputs.find(program_.nodes[static_cast<std::size_t>(id)].name)->second);
+    fast_values_.assign(std::max<std::size_t>({ids.size(), output_names_.size(), 1}), 0.0);
+  }
+  return static_cast<double>(reinterpret_cast<std::uintptr_t>(fast_values_.data()));
+}
+
+int CoreProgram::run_fast() {
+  auto ev = evaluator();
+  if (!ev) {
+    fast_error_ = eval_error(ev.error());
+    return 1;
+  }
+  for (std::size_t k = 0; k < fast_slots_.size(); ++k) *fast_slots_[k] = fast_values_[k];
+  auto r = (*ev)->run(fast_env_);
+  if (!r) {
+    fast_error_ = eval_error(r.error());
+    return 1;
+  }
+  std::copy(r->outputs.begin(), r->outputs.end(), fast_values_.begin());
+  return 0;
+}
+
+double CoreProgram::gradients_fast(const std::string& output) {
+  for (std::size_t k = 0; k < fast_slots_.size(); ++k) *fast_slots_[k] = fast_values_[k];
+  GradOptions g;
+  g.output = output;
+  g.bindings = bindings_.get();
+  auto r = tc::gradients(program_, fast_env_, g);
+  if (!r) {
+    fast_error_ = eval_error(r.error());
+    return 0;
+  }
+  fast_grads_.resize(1 + r->gradients.size());
+  fast_grad_names_.resize(r->gradients.size());
+  fast_grads_[0] = r->result;
+  for (std::size_t k = 0; k < r->gradients.size(); ++k) {
+    fast_grads_[1 + k] = r->gradients[k].second;
+    if (fast_grad_names_[k] != r->gradients[k].first) fast_grad_names_[k] = r->gradients[k].first;
+  }
+  return static_cast<double>(reinterpret_cast<std::uintptr_t>(fast_grads_.data()));
+}
+
+val CoreProgram::fast_gradient_names() const {
+  val a = val::array();
+  for (const std::string& n : fast_grad_names_) a.call<void>("push", n);
+  return a;
 }
 
 val CoreProgram::run_batch(const val& columns, const val& count_v, const val& params, const val& state, const val& dtype) {
@@ -341,6 +397,11 @@ void CoreProgram::set(Program p, std::optional<std::string> source_file) {
   bindings_.reset();
   program_ = std::move(p);
   for (auto& e : evaluators_) e.reset();
+  fast_values_.clear();
+  fast_slots_.clear();
+  fast_env_ = Env{};
+  fast_grads_.clear();
+  fast_grad_names_.clear();
   output_names_.clear();
   for (const auto& [name, id] : program_.outputs) output_names_.push_back(name);
 }

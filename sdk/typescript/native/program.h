@@ -37,6 +37,20 @@ class CoreProgram {
   /// order. Parameters and state take their stored values.
   val run_values(const val& values);
 
+  /// The fastest run(): the TypeScript layer writes the input values (node
+  /// order) into the buffer at fast_address() in the heap, run_fast()
+  /// evaluates with a reused Env and writes the outputs (artifact order)
+  /// there; 0 on success, else 1 with the error kept for fast_error(). No
+  /// JavaScript value is made or read per call.
+  double fast_address();
+  int run_fast();
+  val fast_error() const { return fast_error_; }
+  /// gradients() the same way: inputs at fast_address(), parameters and state
+  /// their stored values; returns the address of [value, d/d leaf...] (leaves
+  /// in node order, named by fast_gradient_names()), or 0 with the error kept.
+  double gradients_fast(const std::string& output);
+  val fast_gradient_names() const;
+
   /// `count` cases; `columns` holds input k of case c at [k * count + c]
   /// (inputs in node order). Returns {outputs: [Float64Array per output],
   /// failed: Uint8Array, errors: [{index, error}]}.
@@ -76,6 +90,13 @@ class CoreProgram {
   std::shared_ptr<Bindings> bindings_;  ///< shared with runtimes made from this program
   std::unique_ptr<Evaluator> evaluators_[3];
   std::vector<std::string> output_names_;
+  // The fast path's state (run_fast): made on first use, dropped by set().
+  std::vector<double> fast_values_;
+  Env fast_env_;
+  std::vector<double*> fast_slots_;  ///< fast_env_'s input values, in input node order
+  val fast_error_ = val::undefined();
+  std::vector<double> fast_grads_;
+  std::vector<std::string> fast_grad_names_;
 };
 
 }  // namespace tc::wasm

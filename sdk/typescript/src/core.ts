@@ -39,6 +39,15 @@ export interface CoreProgram extends Handle {
   info(): ProgramInfo;
   run(inputs: Values, params?: Values, state?: Values): CoreResult<{ outputs: NumberMap; nextState: NumberMap }>;
   runValues(values: Float64Array): Float64Array | { error: import('./errors.js').CoreError };
+  /** The heap address (bytes) of the fast path's value buffer: inputs in node order in, outputs out. */
+  fastAddress(): number;
+  /** Runs the values at fastAddress(): 0, or 1 with the error in fastError(). */
+  runFast(): number;
+  fastError(): { error: import('./errors.js').CoreError };
+  /** gradients() of the values at fastAddress(): the address of [value, gradient per leaf], or 0 (error in fastError()). */
+  gradientsFast(output: string): number;
+  /** The leaves of the last gradientsFast(), in its order. */
+  fastGradientNames(): string[];
   runBatch(columns: Float64Array, count: number, params?: Values, state?: Values, dtype?: string): CoreResult<{
     outputs: Float64Array[];
     failed: Uint8Array;
@@ -123,6 +132,8 @@ export interface CoreModule {
   CoreBuilder: new () => CoreBuilder;
   parseDomain(text: string): CoreResult<DomainInfo>;
   opNames(): string[];
+  /** The WebAssembly memory as float64s (replaced when the memory grows: read it after every call). */
+  HEAPF64: Float64Array;
   /** The allocator's bytes in use and the heap's size (tests). */
   heapStats(): { used: number; size: number };
 }

@@ -56,6 +56,11 @@ class Native<H extends { delete(): void }> {
     return this.state !== 'live';
   }
 
+  /** Whether one of this handle's calls is running (a host function calling back in). */
+  get inCall(): boolean {
+    return this.busy > 0;
+  }
+
   dispose(): void {
     if (this.state !== 'live') return;
     if (this.busy > 0) this.state = 'disposing';
@@ -229,6 +234,8 @@ export class Program {
   private infoCache?: ProgramInfo;
   private inputNames?: string[];
   private outputNames?: string[];
+  private fastAddress?: number;
+  private readonly gradientNames = new Map<string, string[]>();
 
   /** @internal Use tc.compile, tc.Program.fromJSON or a Builder. */
   constructor(core: CoreModule, handle: CoreProgram) {
@@ -289,32 +296,39 @@ export class Program {
     return this.native.call((h) => h.toJSON());
   }
 
+  /**
+   * The address of the engine's value buffer when `inputs` can take the fast
+   * path (exactly the program's inputs, finite numbers, and not from inside
+   * one of this program's own calls, such as a host function calling back,
+   * while the engine is using that buffer); else 0.
+   */
+  private fastInputs(inputs: Values): number {
+    const names = (this.inputNames ??= this.inputs);
+    if (this.native.inCall || typeof inputs !== 'object' || inputs === null || Object.keys(inputs).length !== names.length) return 0;
+    for (let k = 0; k < names.length; ++k) {
+      const v = inputs[names[k]];
+      if (typeof v !== 'number' || !Number.isFinite(v)) return 0;
+    }
+    return (this.fastAddress ??= this.native.call((h) => h.fastAddress()));
+  }
+
   /** One checked evaluation: {result: 10}. Throws EvaluationError. */
   run(inputs: Values, options: RunOptions = {}): NumberMap {
-    if (!options.params && !options.state) {
-      // Fast path: exactly the program's inputs, all numbers, in node order.
-      const names = (this.inputNames ??= this.inputs);
-      const keys = Object.keys(inputs);
-      if (keys.length === names.length) {
-        const values = new Float64Array(names.length);
-        let plain = true;
-        for (let k = 0; k < names.length && plain; ++k) {
-          const v = inputs[names[k]];
-          if (typeof v === 'number' && Number.isFinite(v)) values[k] = v;
-          else plain = false;
-        }
-        if (plain) {
-          const r = this.native.call((h) => {
-            const got = h.runValues(values);
-            if (!(got instanceof Float64Array)) throw errorFromCore(got.error);
-            return got;
-          }, this.host);
-          const outputs: NumberMap = {};
-          const outNames = (this.outputNames ??= this.outputs);
-          for (let k = 0; k < outNames.length; ++k) outputs[outNames[k]] = r[k];
-          return outputs;
-        }
-      }
+    const address = !options.params && !options.state ? this.fastInputs(inputs) : 0;
+    if (address !== 0) {
+      // The values go into the engine's buffer (heap[address / 8 + k]) and the outputs come back there:
+      // no JavaScript object crosses into the module. Inside call(): nothing is written to a disposed program.
+      const core = this.core, names = this.inputNames!, base = address / 8;
+      const outNames = (this.outputNames ??= this.outputs);
+      return this.native.call((h) => {
+        let heap = core.HEAPF64;
+        for (let k = 0; k < names.length; ++k) heap[base + k] = inputs[names[k]] as number;
+        if (h.runFast() !== 0) throw errorFromCore(h.fastError().error);
+        heap = core.HEAPF64;  // the run may have grown the memory
+        const outputs: NumberMap = {};
+        for (let k = 0; k < outNames.length; ++k) outputs[outNames[k]] = heap[base + k];
+        return outputs;
+      }, this.host);
     }
     // Everything else (and every error about names or values) through the engine's own checks.
     return this.native.call((h) => unwrap(h.run(inputs, options.params, options.state)).outputs, this.host);
@@ -401,6 +415,27 @@ export class Program {
   /** The output's value and its gradients, as `tensorcode grad` prints them. */
   valueAndGradients(inputs: Values, options: GradientOptions = {}): { result: number; gradients: NumberMap } {
     const { params, state, ...rest } = options;
+    const keys = Object.keys(rest);
+    const output = rest.output;
+    const address = !params && !state && (keys.length === 0 || (keys.length === 1 && typeof output === 'string')) ? this.fastInputs(inputs) : 0;
+    if (address !== 0) {
+      // As run(): the inputs through the engine's buffer, [value, gradients...] back from another.
+      const core = this.core, names = this.inputNames!, base = address / 8;
+      return this.native.call((h) => {
+        let heap = core.HEAPF64;
+        for (let k = 0; k < names.length; ++k) heap[base + k] = inputs[names[k]] as number;
+        const at = h.gradientsFast(output ?? '');
+        if (at === 0) throw errorFromCore(h.fastError().error);
+        const key = output ?? '';
+        let leaves = this.gradientNames.get(key);
+        if (!leaves) this.gradientNames.set(key, (leaves = h.fastGradientNames()));
+        heap = core.HEAPF64;
+        const g = at / 8;
+        const gradients: NumberMap = {};
+        for (let k = 0; k < leaves.length; ++k) gradients[leaves[k]] = heap[g + 1 + k];
+        return { result: heap[g], gradients };
+      }, this.host);
+    }
     return this.native.call((h) => unwrap(h.gradients(inputs, params, state, rest)), this.host);
   }
 
