@@ -6,6 +6,8 @@
 // usage: node bench/typescript/bench.mjs [BUILD_DIR] [--before PACKAGE_DIR]
 //                                        (after npm run build in sdk/typescript)
 //
+// --also NAME=PACKAGE_DIR adds further builds as columns (for instance the
+// same package with an engine built without some flag).
 // --before PACKAGE_DIR: another built copy of the package (its dist/, for
 // instance the previous commit's sdk/typescript with its own engine build)
 // measured in the same run, so that a change shows as before/after ratios
@@ -25,6 +27,12 @@ const pkg = path.join(root, 'sdk', 'typescript');
 const args = process.argv.slice(2);
 const beforeAt = args.indexOf('--before');
 const beforeDir = beforeAt >= 0 ? path.resolve(args.splice(beforeAt, 2)[1]) : null;
+// --also NAME=PACKAGE_DIR (repeatable): more builds in the same run, each a column of its own.
+const also = [];
+for (let i; (i = args.indexOf('--also')) >= 0;) {
+  const [name, dir] = args.splice(i, 2)[1].split('=');
+  also.push({ name, pkg: path.resolve(dir) });
+}
 const build = path.resolve(args[0] ?? path.join(root, 'build'));
 const nativeTool = path.join(build, 'bin', 'tc_ts_native_timing');
 const pythonDir = path.join(build, 'python');
@@ -37,7 +45,7 @@ const ratio = (a, b) => `${(a / b).toFixed(2)}x`;
 // ---- the builds: size and load time in a fresh process
 const variants = [];
 if (beforeDir) variants.push({ name: 'before', pkg: beforeDir });
-variants.push({ name: 'after', pkg });
+variants.push(...also, { name: 'after', pkg });
 const mb = (n) => `${(n / 1e6).toFixed(2)} MB`;
 for (const v of variants) {
   const dist = path.join(v.pkg, 'dist');
@@ -136,7 +144,7 @@ for (const [name, built] of Object.entries(programs)) {
 }
 
 const after = variants.at(-1).name;
-const line = (cells) => console.log(cells.map((c, i) => (i === 0 ? String(c).padEnd(10) : String(c).padStart(11))).join(' '));
+const line = (cells) => console.log(cells.map((c, i) => (i === 0 ? String(c).padEnd(10) : String(c).padStart(12))).join(' '));
 for (const [what, key, pyKey, nativeKey] of [['run per call', 'run', 'run_per_call_s', 'run_per_call_s'],
   ['gradients per call (exact)', 'grad', 'grad_per_call_s', null], ['runBatch per case', 'batch', null, 'batch_per_case_s']]) {
   console.log(`\n${what}`);
