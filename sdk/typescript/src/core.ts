@@ -1,4 +1,4 @@
-// The shape of the Emscripten module (native/bindings.cpp). Internal: the
+// The shape of the Emscripten module (native/module.cpp registers it). Internal: the
 // public API wraps these handles.
 import type { CoreResult } from './errors.js';
 
