@@ -1,19 +1,19 @@
 // match_circuits: pairs the nodes of two circuits in a fixed sequence of
 // linear passes (see diff.h and docs/diff.md).
 //
-// Every index below is built once from one side's own fields (never from
-// the pairing so far), so building it costs one walk. A bucket lists its
-// nodes in ascending id order and keeps a cursor past its leading paired
-// entries; a lookup skips those for good and then tries at most kTries more,
-// so a whole pass is linear in the nodes (and arguments) whatever the
-// buckets hold. Nothing depends on hash order: buckets are only looked up,
-// and each holds ids in id order, so the result depends on the programs
-// alone.
+// Every index below is built once from A's own fields (never from the
+// pairing so far), so building it costs one walk. A group lists its nodes in
+// ascending id order and keeps a cursor past its leading paired entries; a
+// lookup skips those for good and then looks at a bounded number more, so a
+// whole pass is linear in the nodes (and arguments) whatever the groups
+// hold. Nothing depends on hash order: groups are only looked up, and each
+// holds ids in id order, so the result depends on the programs alone.
 #include <bit>
 #include <cstdint>
 #include <cstring>
 #include <string_view>
 #include <unordered_map>
+#include <vector>
 
 #include "diff/diff.h"
 #include "diff/node_fields.h"
@@ -21,7 +21,8 @@
 namespace tc {
 namespace {
 
-constexpr int kTries = 8;   // candidates examined per lookup beyond the skipped ones
+constexpr int kTries = 8;   // unpaired candidates offered per lookup beyond the skipped ones
+constexpr std::uint32_t kScan = 64;  // ids looked at per lookup beyond the skipped ones
 constexpr int kRounds = 4;  // rounds of the last two passes, while they still pair nodes
 
 std::uint64_t mix(std::uint64_t h, std::uint64_t v) {
@@ -86,12 +87,75 @@ bool located(const Node& n) { return n.location && n.location->valid(); }
 
 bool same_source(const Node& x, const Node& y) { return x.location == y.location && x.iteration == y.iteration; }
 
-struct Bucket {
-  std::vector<NodeId> ids;
-  std::size_t cursor = 0;  // ids before it are all paired
+/// Node ids grouped by a 64-bit key, built in one walk: keys and ids are
+/// staged in ascending id order, then an open-addressing table gives each
+/// distinct key a group and a counting sort lays the groups out in one
+/// array, ids ascending within each. Two flat arrays instead of a vector per
+/// key: at 100k nodes the allocator, not the matching, was the cost.
+class FlatIndex {
+ public:
+  void add(std::uint64_t key, NodeId id) {
+    staged_keys_.push_back(key);
+    staged_ids_.push_back(id);
+  }
+
+  void build() {
+    const std::size_t n = staged_keys_.size();
+    std::size_t size = 16;
+    while (size < 2 * n) size *= 2;
+    mask_ = size - 1;
+    slot_key_.assign(size, 0);
+    slot_group_.assign(size, -1);
+    std::vector<std::int32_t> group_of(n);
+    std::vector<std::uint32_t> count;
+    for (std::size_t i = 0; i < n; ++i) {
+      std::size_t s = slot(staged_keys_[i]);
+      if (slot_group_[s] < 0) {
+        slot_key_[s] = staged_keys_[i];
+        slot_group_[s] = static_cast<std::int32_t>(count.size());
+        count.push_back(0);
+      }
+      group_of[i] = slot_group_[s];
+      ++count[static_cast<std::size_t>(group_of[i])];
+    }
+    start_.assign(count.size() + 1, 0);
+    for (std::size_t g = 0; g < count.size(); ++g) start_[g + 1] = start_[g] + count[g];
+    cursor_.assign(start_.begin(), start_.end() - 1);
+    std::vector<std::uint32_t> fill(cursor_);
+    entries_.resize(n);
+    for (std::size_t i = 0; i < n; ++i) entries_[fill[static_cast<std::size_t>(group_of[i])]++] = staged_ids_[i];
+    std::vector<std::uint64_t>().swap(staged_keys_);
+    std::vector<NodeId>().swap(staged_ids_);
+  }
+
+  /// The group of `key`, or -1.
+  [[nodiscard]] std::int32_t find(std::uint64_t key) const {
+    if (slot_key_.empty()) return -1;
+    return slot_group_[slot(key)];
+  }
+  [[nodiscard]] std::uint32_t end(std::int32_t g) const { return start_[static_cast<std::size_t>(g) + 1]; }
+  std::uint32_t& cursor(std::int32_t g) { return cursor_[static_cast<std::size_t>(g)]; }
+  [[nodiscard]] NodeId at(std::uint32_t i) const { return entries_[i]; }
+
+ private:
+  /// Linear probing from the key's low bits (keys are already mixed): the
+  /// slot holding `key`, or the empty one where it would go.
+  [[nodiscard]] std::size_t slot(std::uint64_t key) const {
+    std::size_t s = static_cast<std::size_t>(key) & mask_;
+    while (slot_group_[s] >= 0 && slot_key_[s] != key) s = (s + 1) & mask_;
+    return s;
+  }
+
+  std::vector<std::uint64_t> staged_keys_;
+  std::vector<NodeId> staged_ids_;
+  std::size_t mask_ = 0;
+  std::vector<std::uint64_t> slot_key_;
+  std::vector<std::int32_t> slot_group_;
+  std::vector<std::uint32_t> start_, cursor_;  // group g: entries [start_[g], start_[g+1]); before cursor_[g]: paired
+  std::vector<NodeId> entries_;
 };
 
-using Index = std::unordered_map<std::uint64_t, Bucket>;
+using Index = FlatIndex;
 
 class Matcher {
  public:
@@ -170,16 +234,20 @@ class Matcher {
     }
   }
 
-  /// First unpaired id of the bucket that `accept` takes, within kTries.
+  /// First unpaired id of the key's group that `accept` takes. The cursor
+  /// skips the group's leading paired ids for good; past it at most kTries
+  /// unpaired ids are offered and kScan ids looked at, so a lookup costs
+  /// O(1) beyond the skipped prefix whatever the group holds.
   template <class Accept>
   NodeId take(Index& index, std::uint64_t key, Accept&& accept) {
-    auto it = index.find(key);
-    if (it == index.end()) return -1;
-    Bucket& bucket = it->second;
-    while (bucket.cursor < bucket.ids.size() && partner_of_a(bucket.ids[bucket.cursor]) >= 0) ++bucket.cursor;
+    const std::int32_t g = index.find(key);
+    if (g < 0) return -1;
+    std::uint32_t& cursor = index.cursor(g);
+    const std::uint32_t end = index.end(g);
+    while (cursor < end && partner_of_a(index.at(cursor)) >= 0) ++cursor;
     int tries = 0;
-    for (std::size_t i = bucket.cursor; i < bucket.ids.size() && tries < kTries; ++i) {
-      const NodeId id = bucket.ids[i];
+    for (std::uint32_t i = cursor; i < end && i < cursor + kScan && tries < kTries; ++i) {
+      const NodeId id = index.at(i);
       if (partner_of_a(id) >= 0) continue;
       ++tries;
       if (accept(id)) return id;
@@ -249,19 +317,45 @@ class Matcher {
     for (const Node& n : a_.nodes) {
       const auto i = static_cast<std::size_t>(n.id);
       const std::uint64_t exact = exact_key_a(n);
-      exact_.try_emplace(exact).first->second.ids.push_back(n.id);
-      exact_at_.try_emplace(mix(exact, src_a_[i])).first->second.ids.push_back(n.id);
-      exact_in_.try_emplace(mix(exact, iter_a_[i])).first->second.ids.push_back(n.id);
-      if (n.location && n.location->valid()) {
-        at_op_.try_emplace(position_key(src_a_[i], n.op, true)).first->second.ids.push_back(n.id);
-        at_.try_emplace(position_key(src_a_[i], n.op, false)).first->second.ids.push_back(n.id);
-      }
+      exact_.add(exact, n.id);
+      if (located(n)) exact_at_.add(mix(exact, src_a_[i]), n.id);
+      if (!n.iteration.empty()) exact_in_.add(mix(exact, iter_a_[i]), n.id);
+    }
+    for (Index* index : {&exact_, &exact_at_, &exact_in_}) index->build();
+  }
+
+  // The later passes' indexes hold only the A nodes still unpaired when the
+  // pass first runs (a node paired by then is never a candidate again): after
+  // a small edit they are small, and they stay empty when nothing is left.
+  bool all_paired() const { return paired_ == b_.nodes.size() || paired_ == a_.nodes.size(); }
+
+  void build_position_indexes() {
+    if (built_positions_) return;
+    built_positions_ = true;
+    for (const Node& n : a_.nodes) {
+      if (partner_of_a(n.id) >= 0 || !located(n)) continue;
+      const auto i = static_cast<std::size_t>(n.id);
+      at_op_.add(position_key(src_a_[i], n.op, true), n.id);
+      at_.add(position_key(src_a_[i], n.op, false), n.id);
+    }
+    at_op_.build();
+    at_.build();
+  }
+
+  void build_sharing_indexes() {
+    if (built_sharing_) return;
+    built_sharing_ = true;
+    for (const Node& n : a_.nodes) {
+      if (partner_of_a(n.id) >= 0) continue;
+      const auto i = static_cast<std::size_t>(n.id);
       for (std::size_t k = 0; k < n.args.size(); ++k) {
         const std::uint64_t key = sharing_key(n.op, n.args.size(), k, n.args[k]);
-        sharing_.try_emplace(key).first->second.ids.push_back(n.id);
-        sharing_at_.try_emplace(mix(key, src_a_[i])).first->second.ids.push_back(n.id);
+        sharing_.add(key, n.id);
+        if (located(n) || !n.iteration.empty()) sharing_at_.add(mix(key, src_a_[i]), n.id);
       }
     }
+    sharing_.build();
+    sharing_at_.build();
   }
 
   // -- pass 2: identical nodes over paired arguments, bottom-up -----------
@@ -285,6 +379,7 @@ class Matcher {
   /// Bottom-up over B. A constant is paired through its first paired user
   /// (and by itself only when `constants`, for those left over).
   void exact_pass(bool constants) {
+    if (all_paired()) return;
     for (const Node& n : b_.nodes) {
       if (partner_of_b(n.id) >= 0 || (!constants && n.op == Op::Constant)) continue;
       std::uint64_t h = attr_b_[static_cast<std::size_t>(n.id)];
@@ -337,6 +432,8 @@ class Matcher {
   }
 
   void position_pass(bool with_op) {
+    if (all_paired()) return;
+    build_position_indexes();
     Index& index = with_op ? at_op_ : at_;
     for (const Node& n : b_.nodes) {
       if (partner_of_b(n.id) >= 0 || !n.location || !n.location->valid()) continue;
@@ -371,6 +468,8 @@ class Matcher {
   }
 
   void sharing_pass() {
+    if (all_paired()) return;
+    build_sharing_indexes();
     for (const Node& n : b_.nodes) {
       if (partner_of_b(n.id) >= 0 || n.args.empty()) continue;
       NodeId a = -1;
@@ -410,6 +509,7 @@ class Matcher {
   std::size_t paired_ = 0;
   std::vector<std::uint64_t> attr_a_, attr_b_, src_a_, src_b_, iter_a_, iter_b_;
   Index exact_, exact_at_, exact_in_, at_op_, at_, sharing_, sharing_at_;
+  bool built_positions_ = false, built_sharing_ = false;
   std::vector<std::pair<NodeId, NodeId>> work_;
 };
 
