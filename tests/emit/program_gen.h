@@ -271,8 +271,8 @@ inline std::vector<std::vector<double>> random_cases(const Program& p, std::size
   return cols;
 }
 
-/// The frontend corpus (tests/data/corpus/*.py) compiled in float32 with
-/// their `# tensorcode: input` directives. Files that do not compile are
+/// The frontend corpus (tests/data/corpus/*.py) compiled in float32 (or
+/// `dtype`) with their `# tensorcode: input` directives. Files that do not compile are
 /// returned with an empty program name so callers can report them.
 struct CorpusEntry {
   std::string file;
@@ -280,7 +280,7 @@ struct CorpusEntry {
   std::string error;  ///< compile error, empty when compiled
 };
 
-inline std::vector<CorpusEntry> load_corpus(const std::string& dir) {
+inline std::vector<CorpusEntry> load_corpus(const std::string& dir, Dtype dtype = Dtype::Float32) {
   std::vector<CorpusEntry> out;
   std::error_code ec;
   if (!std::filesystem::is_directory(dir, ec)) return out;
@@ -294,7 +294,7 @@ inline std::vector<CorpusEntry> load_corpus(const std::string& dir) {
     ss << in.rdbuf();
     CompileOptions opts;
     opts.filename = f.filename().string();
-    opts.dtype = Dtype::Float32;
+    opts.dtype = dtype;
     CorpusEntry entry;
     entry.file = f.filename().string();
     // Header: leading "# key: value" lines (see tests/data/corpus/README.md).
