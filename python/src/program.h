@@ -64,5 +64,6 @@ void bind_runtime(py::module_& m);
 void bind_verify(py::module_& m);
 void bind_misc(py::module_& m);
 void bind_fit(py::module_& m);  ///< fit.cpp: Program.fit over core/grad/fit.h
+void bind_diff(py::module_& m);  ///< diff.cpp: tensorcode.program.diff over core/diff
 
 }  // namespace tcpy

@@ -4,7 +4,8 @@ it. A type the stubs get wrong fails the first step; a stub that promises
 something the package does not do fails the second."""
 from typing import Dict, List, Optional
 
-from tensorcode.program import Builder, CompileError, Domain, Program, Runtime, compile, float64, int32
+from tensorcode.program import (Builder, CompileError, Diff, Domain, Program, Runtime, compile, diff, float64,
+                                int32)
 
 
 def choose(a: int) -> int:
@@ -50,6 +51,11 @@ def main() -> None:
     runtime.dispatch({"x": 1.5})
     outputs, state = runtime.step({"x": 2.0})
     assert runtime.steps == 1 and state["total"] == 3.5 and outputs["total"] == 1.5
+
+    before = compile("def f(a):\n    return a * 2 + 1\n", inputs={"a": int32(min=0, max=9)})
+    d: Diff = diff(before, before.optimize(), cases=[{"a": 3}])
+    same_values: Optional[bool] = d.same_values
+    assert same_values is True and d.summary["unchanged"] >= 1 and str(d).endswith("same values\n")
 
     try:
         compile("def f(a):\n    return a +\n", inputs={"a": int32()})

@@ -5,7 +5,9 @@ gradient, check and pass happens there.
 
 Importing this package never imports torch; Program.to_tensor_module() does.
 """
+import dataclasses as _dataclasses
 import json as _json
+from typing import Any as _Any
 
 try:
     from . import _core
@@ -24,7 +26,7 @@ _core.register_errors(CompileError, EvaluationError, ArtifactError, Verification
 __all__ = [
     "compile", "int32", "boolean", "float32", "float64", "Domain", "Builder", "Program", "Runtime",
     "analyze", "verified_replacement", "CompileError", "EvaluationError", "ArtifactError",
-    "VerificationError",
+    "VerificationError", "diff", "Diff",
 ]
 
 Domain = _core.Domain
@@ -666,3 +668,53 @@ def verified_replacement(original, candidate, *, max_cases=100000, atol=0, rtol=
     _core.verified_replacement(_core_of(original), _core_of(candidate), original._reference, int(max_cases),
                                float(atol), float(rtol))
     return candidate
+
+
+@_dataclasses.dataclass(frozen=True)
+class Diff:
+    """What diff(a, b) found (the tensorcode.diff document of docs/diff.md,
+    as attributes). str() gives the text `tensorcode diff` prints."""
+
+    same: bool
+    same_structure: bool
+    same_values: "bool | None"
+    a: "dict[str, int]"
+    b: "dict[str, int]"
+    summary: "dict[str, int]"
+    program: "list[dict[str, _Any]]"
+    inputs: "list[dict[str, _Any]]"
+    parameters: "list[dict[str, _Any]]"
+    state: "list[dict[str, _Any]]"
+    nodes: "dict[str, list[dict[str, _Any]]]"
+    outputs: "list[dict[str, _Any]]"
+    text: str = _dataclasses.field(repr=False)
+
+    def to_dict(self):
+        """The tensorcode.diff document, as `tensorcode diff --json` prints it."""
+        doc = {"format": "tensorcode.diff", "version": 1}
+        for f in _dataclasses.fields(self):
+            if f.name != "text":
+                doc[f.name] = getattr(self, f.name)
+        return _json.loads(_json.dumps(doc))  # a copy the caller may change
+
+    def __str__(self):
+        return self.text
+
+
+def diff(a, b, *, cases=None, max_examples=10, labels=("a", "b"), limit=20):
+    """Compares two programs (`tensorcode diff A B`): pairs their nodes by
+    source position, loop iteration and structure, and reports nodes added,
+    removed and changed, inputs, parameters and state that differ, and each
+    output's circuit. With `cases` (a list of {input: value} dicts giving
+    every input of either program) it also runs both and reports the outputs
+    whose values differ. `labels` name the two sides in str(result); `limit`
+    cuts its lists."""
+    if not isinstance(labels, (tuple, list)) or len(labels) != 2 or not all(isinstance(x, str) for x in labels):
+        raise TypeError("labels must be a pair of str, e.g. ('before', 'after')")
+    examples = _integer(max_examples)
+    if examples is None or examples < 0:
+        raise ValueError(f"max_examples must be a non-negative integer, not {max_examples!r}")
+    doc, text = _core.diff(_core_of(a), _core_of(b), cases, examples, labels[0], labels[1],
+                           _positive_count(limit, "limit"))
+    fields = {f.name for f in _dataclasses.fields(Diff)} - {"text"}
+    return Diff(text=text, **{k: v for k, v in doc.items() if k in fields})

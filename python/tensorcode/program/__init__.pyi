@@ -1,6 +1,7 @@
 # Types of tensorcode.program (the implementation is __init__.py). Checked
 # against the runtime package by ctest python.stubtest; a strictly typed
 # client is tests/python/typed_example.py (ctest python.mypy_strict).
+from dataclasses import dataclass, field
 from typing import Any, Callable, ClassVar, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union, overload
 
 
@@ -14,7 +15,7 @@ from .torch_module import TensorModule
 __all__ = [
     "compile", "int32", "boolean", "float32", "float64", "Domain", "Builder", "Program", "Runtime",
     "analyze", "verified_replacement", "CompileError", "EvaluationError", "ArtifactError",
-    "VerificationError",
+    "VerificationError", "diff", "Diff",
 ]
 
 Domain = _core.Domain
@@ -137,3 +138,24 @@ class Runtime:
 def analyze(program: Program, *, params: Optional[_Values] = None, free_parameters: bool = False) -> Dict[str, Any]: ...
 def verified_replacement(original: Program, candidate: Program, *, max_cases: int = 100000, atol: float = 0,
                          rtol: float = 0) -> Program: ...
+
+@dataclass(frozen=True)
+class Diff:
+    same: bool
+    same_structure: bool
+    same_values: Optional[bool]
+    a: Dict[str, int]
+    b: Dict[str, int]
+    summary: Dict[str, int]
+    program: List[Dict[str, Any]]
+    inputs: List[Dict[str, Any]]
+    parameters: List[Dict[str, Any]]
+    state: List[Dict[str, Any]]
+    nodes: Dict[str, List[Dict[str, Any]]]
+    outputs: List[Dict[str, Any]]
+    text: str = field(repr=False)
+    def to_dict(self) -> Dict[str, Any]: ...
+    def __str__(self) -> str: ...
+
+def diff(a: Program, b: Program, *, cases: Optional[Sequence[_Values]] = None, max_examples: int = 10,
+         labels: Sequence[str] = ("a", "b"), limit: int = 20) -> Diff: ...

@@ -1,0 +1,61 @@
+// tensorcode.program.diff's core: two Programs diffed by core/diff, returned
+// as the tensorcode.diff document (a dict) and its text form, both made by
+// core (diff/diff_report.h) so the package prints what the CLI prints.
+#include "diff/diff.h"
+#include "diff/diff_report.h"
+#include "program.h"
+
+namespace tcpy {
+
+namespace {
+
+/// A sequence of {input: number} mappings as the diff's case columns.
+tc::DiffCases cases_from(py::handle cases) {
+  tc::DiffCases out;
+  if (!py::isinstance<py::sequence>(cases) || py::isinstance<py::str>(cases))
+    throw py::type_error(std::string("cases must be a list of {input: value} dicts, not ") + Py_TYPE(cases.ptr())->tp_name);
+  std::vector<std::pair<std::string, double>> values;
+  std::size_t index = 0;
+  for (py::handle item : py::reinterpret_borrow<py::sequence>(cases)) {
+    if (!PyDict_Check(item.ptr()))
+      throw py::type_error("case " + std::to_string(index) + " must be a dict of input values, not " +
+                           Py_TYPE(item.ptr())->tp_name);
+    values.clear();
+    std::map<std::string, double, std::less<>> named;
+    fill_named(item, named, "input");
+    for (auto& [name, v] : named) values.emplace_back(name, v);
+    if (tc::Status s = tc::add_diff_case(out, values); !s)
+      throw py::value_error("case " + std::to_string(index) + ": " + s.error().message);
+    ++index;
+  }
+  if (out.count == 0) throw py::value_error("cases is empty: give at least one case, or None to compare structure only");
+  return out;
+}
+
+}  // namespace
+
+void bind_diff(py::module_& m) {
+  m.def(
+      "diff",
+      [](py::handle a, py::handle b, py::handle cases, std::size_t max_examples, const std::string& a_label,
+         const std::string& b_label, std::size_t limit) {
+        const tc::Program& pa = core_program(a).program();
+        const tc::Program& pb = core_program(b).program();
+        std::optional<tc::DiffCases> columns;
+        if (!cases.is_none()) columns = cases_from(cases);
+        tc::DiffOptions o;
+        o.cases = columns ? &*columns : nullptr;
+        o.max_examples = max_examples;
+        auto d = tc::diff_programs(pa, pb, o);
+        if (!d) raise_diagnostic(ErrorKind::Evaluation, d.error());
+        tc::DiffTextOptions text;
+        text.a_label = a_label;
+        text.b_label = b_label;
+        text.limit = limit;
+        return py::make_tuple(json_to_py(tc::diff_to_json(*d, pa, pb)), to_str(tc::diff_to_text(*d, pa, pb, text)));
+      },
+      py::arg("a"), py::arg("b"), py::arg("cases"), py::arg("max_examples"), py::arg("a_label"), py::arg("b_label"),
+      py::arg("limit"));
+}
+
+}  // namespace tcpy
