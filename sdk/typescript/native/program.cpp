@@ -202,7 +202,7 @@ double CoreProgram::gradients_fast(const std::string& output) {
   GradOptions g;
   g.output = output;
   g.bindings = bindings_.get();
-  auto r = tc::gradients(program_, fast_env_, g);
+  auto r = run_gradients(g, fast_env_);
   if (!r) {
     fast_error_ = eval_error(r.error());
     return 0;
@@ -215,6 +215,22 @@ double CoreProgram::gradients_fast(const std::string& output) {
     if (fast_grad_names_[k] != r->gradients[k].first) fast_grad_names_[k] = r->gradients[k].first;
   }
   return static_cast<double>(reinterpret_cast<std::uintptr_t>(fast_grads_.data()));
+}
+
+Result<GradResult> CoreProgram::run_gradients(const GradOptions& options, const Env& env) {
+  if (options.semantics || options.temperature || differentiating_) return tc::gradients(program_, env, options);
+  auto it = tapes_.find(options.output);
+  if (it == tapes_.end()) {
+    auto tape = GradientTape::create(program_, options);
+    if (!tape) return tape.error();
+    it = tapes_.emplace(options.output, std::move(*tape)).first;
+  }
+  differentiating_ = true;
+  struct Reset {
+    bool& flag;
+    ~Reset() { flag = false; }
+  } reset{differentiating_};
+  return it->second.run(env);
 }
 
 val CoreProgram::fast_gradient_names() const {
@@ -289,7 +305,7 @@ val CoreProgram::gradients(const val& inputs, const val& params, const val& stat
     g.temperature = t;
   }
   g.bindings = bindings_.get();
-  auto r = tc::gradients(program_, *env, g);
+  auto r = run_gradients(g, *env);
   if (!r) return eval_error(r.error());
   val grads = val::object();
   for (const auto& [name, d] : r->gradients) grads.set(name, d);
@@ -402,6 +418,7 @@ void CoreProgram::set(Program p, std::optional<std::string> source_file) {
   fast_env_ = Env{};
   fast_grads_.clear();
   fast_grad_names_.clear();
+  tapes_.clear();
   output_names_.clear();
   for (const auto& [name, id] : program_.outputs) output_names_.push_back(name);
 }

@@ -1,6 +1,7 @@
 // CoreProgram: a tc::Program as the TypeScript Program's native handle.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -8,6 +9,7 @@
 
 #include "common.h"
 #include "eval/evaluator.h"
+#include "grad/gradients.h"
 #include "ir/artifact.h"
 #include "ir/program.h"
 
@@ -82,6 +84,12 @@ class CoreProgram {
   // Prepared once per program (and dtype override): run() is called per case.
   Result<const Evaluator*> evaluator(std::optional<Dtype> dtype = std::nullopt);
 
+  /// tc::gradients with the tape prepared once per output (as Python keeps
+  /// it): overrides of semantics or temperature, and a call made while this
+  /// program's tape is running (a host function calling back), prepare one
+  /// of their own.
+  Result<GradResult> run_gradients(const GradOptions& options, const Env& env);
+
   /// An evaluation error, located in the message when the source is known.
   val eval_error(const Diagnostic& d) const;
 
@@ -95,6 +103,8 @@ class CoreProgram {
   Env fast_env_;
   std::vector<double*> fast_slots_;  ///< fast_env_'s input values, in input node order
   val fast_error_ = val::undefined();
+  std::map<std::string, GradientTape, std::less<>> tapes_;  ///< by output name; dropped by set()
+  bool differentiating_ = false;                           ///< a tape of tapes_ is running
   std::vector<double> fast_grads_;
   std::vector<std::string> fast_grad_names_;
 };
