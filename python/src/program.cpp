@@ -7,6 +7,8 @@
 #include <cmath>
 #include <limits>
 
+#include "emit/c_emitter.h"
+#include "emit/onnx_emitter.h"
 #include "ir/artifact.h"
 #include "ir/printer.h"
 #include "passes/analyze.h"
@@ -376,6 +378,24 @@ void bind_program(py::module_& m) {
                   })
       .def("to_json", [](py::handle self_) {
              CoreProgram& self = core_program(self_); return tc::save_artifact(self.program()); })
+      .def("to_c",
+           [](py::handle self_, const std::string& name, const std::string& header_file) {
+             tc::emit::CExportOptions o;
+             o.name = name;
+             o.header_file = header_file;
+             auto r = tc::emit::emit_c(core_program(self_).program(), o);
+             if (!r) raise_diagnostic(ErrorKind::Compile, r.error());
+             py::dict d;
+             d["source"] = r->source;
+             d["header"] = r->header;
+             return d;
+           })
+      .def("to_onnx",
+           [](py::handle self_) {
+             auto r = tc::emit::emit_onnx(core_program(self_).program());
+             if (!r) raise_diagnostic(ErrorKind::Compile, r.error());
+             return py::bytes(reinterpret_cast<const char*>(r->data()), r->size());
+           })
       .def("info", [](py::handle self_) {
              CoreProgram& self = core_program(self_); return program_info(self.program()); })
       .def("run", [](py::handle self, py::handle inputs, py::handle params) {

@@ -213,6 +213,20 @@ class Program:
         """Artifact version 1 as JSON text."""
         return self._c.to_json()
 
+    def to_c(self, name="tc_program", *, header_file=None):
+        """The program as C99 (emit --target c): {"source": ..., "header": ...}.
+        `name` prefixes the functions; with `header_file` ("model.h") the
+        source includes that header, without it the source stands alone.
+        Computes like the CPU evaluator, checks and failing node included;
+        compile with -ffp-contract=off (docs/backends.md)."""
+        return self._c.to_c(name, header_file or "")
+
+    def to_onnx(self):
+        """The program as an ONNX model's bytes (emit --target onnx): inputs,
+        outputs and parameters by name over a batch dimension N, plus the
+        outputs `failed` and `error_node` (docs/backends.md)."""
+        return self._c.to_onnx()
+
     @classmethod
     def from_json(cls, text):
         """Loads and validates an artifact (str, bytes or an already parsed dict)."""
