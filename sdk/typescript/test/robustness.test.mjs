@@ -93,6 +93,27 @@ test('dispose() inside a host function takes effect when the call returns', () =
   assert.ok(inner instanceof DisposedError);
 });
 
+test('a host function differentiating its own program during gradients() gets a tape of its own', () => {
+  // gradients() keeps one prepared tape per output; a nested call from a host
+  // function must not run that tape while the outer call is using it.
+  const b = new tc.Builder();
+  const x = b.input('x', 'float64');
+  const p = b.build(b.add(b.mul(b.mul(x, x), 3), b.call('probe', x)));
+  let depth = 0;
+  const inner = [];
+  const bound = p.bind({
+    probe: {
+      forward: ([v]) => { if (depth++ === 0) inner.push(bound.valueAndGradients({ x: v + 1 })); return 0; },
+      vjp: () => [1],
+    },
+  });
+  const outer = bound.valueAndGradients({ x: 2 });
+  assert.deepEqual(outer, { result: 12, gradients: { x: 13 } });
+  assert.deepEqual(inner, [{ result: 27, gradients: { x: 19 } }]);
+  depth = 1;
+  assert.deepEqual(bound.valueAndGradients({ x: 2 }), outer, 'the cached tape still gives the same');
+});
+
 test('dispose() of a Runtime inside its own dispatch is deferred too', () => {
   const b = new tc.Builder();
   const total = b.state('total', 0, 'float64');
