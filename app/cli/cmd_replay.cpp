@@ -15,6 +15,7 @@
 #include "base/json_append.h"
 #include "common.h"
 #include "options.h"
+#include "runtime/event_log.h"
 #include "runtime/runtime.h"
 
 namespace tc::cli {
@@ -49,12 +50,6 @@ LineRead read_line(std::FILE* f, std::string& line) {
   }
   if (std::ferror(f)) return LineRead::Error;
   return any ? LineRead::Line : LineRead::End;
-}
-
-bool is_blank(const std::string& line) {
-  for (char c : line)
-    if (c != ' ' && c != '\t' && c != '\r' && c != '\f' && c != '\v') return false;
-  return true;
 }
 
 nlohmann::ordered_json named_json(const std::vector<std::string>& names, std::span<const double> values) {
@@ -162,21 +157,18 @@ int run_replay(const ReplayArgs& a) {
       failure = std::string("cannot read the events file: ") + std::strerror(errno);
       break;
     }
-    if (is_blank(line)) continue;  // blank lines hold no event but still count in line numbers
-    auto event = rt.parse_event(line);
-    if (!event) {
-      failure = event.error().message;
+    // Core's one events-line step (runtime/event_log.h, shared with the IDE):
+    // blank lines hold no event but still count in line numbers.
+    auto step = dispatch_event_line(rt, line, line_no);
+    if (!step) {
+      failure = step.error().message;
       break;
     }
-    auto result = rt.dispatch(*event);
-    if (!result) {
-      failure = result.error().message;
-      break;
-    }
+    if (!*step) continue;
     nlohmann::ordered_json out;
     out["step"] = rt.steps();
-    out["outputs"] = named_json(rt.output_names(), result->outputs);
-    out["state"] = named_json(rt.state_names(), result->state);
+    out["outputs"] = named_json(rt.output_names(), (*step)->result.outputs);
+    out["state"] = named_json(rt.state_names(), (*step)->result.state);
     print_json(out);
     if (live) std::fflush(stdout);
   }

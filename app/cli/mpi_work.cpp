@@ -144,7 +144,7 @@ class Reduction final : public FitReduction {
     buffer_.push_back(failed ? 1.0 : 0.0);
     MPI_Allreduce(MPI_IN_PLACE, buffer_.data(), static_cast<int>(buffer_.size()), MPI_DOUBLE, MPI_SUM,
                   MPI_COMM_WORLD);
-    if (buffer_.back() != 0.0) return make_error(kRemoteFailure);
+    if (buffer_.back() != 0.0) return with_code(make_error(kRemoteFailure), DiagCode::RemoteFailure);
     std::copy(buffer_.begin(), buffer_.end() - 1, sums.begin());
     return ok_status();
   }
@@ -161,7 +161,7 @@ class Reduction final : public FitReduction {
 Diagnostic failure_error(const Failure& f) {
   if (f.key != UINT64_MAX) return make_error(f.message);
   if (rank() == 0 && !f.message.empty()) std::fprintf(stderr, "%s\n", f.message.c_str());
-  return make_error(kRemoteFailure);
+  return with_code(make_error(kRemoteFailure), DiagCode::RemoteFailure);
 }
 
 }  // namespace
@@ -293,7 +293,7 @@ FitReduction* fit_reduction() {
   return &reduction;
 }
 
-bool is_remote_failure(const Diagnostic& d) { return d.message == kRemoteFailure; }
+bool is_remote_failure(const Diagnostic& d) { return d.code == DiagCode::RemoteFailure; }
 
 int write_ordered(const std::string& path, const std::string& text) {
   if (rank() != 0) {

@@ -105,4 +105,23 @@ Diagnostic make_warning(std::string message, std::optional<SourceLoc> loc, std::
   return Diagnostic{Severity::Warning, std::move(message), loc, node, {}};
 }
 
+Diagnostic with_code(Diagnostic d, DiagCode code, std::optional<NodeId> related) {
+  d.code = code;
+  if (related) d.related = related;
+  return d;
+}
+
+const char* to_string(DiagCode code) {
+  switch (code) {
+    case DiagCode::Generic: return "generic";
+    case DiagCode::HybridNeedsUnchosen: return "hybrid-needs-unchosen";
+    case DiagCode::UnknownInput: return "unknown-input";
+    case DiagCode::NodeBudget: return "node-budget";
+    case DiagCode::IterationBudget: return "iteration-budget";
+    case DiagCode::RemoteFailure: return "remote-failure";
+    case DiagCode::Cancelled: return "cancelled";
+  }
+  return "generic";
+}
+
 }  // namespace tc

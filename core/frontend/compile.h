@@ -98,4 +98,22 @@ Result<std::vector<std::pair<std::string, Domain>>> parse_input_directives(std::
 /// empty `inputs` just removes the directives.
 std::string set_input_directives(std::string_view source, const std::vector<std::pair<std::string, Domain>>& inputs);
 
+/// Compile options stored in the source (the IDE's Compile Options), one line:
+///   # tensorcode: compile dtype=float32 max-iterations=4096 max-nodes=200000
+/// with the CLI's option names; keys left out keep their defaults.
+struct CompileDirectives {
+  std::optional<Dtype> dtype;
+  std::optional<std::size_t> max_iterations;
+  std::optional<std::size_t> max_nodes;
+  friend bool operator==(const CompileDirectives&, const CompileDirectives&) = default;
+};
+/// The compile directives of `source` (later lines override earlier ones); a
+/// malformed one (unknown key, bad value) is an error with its line and column.
+Result<CompileDirectives> parse_compile_directives(std::string_view source, const std::string& filename = "<source>");
+/// `source` with its compile directives replaced by one line holding `d`
+/// (none when `d` sets nothing), where the first one was, else at the top.
+std::string set_compile_directives(std::string_view source, const CompileDirectives& d);
+/// Sets the options `d` gives.
+void apply_compile_directives(const CompileDirectives& d, CompileOptions& options);
+
 }  // namespace tc

@@ -16,7 +16,7 @@ void Lowerer::check_nodes(SourceLoc loc) {
     fail("the circuit needs more than " + std::to_string(opts_.max_nodes) +
              " nodes (the node budget): raise it with " + hints::budget(opts_.hints, "max-nodes") +
              " or use smaller loops",
-         loc);
+         loc, DiagCode::NodeBudget);
 }
 
 void Lowerer::check_exact(double lo, double hi, SourceLoc loc, const std::string& what) {
@@ -63,14 +63,14 @@ void Lowerer::check_arguments(std::size_t more, SourceLoc loc) {
              std::to_string(kArgumentsPerNode) + " per node of the node budget; indexing a list with a run-time "
              "index takes one per element): raise the budget with " + hints::budget(opts_.hints, "max-nodes") +
              " or index shorter lists",
-         loc);
+         loc, DiagCode::NodeBudget);
 }
 
 void Lowerer::check_list(std::size_t scalars, SourceLoc loc) {
   if (scalars > opts_.max_nodes)
     fail("this list would hold " + std::to_string(scalars) + " values, more than the node budget of " +
              std::to_string(opts_.max_nodes) + ": raise it with " + hints::budget(opts_.hints, "max-nodes") + " or use a shorter list",
-         loc);
+         loc, DiagCode::NodeBudget);
 }
 
 Val Lowerer::emit(Op op, const std::vector<Val>& args, SourceLoc loc, unsigned ty, std::optional<Interval> range) {
@@ -217,9 +217,11 @@ Val Lowerer::array_arith(ArithOp op, const Val& a, const Val& b, SourceLoc loc) 
     const double times = std::max(n.c, 0.0);
     const std::size_t each = scalars(arr);
     if (each > 0 && times * static_cast<double>(each) > static_cast<double>(opts_.max_nodes))
-      fail("this list is larger than the node budget: raise it with " + hints::budget(opts_.hints, "max-nodes"), loc);
+      fail("this list is larger than the node budget: raise it with " + hints::budget(opts_.hints, "max-nodes"), loc,
+           DiagCode::NodeBudget);
     if (times * static_cast<double>(arr.items.size()) > static_cast<double>(opts_.max_nodes))
-      fail("this list is larger than the node budget: raise it with " + hints::budget(opts_.hints, "max-nodes"), loc);
+      fail("this list is larger than the node budget: raise it with " + hints::budget(opts_.hints, "max-nodes"), loc,
+           DiagCode::NodeBudget);
     r.items.reserve(static_cast<std::size_t>(times) * arr.items.size());
     for (long long k = 0; !arr.items.empty() && k < static_cast<long long>(times); ++k)
       r.items.insert(r.items.end(), arr.items.begin(), arr.items.end());

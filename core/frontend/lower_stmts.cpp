@@ -240,7 +240,7 @@ Flow Lowerer::for_loop(const Stmt& s, const Env& env) {
                " expanded iterations (all loops of the function together): raise it with " +
                hints::budget(opts_.hints, "max-iterations") + " or "
                "use smaller ranges",
-           s.loc);
+           s.loc, DiagCode::IterationBudget);
     // Nodes of this iteration (its joins included) record which one it is.
     const bool tracked = is_range && target.kind == ExprKind::Name;
     if (tracked) {

@@ -124,6 +124,10 @@ struct Fail {
   Diagnostic d;
 };
 [[noreturn]] inline void fail(std::string msg, SourceLoc loc) { throw Fail{make_error(std::move(msg), loc)}; }
+/// A failure of a kind clients act on (a budget the IDE offers to raise).
+[[noreturn]] inline void fail(std::string msg, SourceLoc loc, DiagCode code) {
+  throw Fail{with_code(make_error(std::move(msg), loc), code)};
+}
 
 inline std::string num_text(double v) { return number_text(v); }
 

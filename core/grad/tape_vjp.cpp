@@ -19,6 +19,9 @@ Status GradientTape::Impl::needs_defined(NodeId decision, NodeId value) const {
   Diagnostic d = poison_error(poison);
   d.message = "the hybrid derivative of " + describe_node(program, decision) +
               " needs the value it did not choose, which is undefined: " + d.message;
+  // Clients mark the select beside the failing value by these, never by the words.
+  d.code = DiagCode::HybridNeedsUnchosen;
+  d.related = decision;
   return d;
 }
 

@@ -133,7 +133,7 @@ Status Runtime::Impl::check_inputs(const NamedValues& values) const {
     for (const auto& [name, _] : values) {
       bool found = false;
       for (const InputInfo& in : inputs) found = found || in.name == name;
-      if (!found) return make_error("unknown input " + in_quotes(name) + inputs_hint());
+      if (!found) return with_code(make_error("unknown input " + in_quotes(name) + inputs_hint()), DiagCode::UnknownInput);
     }
   }
   if (missing) return make_error("missing input " + in_quotes(missing->name));
@@ -263,7 +263,8 @@ Result<NamedValues> Runtime::event_from_json(const nlohmann::ordered_json& event
     const Impl::InputInfo* input = nullptr;
     for (const Impl::InputInfo& in : impl_->inputs)
       if (in.name == name) input = &in;
-    if (!input) return make_error("unknown input " + in_quotes(name) + impl_->inputs_hint());
+    if (!input)
+      return with_code(make_error("unknown input " + in_quotes(name) + impl_->inputs_hint()), DiagCode::UnknownInput);
     double v;
     if (value.is_number()) {
       v = value.get<double>();

@@ -121,6 +121,11 @@ class Runtime {
   [[nodiscard]] nlohmann::ordered_json snapshot() const;
   /// snapshot() as indented, newline-terminated text.
   [[nodiscard]] std::string snapshot_text() const;
+  /// An independent runtime with this program and budget at another point of
+  /// its history: `state` (state_names() order, each value in its domain)
+  /// after `steps` events (at most max_steps()). A debugger's "snapshot at
+  /// step k" is `at(state_k, k)->snapshot_text()`.
+  [[nodiscard]] Result<Runtime> at(std::span<const double> state, std::uint64_t steps) const;
 
   /// Reads one event (a JSON object of input values): every value must be
   /// a finite JSON number (JSON true/false is accepted for a bool input) and

@@ -88,6 +88,23 @@ std::string Runtime::snapshot_text() const {
   return snapshot().dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
 }
 
+Result<Runtime> Runtime::at(std::span<const double> state, std::uint64_t steps) const {
+  if (state.size() != impl_->state_names.size())
+    return snapshot_error("expected " + std::to_string(impl_->state_names.size()) + " state values, got " +
+                          std::to_string(state.size()));
+  if (steps > impl_->max_steps)
+    return snapshot_error("steps (" + std::to_string(steps) + ") exceed max_steps (" + std::to_string(impl_->max_steps) +
+                          ")");
+  for (std::size_t i = 0; i < state.size(); ++i)
+    if (auto why = impl_->state_domains[i].check(state[i]))
+      return snapshot_error("state '" + impl_->state_names[i] + "': " + *why);
+  auto copy = clone();
+  if (!copy) return copy.error();
+  copy->impl_->state.assign(state.begin(), state.end());
+  copy->impl_->steps = steps;
+  return copy;
+}
+
 Result<Runtime> Runtime::restore_text(std::string_view snapshot_text, const Bindings* bindings) {
   auto json = parse_json_limited(snapshot_text);
   if (!json) return snapshot_error(json.error().message);

@@ -35,5 +35,16 @@ TEST(Diagnostic, ResultCarriesValueOrError) {
   EXPECT_TRUE(ok.ok());
 }
 
+TEST(Diagnostic, CodeAndRelatedNodeAreKeptApartFromTheWords) {
+  Diagnostic d = with_code(make_error("stopped", std::nullopt, 3), DiagCode::HybridNeedsUnchosen, 7);
+  EXPECT_EQ(d.code, DiagCode::HybridNeedsUnchosen);
+  EXPECT_EQ(d.node, NodeId{3});
+  EXPECT_EQ(d.related, NodeId{7});
+  EXPECT_EQ(d.format(), "error: stopped");  // the rendering does not change
+  EXPECT_EQ(make_error("x").code, DiagCode::Generic);
+  EXPECT_STREQ(to_string(DiagCode::HybridNeedsUnchosen), "hybrid-needs-unchosen");
+  EXPECT_STREQ(to_string(DiagCode::IterationBudget), "iteration-budget");
+}
+
 }  // namespace
 }  // namespace tc

@@ -24,6 +24,20 @@ TEST(Budget, IterationsDefaultEdge) {
   EXPECT_NE(r.error().message.find("iteration budget of 1024"), std::string::npos) << r.error().message;
   EXPECT_NE(r.error().message.find("--max-iterations"), std::string::npos);
   EXPECT_EQ(r.error().loc, (SourceLoc{3, 5}));
+  EXPECT_EQ(r.error().code, DiagCode::IterationBudget);  // clients offer the setting by the code
+}
+
+TEST(Budget, TheIdeSpellsItsOwnSetting) {
+  CompileOptions o;
+  o.inputs = {{"a", Domain::int32(0, 3)}};
+  o.hints = HintSpelling::Ide;
+  o.max_nodes = 20;
+  auto r = compile_python(loop_source(100), o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code, DiagCode::NodeBudget);
+  EXPECT_NE(r.error().message.find("Max nodes setting (Program > Compile Options)"), std::string::npos)
+      << r.error().message;
+  EXPECT_EQ(r.error().message.find("--max"), std::string::npos);
 }
 
 TEST(Budget, NestedLoopsCountEveryExpansion) {

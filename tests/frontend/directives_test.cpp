@@ -99,5 +99,44 @@ TEST(Directives, ExamplesCarryTheirDomains) {
   }
 }
 
+TEST(CompileDirectives, ParseSetAndLeaveInputDirectivesAlone) {
+  const std::string src =
+      "# tensorcode: input a=int32:0:9\n# tensorcode: compile dtype=float32 max-iterations=4096\ndef f(a):\n    return a\n";
+  auto inputs = parse_input_directives(src);
+  ASSERT_TRUE(inputs.ok()) << inputs.error().format();  // a compile line is no unknown input directive
+  EXPECT_EQ(inputs->size(), 1u);
+  auto d = parse_compile_directives(src);
+  ASSERT_TRUE(d.ok()) << d.error().format();
+  EXPECT_EQ(d->dtype, Dtype::Float32);
+  EXPECT_EQ(d->max_iterations, std::size_t{4096});
+  EXPECT_FALSE(d->max_nodes);
+  CompileDirectives more = *d;
+  more.max_nodes = 200000;
+  more.dtype.reset();
+  const std::string out = set_compile_directives(src, more);
+  EXPECT_EQ(out, "# tensorcode: input a=int32:0:9\n# tensorcode: compile max-iterations=4096 max-nodes=200000\n"
+                 "def f(a):\n    return a\n");
+  EXPECT_EQ(*parse_compile_directives(out), more);
+  EXPECT_EQ(set_compile_directives(out, {}), "# tensorcode: input a=int32:0:9\ndef f(a):\n    return a\n");
+  // Added to a file without one: at the top.
+  EXPECT_EQ(set_compile_directives("def f(a):\n    return a\n", more),
+            "# tensorcode: compile max-iterations=4096 max-nodes=200000\ndef f(a):\n    return a\n");
+  CompileOptions o;
+  apply_compile_directives(more, o);
+  EXPECT_EQ(o.max_nodes, 200000u);
+  EXPECT_EQ(o.max_iterations, 4096u);
+}
+
+TEST(CompileDirectives, ErrorsAreLocated) {
+  auto bad_key = parse_compile_directives("\n# tensorcode: compile speed=11\n");
+  ASSERT_FALSE(bad_key.ok());
+  EXPECT_EQ(bad_key.error().loc, (SourceLoc{2, 23}));  // the key's first column
+  EXPECT_NE(bad_key.error().message.find("unknown compile directive key 'speed'"), std::string::npos);
+  EXPECT_FALSE(parse_compile_directives("# tensorcode: compile dtype=int8\n").ok());
+  EXPECT_FALSE(parse_compile_directives("# tensorcode: compile max-nodes=0\n").ok());
+  EXPECT_FALSE(parse_compile_directives("# tensorcode: compile max-nodes=-3\n").ok());
+  EXPECT_FALSE(parse_compile_directives("# tensorcode: compile max-nodes\n").ok());
+}
+
 }  // namespace
 }  // namespace tc
