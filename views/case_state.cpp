@@ -12,39 +12,68 @@ namespace tc {
 namespace views {
 
 void CaseState::reset() {
+  all_.clear();
   case_.clear();
+  input_names_.clear();
+  inputs_known_ = false;
   params_.clear();
   book_ = {};
   book_.cases.push_back({"default", {}, {}});
   book_path_.clear();
   save_problem_.clear();
+  book_dirty_ = false;
+  book_on_disk_ = false;
 }
 
-void CaseState::adoptInputs(const std::vector<InputSpec>& inputs) {
-  Case c;
-  for (const auto& in : inputs) {
-    auto it = case_.find(in.name);
-    double v = it != case_.end() ? it->second : 0.0;
-    if (in.domain.check(v)) v = std::clamp(in.domain.is_integral() ? std::round(v) : v, in.domain.lo(), in.domain.hi());
-    c[in.name] = v;
+void CaseState::refreshCurrent() {
+  if (!inputs_known_) {
+    case_ = all_;
+    return;
   }
-  // Values of inputs that disappeared stay in the case, so they come back
-  // when the input does (an edit that renames and renames back).
-  for (const auto& [k, v] : case_) c.emplace(k, v);
+  Case c;
+  for (const auto& name : input_names_) {
+    auto it = all_.find(name);
+    c[name] = it != all_.end() ? it->second : 0.0;
+  }
   case_ = std::move(c);
 }
 
+std::vector<std::string> CaseState::ignoredNames() const {
+  std::vector<std::string> out;
+  if (!inputs_known_) return out;
+  for (const auto& [k, v] : all_)
+    if (!case_.count(k)) out.push_back(k);
+  return out;
+}
+
+void CaseState::adoptInputs(const std::vector<InputSpec>& inputs) {
+  input_names_.clear();
+  for (const auto& in : inputs) {
+    auto it = all_.find(in.name);
+    double v = it != all_.end() ? it->second : 0.0;
+    if (in.domain.check(v)) v = std::clamp(in.domain.is_integral() ? std::round(v) : v, in.domain.lo(), in.domain.hi());
+    all_[in.name] = v;
+    input_names_.push_back(in.name);
+  }
+  // Values of inputs that disappeared (another function, an edit that
+  // renames and renames back) stay remembered in all_ but leave the case.
+  inputs_known_ = true;
+  refreshCurrent();
+}
+
 std::vector<InputSpec> CaseState::adoptArtifactInputs(const Program& program) {
-  Case c;
   std::vector<InputSpec> specs;
+  input_names_.clear();
   for (NodeId id : program.nodes_of(Op::Input)) {
     const Node& n = program.nodes[static_cast<std::size_t>(id)];
     const Domain d = n.domain.value_or(Domain::float64());
     specs.push_back({n.name, d, true});
-    auto it = case_.find(n.name);  // from the saved case, if any
-    c[n.name] = it != case_.end() && !d.check(it->second) ? it->second : std::clamp(0.0, d.lo(), d.hi());
+    auto it = all_.find(n.name);  // from the saved case, if any
+    all_[n.name] = it != all_.end() && !d.check(it->second) ? it->second : std::clamp(0.0, d.lo(), d.hi());
+    input_names_.push_back(n.name);
   }
-  case_ = std::move(c);
+  inputs_known_ = true;
+  refreshCurrent();
   return specs;
 }
 
@@ -62,12 +91,14 @@ void CaseState::adoptParameters(const Program* program) {
 }
 
 void CaseState::setValue(const std::string& name, double value, const Program* program) {
-  case_[name] = value;
+  all_[name] = value;
+  refreshCurrent();
   storeCurrent(program);
 }
 
 void CaseState::setValues(const Case& c, const Program* program) {
-  for (const auto& [k, v] : c) case_[k] = v;
+  for (const auto& [k, v] : c) all_[k] = v;
+  refreshCurrent();
   storeCurrent(program);
 }
 
@@ -82,14 +113,19 @@ void CaseState::loadBook(const QString& file, QString* problem) {
   book_ = {};
   book_path_ = file;
   save_problem_.clear();
-  case_.clear();
+  book_dirty_ = false;
+  book_on_disk_ = false;
+  all_.clear();
   params_.clear();
+  inputs_known_ = false;  // the new document's inputs come with its compile
   if (!file.isEmpty() && QFile::exists(file)) {
     auto text = read_file(file.toStdString());
     auto book = text.ok() ? parse_case_book(*text) : Result<CaseBook>(text.error());
     if (book.ok()) {
       book_ = std::move(*book);
-      case_ = book_.cases[book_.current].inputs;
+      book_on_disk_ = true;
+      // Entries the function does not take are kept aside, never run (problems() notes them).
+      all_ = book_.cases[book_.current].inputs;
       params_ = book_.cases[book_.current].params;
     } else if (problem) {
       *problem = QCoreApplication::translate("tc::views::Session", "ignored %1: %2")
@@ -97,6 +133,13 @@ void CaseState::loadBook(const QString& file, QString* problem) {
     }
   }
   if (book_.cases.empty()) book_.cases.push_back({"default", {}, {}});
+  refreshCurrent();
+}
+
+void CaseState::setBookPath(const QString& file) {
+  if (file == book_path_) return;
+  book_path_ = file;
+  book_dirty_ = true;  // the next save writes the cases beside the new name
 }
 
 QStringList CaseState::names() const {
@@ -105,18 +148,31 @@ QStringList CaseState::names() const {
   return out;
 }
 
-void CaseState::saveBook() {
+bool CaseState::modified() const {
+  // Only several cases (or a document that has a cases file) are worth a file beside it.
+  return book_dirty_ && !book_path_.isEmpty() && (book_.cases.size() >= 2 || book_on_disk_);
+}
+
+bool CaseState::writeBook() {
   save_problem_.clear();
-  // Only a file that has several cases (or had a case file) is worth a file beside it.
-  if (book_path_.isEmpty() || (book_.cases.size() < 2 && !QFile::exists(book_path_))) return;
+  if (!modified()) {
+    book_dirty_ = false;
+    return true;
+  }
   auto st = write_file_atomic(book_path_.toStdString(), case_book_json(book_));
-  if (!st.ok()) save_problem_ = QString::fromStdString(st.error().format());
+  if (!st.ok()) {
+    save_problem_ = QString::fromStdString(st.error().format());
+    return false;
+  }
+  book_dirty_ = false;
+  book_on_disk_ = true;
+  return true;
 }
 
 void CaseState::storeCurrent(const Program* program) {
   if (book_.cases.empty()) book_.cases.push_back({"default", {}, {}});
   auto& c = book_.cases[book_.current];
-  c.inputs = case_;
+  c.inputs = all_;  // what other functions of the file use stays with the case
   c.params.clear();
   // Only parameters moved away from their stored values belong to the case.
   if (program)
@@ -125,7 +181,7 @@ void CaseState::storeCurrent(const Program* program) {
       auto it = params_.find(n.name);
       if (it != params_.end() && it->second != n.value) c.params[n.name] = it->second;
     }
-  saveBook();
+  book_dirty_ = true;
 }
 
 bool CaseState::add(const QString& name, const Program* program) {
@@ -134,9 +190,9 @@ bool CaseState::add(const QString& name, const Program* program) {
   for (const auto& c : book_.cases)
     if (c.name == n) return false;
   storeCurrent(program);
-  book_.cases.push_back({n, case_, book_.cases[book_.current].params});
+  book_.cases.push_back({n, all_, book_.cases[book_.current].params});
   book_.current = book_.cases.size() - 1;
-  saveBook();
+  book_dirty_ = true;
   return true;
 }
 
@@ -146,7 +202,7 @@ bool CaseState::rename(int index, const QString& name) {
   for (std::size_t i = 0; i < book_.cases.size(); ++i)
     if (book_.cases[i].name == n && static_cast<int>(i) != index) return false;
   book_.cases[static_cast<std::size_t>(index)].name = n;
-  saveBook();
+  book_dirty_ = true;
   return true;
 }
 
@@ -156,14 +212,15 @@ bool CaseState::switchTo(int index, const Program* program) {
   storeCurrent(program);
   book_.current = static_cast<std::size_t>(index);
   const auto& c = book_.cases[book_.current];
-  for (const auto& [k, v] : c.inputs) case_[k] = v;
+  for (const auto& [k, v] : c.inputs) all_[k] = v;
+  refreshCurrent();
   for (auto& [k, v] : params_) {
     auto it = c.params.find(k);
     if (it != c.params.end()) v = it->second;
     else if (program)
       if (auto id = program->find_named(Op::Parameter, k)) v = program->nodes[static_cast<std::size_t>(*id)].value;
   }
-  saveBook();
+  book_dirty_ = true;
   return true;
 }
 
@@ -204,8 +261,16 @@ void CaseState::clearResults() {
 
 Diagnostics CaseState::problems(const Program* program) const {
   Diagnostics out;
+  if (!program) return out;
+  const std::string case_name = book_.current < book_.cases.size() ? book_.cases[book_.current].name : "default";
+  for (const auto& name : ignoredNames()) {
+    Diagnostic note = make_warning("case '" + quote_user(case_name) + "' has a value for '" + quote_user(name) +
+                                   "', which is not an input of this function: ignored");
+    note.severity = Severity::Note;
+    out.push_back(std::move(note));
+  }
   const auto& g = chosen_grad_;
-  if (!program || !g.error || !g.available) return out;
+  if (!g.error || !g.available) return out;
   Diagnostic d = *g.error;
   d.severity = Severity::Warning;
   d.message = "the " + std::string(to_string(semantics_)) + " gradient cannot be computed: " + d.message;

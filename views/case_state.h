@@ -5,6 +5,12 @@
 // output differentiated) and the results of evaluating the case. Values the
 // user set survive recompiles and transient compile errors. No worker here:
 // the session runs the case and hands the results to setResults().
+//
+// It is the one owner of the case's values: it remembers a value for every
+// name it was given (other functions of the file, a cases file's entries),
+// but the current case - what runs and what the panels show - holds exactly
+// the current function's inputs; the rest waits, noted, for a function that
+// takes it. The cases file is written only by writeBook() (the user's Save).
 #include <QString>
 #include <QStringList>
 
@@ -18,7 +24,10 @@ namespace views {
 
 class CaseState {
  public:
+  /// The current function's inputs with their values: what every run uses.
   [[nodiscard]] const Case& current() const { return case_; }
+  /// Names with a remembered value that the current function does not take (name order).
+  [[nodiscard]] std::vector<std::string> ignoredNames() const;
   /// The program's parameters (node order) and the values the session's runs use.
   [[nodiscard]] const std::vector<std::string>& parameters() const { return parameter_names_; }
   [[nodiscard]] const Case& parameterValues() const { return params_; }
@@ -45,7 +54,7 @@ class CaseState {
   void loadBook(const QString& file, QString* problem);
   [[nodiscard]] const QString& bookPath() const { return book_path_; }
   /// Where the named cases are saved from now on (the document was saved under a new name).
-  void setBookPath(const QString& file) { book_path_ = file; }
+  void setBookPath(const QString& file);
   [[nodiscard]] QStringList names() const;
   [[nodiscard]] int currentIndex() const { return static_cast<int>(book_.current); }
   /// Adds a case holding the current values and switches to it (false: the name is taken or empty).
@@ -53,7 +62,13 @@ class CaseState {
   bool rename(int index, const QString& name);
   /// False when `index` is out of range or already current.
   bool switchTo(int index, const Program* program);
-  /// A problem writing FILE.cases.json from the last change ("" when none).
+  /// The named cases changed since they were read or written, and there is
+  /// something worth a file (several cases, or a cases file already there).
+  [[nodiscard]] bool modified() const;
+  /// Writes FILE.cases.json when modified() (the document is being saved);
+  /// false with saveProblem() set when writing failed.
+  bool writeBook();
+  /// A problem from the last writeBook() ("" when none).
   [[nodiscard]] const QString& saveProblem() const { return save_problem_; }
 
   // --- evaluation settings --------------------------------------------------
@@ -74,7 +89,9 @@ class CaseState {
   [[nodiscard]] int runCount() const { return run_count_; }
   void setResults(RunResult exact, RunResult chosen, NodeGradients gexact, NodeGradients gchosen);
   void clearResults();
-  /// Problems of the current case: a gradient that cannot be computed (a hybrid jump term needing an undefined value).
+  /// Problems of the current case: a gradient that cannot be computed (a hybrid
+  /// jump term needing an undefined value), and a note per remembered value the
+  /// current function does not take.
   [[nodiscard]] Diagnostics problems(const Program* program) const;
   /// The hybrid jump term of select `id` at the current case, as text:
   /// (yes - no) * surrogate' with both branch values, "undefined" for one that is.
@@ -82,9 +99,15 @@ class CaseState {
 
  private:
   void storeCurrent(const Program* program);
-  void saveBook();
+  /// case_ from all_ and the current input names.
+  void refreshCurrent();
 
-  Case case_;
+  Case all_;   // every value the user or the cases file gave, by name
+  Case case_;  // all_ restricted to the current function's inputs
+  std::vector<std::string> input_names_;
+  bool inputs_known_ = false;  // input_names_ belongs to the compiled program (else case_ is all_)
+  bool book_dirty_ = false;
+  bool book_on_disk_ = false;  // a cases file was read or written for this document
   Case params_;
   std::vector<std::string> parameter_names_;
   CaseBook book_;

@@ -57,6 +57,19 @@ std::optional<QString> Document::rewriteDomain(const std::string& name, const Do
   return text;
 }
 
+CompileDirectives Document::compileDirectives() const {
+  auto d = parse_compile_directives(source_.toStdString());
+  return d.ok() ? *d : CompileDirectives{};
+}
+
+std::optional<QString> Document::rewriteCompileDirectives(const CompileDirectives& d) {
+  if (read_only_) return std::nullopt;
+  const QString text = QString::fromStdString(set_compile_directives(source_.toStdString(), d));
+  if (text == source_) return std::nullopt;
+  source_ = text;
+  return text;
+}
+
 void Document::setProgram(std::shared_ptr<const Program> program, std::vector<int> layers) {
   program_ = std::move(program);
   layers_ = std::move(layers);

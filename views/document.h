@@ -38,6 +38,10 @@ class Document {
   [[nodiscard]] const std::vector<InputSpec>& inputs() const { return inputs_; }
   /// Rewrites the directive block for a new domain of input `name`; the new
   /// source text, or nothing when it did not change (or the document is read-only).
+  /// The source's compile directives (defaults where it gives none or they are malformed).
+  [[nodiscard]] CompileDirectives compileDirectives() const;
+  /// Rewrites the compile directive line to `d`; the new source, or nullopt when nothing changed (or read-only).
+  std::optional<QString> rewriteCompileDirectives(const CompileDirectives& d);
   std::optional<QString> rewriteDomain(const std::string& name, const Domain& domain);
 
   [[nodiscard]] std::shared_ptr<const Program> program() const { return program_; }

@@ -212,6 +212,10 @@ ProblemsView::ProblemsView(Session* session, QWidget* parent) : QTreeWidget(pare
   setHeaderLabels({tr("Severity"), tr("Location"), tr("Message")});
   setRootIsDecorated(false);
   setAlternatingRowColors(true);
+  // A long message (a hybrid jump term) wraps onto more lines instead of being cut at the dock's edge.
+  setWordWrap(true);
+  setUniformRowHeights(false);
+  setTextElideMode(Qt::ElideNone);
   header()->setSectionResizeMode(2, QHeaderView::Stretch);
   header()->setStretchLastSection(true);
   connect(session_, &Session::compiled, this, &ProblemsView::refresh);

@@ -23,6 +23,7 @@
 #include "passes/analyze.h"
 #include "passes/optimize.h"
 #include "passes/schedule.h"
+#include "runtime/event_log.h"
 #include "runtime/runtime.h"
 #include "verify/cases.h"
 #include "verify/python_reference.h"
@@ -30,30 +31,6 @@
 
 namespace tc {
 namespace views {
-namespace {
-
-std::string trim(std::string s) {
-  const auto b = s.find_first_not_of(" \t\r");
-  const auto e = s.find_last_not_of(" \t\r");
-  return b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
-}
-
-std::vector<std::string> split_lines(const std::string& text) {
-  std::vector<std::string> lines;
-  std::string cur;
-  for (char c : text) {
-    if (c == '\n') {
-      lines.push_back(cur);
-      cur.clear();
-    } else {
-      cur.push_back(c);
-    }
-  }
-  lines.push_back(cur);
-  return lines;
-}
-
-}  // namespace
 
 Directives parse_directives(const std::string& source) {
   Directives d;
@@ -71,7 +48,7 @@ std::string write_directives(const std::string& source, const std::vector<InputS
 }
 
 CompileResult compile_source(const std::string& source, const std::string& filename, const std::string& function,
-                             Dtype dtype) {
+                             std::optional<Dtype> dtype) {
   const auto t0 = std::chrono::steady_clock::now();
   CompileResult r;
   // One parse in core: functions, the chosen one, its domains (directives,
@@ -79,7 +56,11 @@ CompileResult compile_source(const std::string& source, const std::string& filen
   CompileOptions opts;
   opts.filename = filename;
   opts.function = function;
-  opts.dtype = dtype;
+  opts.hints = HintSpelling::Ide;  // "raise it with the Max iterations setting", not a CLI flag
+  auto directives = parse_compile_directives(source, filename);
+  if (!directives.ok()) r.diagnostics.push_back(directives.error());
+  else apply_compile_directives(*directives, opts);
+  if (dtype) opts.dtype = *dtype;
   opts.first_function_by_default = true;
   opts.default_domain = Domain::float64();
   ModuleCompile c = compile_module(source, opts);
@@ -88,6 +69,8 @@ CompileResult compile_source(const std::string& source, const std::string& filen
   for (const auto& in : c.inputs) r.inputs.push_back({in.name, in.domain, in.source == DomainSource::Directive});
   if (!c.output.ok()) {
     r.diagnostics.push_back(c.output.error());
+  } else if (!directives.ok()) {
+    // A malformed compile directive: nothing compiled with settings the file does not mean.
   } else {
     for (const auto& w : c.output->warnings) r.diagnostics.push_back(w);
     r.program = std::make_shared<const Program>(std::move(c.output->program));
@@ -112,16 +95,9 @@ Result<std::shared_ptr<const Program>> load_artifact_file(const std::string& pat
 }
 
 std::vector<int> schedule_layers(const Program& program) {
+  // A validated program always schedules; the views never see another kind.
   auto sched = tc::schedule(program);
-  if (sched.ok()) return sched->layer_of;
-  // An invalid program never reaches the views; keep a usable fallback anyway.
-  std::vector<int> layer(program.nodes.size(), 0);
-  for (const auto& n : program.nodes) {
-    int l = 0;
-    for (NodeId a : n.args) l = std::max(l, layer[static_cast<std::size_t>(a)] + 1);
-    layer[static_cast<std::size_t>(n.id)] = l;
-  }
-  return layer;
+  return sched.ok() ? sched->layer_of : std::vector<int>(program.nodes.size(), 0);
 }
 
 namespace {
@@ -161,8 +137,22 @@ RunResult run_case(const Program& program, const Case& inputs, Semantics semanti
   return r;
 }
 
+void fill_known_values(const Program& program, const Case& params, std::vector<double>& values) {
+  const std::size_t n = std::min(values.size(), program.nodes.size());
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!std::isnan(values[i])) continue;
+    const Node& node = program.nodes[i];
+    if (node.op == Op::Constant) {
+      values[i] = node.value;
+    } else if (node.op == Op::Parameter) {
+      auto it = params.find(node.name);
+      values[i] = it != params.end() ? it->second : node.value;
+    }
+  }
+}
+
 NodeGradients node_gradients(const Program& program, const Case& inputs, std::size_t output, Semantics semantics,
-                             double temperature, const Case& params) {
+                             double temperature, const Case& params, const Case& state) {
   NodeGradients g;
   if (output >= program.outputs.size()) {
     g.error = make_error("the program has no output to differentiate");
@@ -176,21 +166,15 @@ NodeGradients node_gradients(const Program& program, const Case& inputs, std::si
   Env env;
   for (const auto& [k, v] : inputs) env.inputs[k] = v;
   for (const auto& [k, v] : params) env.params[k] = v;
+  for (const auto& [k, v] : state) env.state[k] = v;
   // Every node's adjoint from core's one reverse pass (grad/node_adjoints.h).
   auto r = tc::node_adjoints(program, env, opts);
   if (!r.ok()) {
     g.error = r.error();
-    // "the hybrid derivative of <select> needs the value it did not choose, ...":
-    // find that select so the views can mark it beside the failing node.
-    if (g.error->message.find("needs the value it did not choose") != std::string::npos) {
+    // The select whose jump term needs the undefined value, by the diagnostic's code (never its words).
+    if (g.error->code == DiagCode::HybridNeedsUnchosen) {
       g.failed_node = g.error->node.value_or(-1);
-      for (const auto& n : program.nodes) {
-        if (n.op != Op::Select) continue;
-        if (g.error->message.rfind("the hybrid derivative of " + describe_node(program, n.id) + " needs", 0) == 0) {
-          g.failed_select = n.id;
-          break;
-        }
-      }
+      g.failed_select = g.error->related.value_or(-1);
     }
     return g;
   }
@@ -320,70 +304,37 @@ Replay replay_events(const Program& program, const std::string& snapshot_text, c
   r.initial_state = rt->state();
   r.base_steps = rt->steps();
   r.max_steps = rt->max_steps();
-  const bool keep_values = program.nodes.size() <= 20000;
-  std::size_t kept = 0;
-  const auto lines = split_lines(events_text);
-  for (std::size_t i = 0; i < lines.size(); ++i) {
-    if (progress) {
-      if (progress->cancelled()) {
-        r.error = make_error("cancelled");
-        return r;
-      }
-      if (i % 256 == 0) progress->update(i, lines.size(), "events");
-    }
-    if (trim(lines[i]).empty()) continue;
-    if (skip_events > 0) {
-      --skip_events;
-      continue;
-    }
-    auto fail = [&](Diagnostic d) {
-      d.file = events_name;
-      d.loc = SourceLoc{static_cast<int>(i + 1), 1};
-      r.error = d;
-    };
-    auto ev = rt->parse_event(lines[i]);
-    if (!ev.ok()) {
-      fail(ev.error());
-      return r;
-    }
-    CaseTrace trace;
-    // Per-node values of every step for the graph and "jump to change", within a memory budget.
-    const bool trace_this = keep_values && kept < 20'000'000;
-    auto res = rt->dispatch(*ev, trace_this ? &trace : nullptr);
-    if (!res.ok()) {
-      fail(res.error());
-      return r;
-    }
+  // Core's replay loop (runtime/event_log.h); per-node values of every step
+  // for the graph and "jump to change" within a memory budget.
+  EventLogOptions opts;
+  opts.skip_events = skip_events;
+  opts.progress = progress;
+  opts.trace_budget = program.nodes.size() <= 20000 ? std::size_t{20'000'000} : 0;
+  EventLogReplay log = replay_event_text(*rt, events_text, events_name, opts);
+  r.steps.reserve(log.steps.size());
+  for (auto& s : log.steps) {
     StepRecord rec;
-    rec.line = static_cast<int>(i + 1);
-    for (const auto& [k, v] : *ev) rec.inputs[k] = v;
-    rec.outputs = res->outputs;
-    rec.state = res->state;
-    if (trace_this) {
-      rec.values = std::move(trace.values);
-      kept += rec.values.size();
-    }
+    rec.line = static_cast<int>(s.line);
+    for (const auto& [k, v] : s.inputs) rec.inputs[k] = v;
+    rec.outputs = std::move(s.result.outputs);
+    rec.state = std::move(s.result.state);
+    rec.values = std::move(s.values);
+    fill_known_values(program, {}, rec.values);  // the runtime runs with the stored parameter values
     r.steps.push_back(std::move(rec));
   }
+  r.error = std::move(log.error);
   return r;
 }
 
-Result<std::string> snapshot_json(const Program& program, const std::vector<std::string>& state_names,
-                                  const std::vector<double>& state, std::uint64_t steps, std::uint64_t max_steps) {
-  nlohmann::ordered_json j;
-  j["format"] = "tensorcode.snapshot";
-  j["version"] = 1;
-  j["program"] = program_to_json(program);
-  nlohmann::ordered_json st = nlohmann::ordered_json::object();
-  for (std::size_t u = 0; u < state_names.size() && u < state.size(); ++u) st[state_names[u]] = state[u];
-  j["state"] = st;
-  j["steps"] = steps;
-  j["max_steps"] = max_steps;
-  std::string text = j.dump(2) + "\n";
-  // Only write what the runtime itself would restore.
-  auto check = Runtime::restore_text(text);
-  if (!check.ok()) return check.error();
-  return text;
+Result<std::string> snapshot_text(const Program& program, const std::optional<SnapshotPoint>& at) {
+  // The runtime writes the snapshot (no second writer here); without a
+  // point it holds the program's initial state.
+  auto rt = Runtime::create(program, at && at->max_steps ? at->max_steps : Runtime::kDefaultMaxSteps);
+  if (!rt.ok()) return rt.error();
+  if (!at) return rt->snapshot_text();
+  auto moved = rt->at(at->state, at->steps);
+  if (!moved.ok()) return moved.error();
+  return moved->snapshot_text();
 }
 
 Result<SnapshotInfo> snapshot_info(const std::string& text) {
@@ -422,7 +373,7 @@ VerifyResult verify_source(const std::string& source, const std::string& filenam
   VerifyResult v;
   std::string why;
   if (!python_reference_available(&why)) {
-    v.error = make_error("verification needs the embedded CPython: " + why);
+    v.error = make_error("verification needs the CPython reference: " + why);
     return v;
   }
   v.available = true;

@@ -43,8 +43,11 @@ struct CompileResult {
   std::vector<InputSpec> inputs;  ///< every parameter with its effective domain
   double milliseconds = 0.0;
 };
+/// Compiles with the source's compile directives (dtype, budgets; see
+/// CompileOptionsDialog) and advice in the IDE's words; `dtype`, when given,
+/// overrides the directive's (the Verify panel's own setting).
 CompileResult compile_source(const std::string& source, const std::string& filename, const std::string& function,
-                             Dtype dtype = Dtype::Float64);
+                             std::optional<Dtype> dtype = std::nullopt);
 
 /// A program loaded from an artifact file (read-only in the IDE).
 Result<std::shared_ptr<const Program>> load_artifact_file(const std::string& path);
@@ -65,6 +68,11 @@ struct RunResult {
 RunResult run_case(const Program& program, const Case& inputs, Semantics semantics, double temperature,
                    const std::map<std::string, double, std::less<>>& state = {}, const Case& params = {});
 
+/// Fills the values a lazy evaluation left out but that are known without
+/// evaluating: constants (their value) and parameters (the value of `params`,
+/// else the stored one), so no panel says "not computed" for them.
+void fill_known_values(const Program& program, const Case& params, std::vector<double>& values);
+
 /// d(output)/d(node) for every node (the adjoints of one backward pass).
 struct NodeGradients {
   bool available = false;  ///< false when per-node adjoints were not computed (too large)
@@ -78,7 +86,7 @@ struct NodeGradients {
   NodeId failed_node = -1;
 };
 NodeGradients node_gradients(const Program& program, const Case& inputs, std::size_t output, Semantics semantics,
-                             double temperature, const Case& params = {});
+                             double temperature, const Case& params = {}, const Case& state = {});
 
 /// Named input cases kept beside a file (FILE.cases.json): {"current": NAME,
 /// "cases": [{"name": NAME, "inputs": {...}, "parameters": {...}}]}.
@@ -133,9 +141,16 @@ struct Replay {
 Replay replay_events(const Program& program, const std::string& snapshot_text, const std::string& events_text,
                      const std::string& events_name, Progress* progress, std::size_t skip_events = 0);
 
-/// Snapshot JSON (contract section 3) of `program` with `state` (state_names order) after `steps`.
-Result<std::string> snapshot_json(const Program& program, const std::vector<std::string>& state_names,
-                                  const std::vector<double>& state, std::uint64_t steps, std::uint64_t max_steps);
+/// A point of a replay to snapshot: the committed state (Replay::state_names
+/// order) after `steps` events, within a budget of `max_steps`.
+struct SnapshotPoint {
+  std::vector<double> state;
+  std::uint64_t steps = 0;
+  std::uint64_t max_steps = 0;
+};
+/// The snapshot text (contract section 3) at `at`, written by core's Runtime;
+/// the program's initial state when `at` is empty.
+Result<std::string> snapshot_text(const Program& program, const std::optional<SnapshotPoint>& at);
 /// A snapshot checked by the runtime: its program and the steps consumed when it was taken.
 struct SnapshotInfo {
   std::shared_ptr<const Program> program;

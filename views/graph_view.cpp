@@ -1,5 +1,7 @@
 #include "views/graph_view.h"
 
+#include "views/node_search.h"
+
 #include <QHelpEvent>
 #include <QKeyEvent>
 #include <QToolTip>
@@ -200,37 +202,22 @@ void GraphView::centerOnSelection() {
 bool GraphView::search(const QString& text) {
   auto program = session_->program();
   if (!program) return false;
-  QString t = text.trimmed();
-  if (t.startsWith(QLatin1Char('#')) || t.startsWith(QLatin1Char('%'))) t = t.mid(1);
-  bool isNumber = false;
-  const int id = t.toInt(&isNumber);
-  NodeId found = -1;
-  if (isNumber && id >= 0 && static_cast<std::size_t>(id) < program->nodes.size()) {
-    found = id;
-  } else {
-    const std::string name = t.toStdString();
-    for (const auto& n : program->nodes) {
-      if (!n.name.empty() && n.name == name) {
-        found = n.id;
-        break;
-      }
-    }
-    if (found < 0) {
-      for (const auto& [oname, oid] : program->outputs) {
-        if (oname == name) found = oid;
-      }
-    }
-    if (found < 0) {
-      for (const auto& n : program->nodes) {
-        if (!n.name.empty() && QString::fromStdString(n.name).contains(t, Qt::CaseInsensitive)) {
-          found = n.id;
-          break;
-        }
-      }
-    }
+  // The same query again steps to the next match (Find Node's result list).
+  if (text != search_text_ || search_program_ != program) {
+    search_text_ = text;
+    search_program_ = program;
+    search_results_ = find_nodes(*program, text.toStdString());
+    search_index_ = -1;
   }
-  if (found < 0) return false;
-  session_->select(found);
+  if (search_results_.empty()) return false;
+  return showSearchResult(search_index_ + 1);
+}
+
+bool GraphView::showSearchResult(int index) {
+  if (search_results_.empty()) return false;
+  const int n = static_cast<int>(search_results_.size());
+  search_index_ = ((index % n) + n) % n;  // wraps around both ways
+  session_->select(search_results_[static_cast<std::size_t>(search_index_)]);
   centerOnSelection();  // a node asked for by name or id is centred, wherever it was
   return true;
 }
@@ -327,18 +314,22 @@ QString GraphView::labelFor(NodeId id, int line) const {
   return {};
 }
 
+QString GraphView::placeholderText() const {
+  if (layout_ && laid_out_) return {};
+  if (mode_ == Mode::Neighbourhood && session_->program()) return tr("Select a node to see its neighbourhood.");
+  if (!session_->program() && !session_->diagnostics().empty())
+    return session_->readOnly() ? tr("No circuit: the artifact could not be loaded (see Problems).")
+                                : tr("No circuit: the source does not compile (see Problems).");
+  if (!session_->program()) return tr("No program: open a .py file or an artifact.");
+  return tr("Laying out…");
+}
+
 void GraphView::paintEvent(QPaintEvent*) {
   QPainter p(this);
   p.fillRect(rect(), QColor(0xfc, 0xfc, 0xfd));
   if (!layout_ || !laid_out_) {
     p.setPen(QColor(0x80, 0x80, 0x88));
-    QString msg;
-    if (mode_ == Mode::Neighbourhood && session_->program()) msg = tr("Select a node to see its neighbourhood.");
-    else if (!session_->program() && !session_->diagnostics().empty())
-      msg = tr("No circuit: the source does not compile (see Problems).");
-    else if (!session_->program()) msg = tr("No program: open a .py file or an artifact.");
-    else msg = tr("Laying out…");
-    p.drawText(rect(), Qt::AlignCenter, msg);
+    p.drawText(rect(), Qt::AlignCenter, placeholderText());
     return;
   }
   const GraphLayout& g = *layout_;

@@ -28,6 +28,8 @@ class GraphView : public QWidget, public Viewer {
 
   void programChanged() override;
   void resultsChanged() override;
+  /// What the view says instead of a circuit ("" while it shows one).
+  [[nodiscard]] QString placeholderText() const;
   /// True while the view shows the out-of-date banner (the source does not compile).
   [[nodiscard]] bool outOfDate() const { return session_->compileFailed(); }
   /// Grouped drawing of large circuits: the plan (null below kGroupThreshold nodes).
@@ -60,8 +62,15 @@ class GraphView : public QWidget, public Viewer {
   void zoomIn() { zoomAt(1.25, rect().center()); }
   void zoomOut() { zoomAt(0.8, rect().center()); }
   void centerOnSelection();
-  /// Selects the node with this id (a number, optionally '#' or '%') or name; false when none matches.
+  /// Selects the first node `text` matches (an id, "line N", an op name or a
+  /// name; views/node_search.h) and centres it; the same text again steps to
+  /// the next match. False when none matches.
   bool search(const QString& text);
+  /// Shows match `index` of the last search (wrapping); false when it had none.
+  bool showSearchResult(int index);
+  /// The last search's matches (views/node_search.h) and which one is shown (-1: none yet).
+  [[nodiscard]] const std::vector<NodeId>& searchResults() const { return search_results_; }
+  [[nodiscard]] int searchIndex() const { return search_index_; }
 
  signals:
   void layoutFinished(double milliseconds, bool graphviz);
@@ -123,6 +132,10 @@ class GraphView : public QWidget, public Viewer {
   std::vector<char> warned_;            // per node: analyze warned about it
   std::vector<char> inlined_;           // per node of inlined_of_: a constant drawn inside its users' boxes
   std::shared_ptr<const Program> inlined_of_;
+  QString search_text_;
+  std::shared_ptr<const Program> search_program_;
+  std::vector<NodeId> search_results_;
+  int search_index_ = -1;
 };
 
 }  // namespace views

@@ -78,6 +78,11 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), session_(new Sess
     neighbourhood_->update();
   });
   connect(session_, &Session::evaluated, this, &MainWindow::updateStatus);
+  connect(session_, &Session::compiled, this, [this] {
+    if (pendingRecent_.isEmpty()) return;
+    if (session_->program() && session_->readOnly()) rememberRecent(pendingRecent_);
+    pendingRecent_.clear();
+  });
   connect(session_, &Session::documentChanged, this, [this] {
     modified_ = false;
     updateTitle();
@@ -86,6 +91,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), session_(new Sess
     modified_ = m;
     updateTitle();
   });
+  // Named cases are part of the document's unsaved changes (written on Save only).
+  connect(session_, &Session::casesModified, this, &MainWindow::updateTitle);
   connect(graph_, &GraphView::layoutFinished, this, [this](double ms, bool gv) {
     layoutLabel_->setText(gv ? tr("layout %1 ms (Graphviz)").arg(ms, 0, 'f', 0) : tr("layout %1 ms").arg(ms, 0, 'f', 0));
   });
@@ -189,167 +196,26 @@ void MainWindow::buildDocks() {
   tb->setToolButtonStyle(Qt::ToolButtonTextOnly);
   toolbar_ = tb;
   nodeSearch_ = new QLineEdit(tb);
-  nodeSearch_->setPlaceholderText(tr("Find node: id or name (Ctrl+G)"));
+  nodeSearch_->setPlaceholderText(tr("Find node: id, name, op or line N (Ctrl+G)"));
+  nodeSearch_->setToolTip(tr("Return shows the next match"));
   nodeSearch_->setMaximumWidth(240);
   tb->addWidget(nodeSearch_);
+  searchCount_ = new QLabel(tb);
+  tb->addWidget(searchCount_);
+  connect(nodeSearch_, &QLineEdit::textEdited, searchCount_, &QLabel::clear);
   connect(nodeSearch_, &QLineEdit::returnPressed, this, [this] {
     centre_->setCurrentWidget(graph_);
-    if (!graph_->search(nodeSearch_->text())) statusBar()->showMessage(tr("no node matches '%1'").arg(nodeSearch_->text()), 5000);
-  });
-}
-
-void MainWindow::buildActions() {
-  auto* file = menuBar()->addMenu(tr("&File"));
-  auto act = [&](QMenu* m, const QString& text, const QKeySequence& key, auto slot) {
-    auto* a = m->addAction(text);
-    if (!key.isEmpty()) a->setShortcut(key);
-    connect(a, &QAction::triggered, this, slot);
-    return a;
-  };
-  act(file, tr("&New"), QKeySequence::New, [this] {
-    if (maybeSave()) session_->newDocument(QStringLiteral("def f(x):\n    return x\n"));
-  });
-  act(file, tr("&Open…"), QKeySequence::Open, [this] { openDialog(); });
-  recentMenu_ = file->addMenu(tr("Open &Recent"));
-  act(file, tr("&Save"), QKeySequence::Save, [this] {
-    if (session_->filePath().isEmpty() || session_->readOnly()) saveAs();
-    else savePath(session_->filePath());
-  });
-  // QKeySequence::SaveAs is empty outside KDE and GNOME (offscreen, plain X11):
-  // spelled out so the shortcut works and the menu shows it everywhere.
-  act(file, tr("Save &As…"), QKeySequence(tr("Ctrl+Shift+S")), [this] { saveAs(); });
-  auto* exp = file->addMenu(tr("&Export"));
-  act(exp, tr("Artifact JSON…"), QKeySequence(tr("Ctrl+E")), [this] { exportDialog(QStringLiteral("artifact")); });
-  act(exp, tr("Optimized artifact…"), {}, [this] { exportDialog(QStringLiteral("optimized")); });
-  act(exp, tr("Graphviz .dot…"), {}, [this] { exportDialog(QStringLiteral("dot")); });
-  exp->addSeparator();
-  // The labels are UTF-8 (the ellipsis): tr() reads them as such, QString::fromLatin1 would not.
-  for (const auto& [kind, label] : {std::pair{"wgsl", tr("WGSL…")}, std::pair{"spirv", tr("SPIR-V…")}, std::pair{"wasm", tr("WebAssembly…")}}) {
-    const QString k = QString::fromLatin1(kind);
-    auto* a = act(exp, label, {}, [this, k] { exportDialog(k); });
-    const auto targets = export_targets();
-    a->setEnabled(std::find(targets.begin(), targets.end(), std::string(kind)) != targets.end());
-  }
-  file->addSeparator();
-  // QKeySequence::Quit is empty on some platforms (offscreen): spelled out.
-  act(file, tr("&Quit"), QKeySequence(tr("Ctrl+Q")), [this] { close(); });
-
-  auto* edit = menuBar()->addMenu(tr("&Edit"));
-  act(edit, tr("&Undo"), QKeySequence::Undo, [this] { editor_->undo(); });
-  act(edit, tr("&Redo"), QKeySequence::Redo, [this] { editor_->redo(); });
-  edit->addSeparator();
-  act(edit, tr("Cu&t"), QKeySequence::Cut, [this] { editor_->cut(); });
-  act(edit, tr("&Copy"), QKeySequence::Copy, [this] { editor_->copy(); });
-  act(edit, tr("&Paste"), QKeySequence::Paste, [this] { editor_->paste(); });
-  edit->addSeparator();
-  act(edit, tr("&Find…"), QKeySequence::Find, [this] {
-    findEdit_->setFocus();
-    findEdit_->selectAll();
-  });
-  act(edit, tr("Find &Next"), QKeySequence::FindNext, [this] { findInSource(true); });
-  act(edit, tr("Find &Previous"), QKeySequence::FindPrevious, [this] { findPrevious(); });
-  act(edit, tr("&Replace…"), QKeySequence(tr("Ctrl+H")), [this] {
-    if (findEdit_->text().isEmpty()) findEdit_->setFocus();
-    else replaceEdit_->setFocus();
-  });
-  act(edit, tr("&Go to Line…"), QKeySequence(tr("Ctrl+L")), [this] { goToLineDialog(); });
-  act(edit, tr("Find &Node…"), QKeySequence(tr("Ctrl+G")), [this] {
-    nodeSearch_->setFocus();
-    nodeSearch_->selectAll();
-  });
-
-  auto* view = menuBar()->addMenu(tr("&View"));
-  toolbar_->addAction(act(view, tr("&Fit Circuit"), QKeySequence(tr("Ctrl+0")), [this] { graph_->fitAll(); }));
-  act(view, tr("Zoom &In"), QKeySequence::ZoomIn, [this] { graph_->zoomIn(); });
-  act(view, tr("Zoom &Out"), QKeySequence::ZoomOut, [this] { graph_->zoomOut(); });
-  act(view, tr("&Centre on Selection"), QKeySequence(tr("Ctrl+J")), [this] { graph_->centerOnSelection(); });
-  auto* overlay = view->addMenu(tr("&Overlay"));
-  auto* group = new QActionGroup(this);
-  for (const auto& [o, label] : {std::pair{GraphView::Overlay::None, tr("Op kinds")},
-                                 std::pair{GraphView::Overlay::Intervals, tr("Intervals and warnings")},
-                                 std::pair{GraphView::Overlay::Values, tr("Value heat map")}}) {
-    auto* a = overlay->addAction(label);
-    a->setCheckable(true);
-    a->setChecked(o == graph_->overlay());
-    group->addAction(a);
-    const auto mode = o;
-    connect(a, &QAction::triggered, this, [this, mode] {
-      graph_->setOverlay(mode);
-      neighbourhood_->setOverlay(mode);
-    });
-  }
-  view->addSeparator();
-  for (QDockWidget* d : findChildren<QDockWidget*>()) view->addAction(d->toggleViewAction());
-  auto* precision = view->addMenu(tr("Number &Precision"));
-  auto* pgroup = new QActionGroup(this);
-  const int savedDigits = QSettings().value(QStringLiteral("display/precision"), 6).toInt();
-  set_display_precision(savedDigits);
-  for (const auto& [digits, label] : {std::pair{4, tr("4 significant digits")}, std::pair{6, tr("6 significant digits")},
-                                      std::pair{10, tr("10 significant digits")}, std::pair{0, tr("Full (shortest round trip)")}}) {
-    auto* a = precision->addAction(label);
-    a->setCheckable(true);
-    a->setChecked(digits == display_precision());
-    a->setData(digits);
-    pgroup->addAction(a);
-    const int d = digits;
-    connect(a, &QAction::triggered, this, [this, d] {
-      set_display_precision(d);
-      QSettings().setValue(QStringLiteral("display/precision"), d);
-      session_->redisplay();
-    });
-  }
-  view->addSeparator();
-  auto* lang = view->addMenu(tr("&Language"));
-  auto* lgroup = new QActionGroup(this);
-  const QString current = QSettings().value(QStringLiteral("language")).toString();
-  for (const auto& [code, label] : {std::pair{QString(), tr("System default")}, std::pair{QStringLiteral("en"), QStringLiteral("English")},
-                                    std::pair{QStringLiteral("de"), QStringLiteral("Deutsch")}}) {
-    auto* a = lang->addAction(label);
-    a->setCheckable(true);
-    a->setChecked(code == current);
-    lgroup->addAction(a);
-    const QString c = code;
-    connect(a, &QAction::triggered, this, [this, c] {
-      QSettings().setValue(QStringLiteral("language"), c);
-      statusBar()->showMessage(tr("The language changes when the IDE starts next."), 8000);
-    });
-  }
-
-  auto* run = menuBar()->addMenu(tr("&Run"));
-  toolbar_->addSeparator();
-  toolbar_->addAction(act(run, tr("&Run Case"), QKeySequence(Qt::Key_F5), [this] { session_->run(); }));
-  act(run, tr("&Compile Now"), QKeySequence(tr("Ctrl+B")), [this] { session_->compileNow(); });
-  auto* verifyAct = act(run, tr("&Verify"), QKeySequence(Qt::Key_F6), [this] {
-    for (QDockWidget* d : findChildren<QDockWidget*>())
-      if (d->objectName() == QLatin1String("VerifyDock")) d->raise();
-    verify_->start();
-  });
-  toolbar_->addAction(verifyAct);
-  act(run, tr("Cancel Verify"), QKeySequence(tr("Shift+F6")), [this] { verify_->cancel(); });
-  run->addSeparator();
-  act(run, tr("Open &Event Log…"), QKeySequence(tr("Ctrl+Shift+O")), [this] { openEventsDialog(); });
-  toolbar_->addAction(act(run, tr("Step &Forward"), QKeySequence(Qt::Key_F10), [this] { stepForward(); }));
-  act(run, tr("Step &Back"), QKeySequence(tr("Shift+F10")), [this] {
-    if (session_->hasReplay()) timeline_->stepBack();
-    else stepForward();  // says why nothing moves
-  });
-  act(run, tr("Jump to Next &Change"), QKeySequence(tr("Ctrl+F10")), [this] {
-    if (session_->hasReplay()) timeline_->jumpToChange();
-    else stepForward();
-  });
-
-  auto* help = menuBar()->addMenu(tr("&Help"));
-  act(help, tr("&About tensorcode"), {}, [this] {
-    QMessageBox::about(this, tr("About tensorcode"),
-                       tr("<b>tensorcode</b> %1<br>A compiler, checked evaluator and visual debugger for small numerical programs.")
-                           .arg(QApplication::applicationVersion()));
+    const bool found = graph_->search(nodeSearch_->text());
+    const auto& hits = graph_->searchResults();
+    searchCount_->setText(found ? tr("%1 of %2").arg(graph_->searchIndex() + 1).arg(hits.size()) : tr("no match"));
+    if (!found) statusBar()->showMessage(tr("no node matches '%1'").arg(nodeSearch_->text()), 5000);
   });
 }
 
 void MainWindow::updateTitle() {
   QString name = session_->filePath().isEmpty() ? tr("untitled.py") : QFileInfo(session_->filePath()).fileName();
   if (session_->readOnly()) name += tr(" (read-only artifact)");
-  setWindowTitle(QStringLiteral("%1%2 — tensorcode").arg(name, modified_ ? QStringLiteral("*") : QString()));
+  setWindowTitle(QStringLiteral("%1%2 — tensorcode").arg(name, unsaved() ? QStringLiteral("*") : QString()));
 }
 
 void MainWindow::updateStatus() {
@@ -365,7 +231,10 @@ void MainWindow::updateStatus() {
       parts << QStringLiteral("%1 = %2").arg(QString::fromStdString(p->outputs[i].first), QString::fromStdString(format_number(outs[i])));
     QString text = parts.join(QStringLiteral(", "));
     if (session_->showingStep()) text = tr("step %1: %2").arg(session_->snapshotBase() + session_->step()).arg(text);
+    // Broken code: these are the last good circuit's outputs, marked so.
+    if (session_->compileFailed()) text = tr("out of date: %1").arg(text);
     resultLabel_->setText(text);
+    resultLabel_->setStyleSheet(session_->compileFailed() ? QStringLiteral("color:#8a8a90") : QString());
   } else if (p && run.error) {
     resultLabel_->setText(tr("run failed"));
   } else {
@@ -381,7 +250,10 @@ bool MainWindow::openPath(const QString& path) {
     return false;
   }
   editor_->setModified(false);
-  rememberRecent(QFileInfo(path).absoluteFilePath());
+  // A source goes to Recent at once (it opens even when broken); an artifact
+  // only once it loaded, so a corrupt file never joins the list.
+  if (session_->readOnly()) pendingRecent_ = QFileInfo(path).absoluteFilePath();
+  else rememberRecent(QFileInfo(path).absoluteFilePath());
   return true;
 }
 
@@ -393,6 +265,9 @@ bool MainWindow::savePath(const QString& path) {
     return false;
   }
   session_->setFilePath(path);
+  // The named cases are saved with the source, never before.
+  QString caseError;
+  if (!session_->saveCases(&caseError)) warn(tr("Save"), tr("the source was saved, the named cases were not: %1").arg(caseError));
   editor_->setModified(false);
   rememberRecent(QFileInfo(path).absoluteFilePath());
   updateTitle();
@@ -410,7 +285,7 @@ bool MainWindow::saveAs() {
 }
 
 bool MainWindow::maybeSave() {
-  if (!modified_ || session_->readOnly()) return true;
+  if (!unsaved() || session_->readOnly()) return true;
   // The file's name, not the window title ("choose.py* — tensorcode").
   const QString name = session_->filePath().isEmpty() ? tr("untitled.py") : QFileInfo(session_->filePath()).fileName();
   const auto b = QMessageBox::question(this, tr("Unsaved changes"), tr("Save the changes to %1?").arg(name),
@@ -499,7 +374,12 @@ QString MainWindow::defaultExportPath(const QString& kind) const {
   // An artifact exported as an artifact again should not overwrite itself.
   if (kind == QLatin1String("artifact") && session_->readOnly()) base += QStringLiteral(".export");
   auto it = suffix.find(kind);
-  return QDir(dir).filePath(base + (it != suffix.end() ? it->second : QString()));
+  const QString ext = it != suffix.end() ? it->second : QString();
+  // Never propose a file that is already there (a different gated.json beside
+  // gated.py): the first free "NAME-2", "NAME-3", ... instead.
+  QString path = QDir(dir).filePath(base + ext);
+  for (int n = 2; QFileInfo::exists(path) && n < 1000; ++n) path = QDir(dir).filePath(base + QStringLiteral("-%1").arg(n) + ext);
+  return path;
 }
 
 QString MainWindow::exportWarning(const QString& kind) const {

@@ -81,13 +81,25 @@ class MainWindow : public QMainWindow, public Viewer {
   void showEvent(QShowEvent* ev) override;
 
  private:
-  void buildActions();
+  void buildActions();  // main_window_menus.cpp: one function per menu
+  void buildFileMenu();
+  void buildEditMenu();
+  void buildViewMenu();
+  void buildRunMenu();
+  void buildProgramMenu();
+  void buildHelpMenu();
+  /// Program > Compile Options: a window-modal dialog; accepting rewrites the directive line.
+  void compileOptionsDialog();
+  /// Help > Keyboard Shortcuts: every menu entry that has one.
+  void shortcutsDialog();
   void buildDocks();
   void updateTitle();
   void updateStatus();
   void rememberRecent(const QString& path);
   void rebuildRecentMenu();
   bool maybeSave();
+  /// The source or the named cases have changes that Save would write.
+  [[nodiscard]] bool unsaved() const { return modified_ || session_->hasUnsavedCases(); }
   void openDialog();
   bool saveAs();
   void exportDialog(const QString& kind);
@@ -104,6 +116,8 @@ class MainWindow : public QMainWindow, public Viewer {
   [[nodiscard]] QLineEdit* findEdit() const { return findEdit_; }
   [[nodiscard]] QLineEdit* replaceEdit() const { return replaceEdit_; }
   [[nodiscard]] QLineEdit* nodeSearchEdit() const { return nodeSearch_; }
+  /// "2 of 12" beside Find Node.
+  [[nodiscard]] QLabel* nodeSearchCount() const { return searchCount_; }
 
  private:
   QLineEdit* replaceEdit_ = nullptr;
@@ -121,6 +135,7 @@ class MainWindow : public QMainWindow, public Viewer {
   QTabWidget* centre_;
   QLineEdit* findEdit_;
   QLineEdit* nodeSearch_;
+  QLabel* searchCount_ = nullptr;
   QMenu* recentMenu_;
   class QToolBar* toolbar_ = nullptr;
   QLabel* compileLabel_;
@@ -128,6 +143,7 @@ class MainWindow : public QMainWindow, public Viewer {
   QLabel* resultLabel_;
   QLabel* layoutLabel_;
   QString lastWarning_;
+  QString pendingRecent_;  // an artifact opened, added to Recent once it loads
   bool modified_ = false;
   bool layoutRestored_ = false;  // a remembered dock layout was applied
   QByteArray savedState_;

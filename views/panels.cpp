@@ -16,6 +16,7 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <cmath>
 
 namespace tc {
@@ -383,6 +384,9 @@ QVariant InspectorModel::data(const QModelIndex& index, int role) const {
   if (role == Qt::ForegroundRole && index.column() == ChosenGrad && !session_->chosenGrad().ok &&
       (static_cast<NodeId>(id) == session_->chosenGrad().failed_node || static_cast<NodeId>(id) == session_->chosenGrad().failed_select))
     return QColor(0xc0, 0x20, 0x20);
+  if (role == Qt::ForegroundRole && index.column() == ChosenGrad && session_->chosenGrad().available &&
+      !session_->chosenGrad().ok)
+    return QColor(0x90, 0x90, 0x98);  // "n/a": the failed pass computed nothing here
   if (role == Qt::ForegroundRole && index.column() == ChosenGrad) {
     const auto& e = session_->exactGrad().adjoint;
     const auto& c = session_->chosenGrad().adjoint;
@@ -403,6 +407,9 @@ QVariant InspectorModel::data(const QModelIndex& index, int role) const {
       const auto& g = session_->chosenGrad();
       if (!g.ok && g.error && (static_cast<NodeId>(id) == g.failed_node || static_cast<NodeId>(id) == g.failed_select))
         return tip ? QString::fromStdString(g.error->message) : tr("fails");
+      // The whole pass failed: every other row says so instead of a blank cell.
+      if (g.available && !g.ok && g.error)
+        return tip ? tr("not computed: the gradient failed (%1)").arg(QString::fromStdString(g.error->message)) : tr("n/a");
       return at(g.adjoint);
     }
     case Branch: {
@@ -466,6 +473,7 @@ InspectorPanel::InspectorPanel(Session* session, QWidget* parent) : QWidget(pare
   table_->horizontalHeader()->setStretchLastSection(true);
   table_->horizontalHeader()->setDefaultSectionSize(64);
   table_->horizontalHeader()->setMinimumSectionSize(40);
+  table_->horizontalHeader()->setResizeContentsPrecision(0);  // fit to the rows in view
   table_->setColumnWidth(InspectorModel::Node, 96);
   table_->setAlternatingRowColors(true);
   lay->addWidget(table_, 1);
@@ -509,6 +517,14 @@ void InspectorPanel::programChanged() {
 void InspectorPanel::resultsChanged() {
   if (model_->rowCount() > 0)
     emit model_->dataChanged(model_->index(0, 0), model_->index(model_->rowCount() - 1, InspectorModel::ColumnCount - 1));
+  // Values arrive after the program (its widths were taken from empty cells):
+  // widen a column whose shown cells no longer fit, so none reads "0....".
+  // The header measures the rows in view only (precision 0), so this stays cheap.
+  for (int c = 0; c < InspectorModel::ColumnCount - 1; ++c) {
+    const int had = table_->columnWidth(c);
+    table_->resizeColumnToContents(c);
+    if (table_->columnWidth(c) < had) table_->setColumnWidth(c, had);  // widen only: a width the user chose stays
+  }
   updateDetail();
 }
 

@@ -90,6 +90,7 @@ class InspectorPanel : public QWidget, public Viewer {
   /// The detail text shown for the selected node (tests read it).
   [[nodiscard]] QString detailText() const;
   [[nodiscard]] InspectorModel* model() const { return model_; }
+  [[nodiscard]] QTableView* tableView() const { return table_; }
   /// Temperature from a slider position (log scale 0.05 .. 20).
   static double temperatureAt(int position);
 

@@ -8,7 +8,6 @@
 
 #include "base/atomic_file.h"
 #include "ir/artifact.h"
-#include "runtime/runtime.h"
 
 namespace tc {
 namespace views {
@@ -196,6 +195,13 @@ void Session::setInputDomain(const std::string& name, const Domain& domain) {
   compileNow();
 }
 
+void Session::setCompileDirectives(const CompileDirectives& d) {
+  const auto text = doc_.rewriteCompileDirectives(d);
+  if (!text) return;
+  emit sourceRewritten(*text);
+  compileNow();
+}
+
 void Session::setCaseValue(const std::string& name, double value) {
   cases_.setValue(name, value, doc_.program().get());
   reportCaseSave();
@@ -231,7 +237,15 @@ void Session::loadCaseBook() {
 }
 
 void Session::reportCaseSave() {
-  if (!cases_.saveProblem().isEmpty()) emit message(cases_.saveProblem());
+  // Nothing is written here: the cases file is saved with the document (saveCases).
+  emit casesModified();
+}
+
+bool Session::saveCases(QString* error) {
+  const bool ok = cases_.writeBook();
+  if (!ok && error) *error = cases_.saveProblem();
+  emit casesModified();
+  return ok;
 }
 
 bool Session::addCase(const QString& name) {
@@ -281,17 +295,21 @@ void Session::evaluate() {
   const Semantics sem = cases_.semantics();
   const double temp = cases_.temperature();
   const std::size_t out = static_cast<std::size_t>(std::max(0, cases_.outputIndex()));
-  worker_->post(QStringLiteral("run"), [this, program, c, params, sem, temp, out](JobControl&) -> EngineWorker::Deliver {
+  // The state the case runs against is the timeline's (a restored snapshot's,
+  // the replay's start), so the circuit, Inspector and Outputs agree with it.
+  const Case state = timeline_.caseState();
+  worker_->post(QStringLiteral("run"), [this, program, c, params, sem, temp, out, state](JobControl&) -> EngineWorker::Deliver {
     struct Pack {
       RunResult exact, chosen;
       NodeGradients gexact, gchosen;
     };
     auto p = std::make_shared<Pack>();
-    p->exact = run_case(*program, c, Semantics::Exact, program->temperature, {}, params);
-    p->chosen = sem == Semantics::Relaxed ? run_case(*program, c, sem, temp, {}, params) : p->exact;
+    p->exact = run_case(*program, c, Semantics::Exact, program->temperature, state, params);
+    fill_known_values(*program, params, p->exact.trace.values);
+    p->chosen = sem == Semantics::Relaxed ? run_case(*program, c, sem, temp, state, params) : p->exact;
     if (!program->outputs.empty() && out < program->outputs.size()) {
-      p->gexact = node_gradients(*program, c, out, Semantics::Exact, temp, params);
-      p->gchosen = node_gradients(*program, c, out, sem, temp, params);
+      p->gexact = node_gradients(*program, c, out, Semantics::Exact, temp, params, state);
+      p->gchosen = node_gradients(*program, c, out, sem, temp, params, state);
     }
     return [this, p, program] {
       if (program != doc_.program()) return;
@@ -362,9 +380,12 @@ void Session::startReplay() {
       timeline_.setReplay(std::move(*r), 0);
       notify([](Viewer* v) { v->stepChanged(); });
       notify([](Viewer* v) { v->resultsChanged(); });
+      evaluate();  // the case runs against the replay's starting state
       const Replay& replay = timeline_.replay();
       if (replay.error) emit message(QString::fromStdString(replay.error->format()));
-      else emit message(tr("event log loaded: %n step(s), paused at step 0", nullptr, static_cast<int>(replay.steps.size())));
+      else
+        emit message(tr("event log loaded: %n step(s), paused at step %1", nullptr, static_cast<int>(replay.steps.size()))
+                         .arg(timeline_.snapshotBase()));
     };
   });
 }
@@ -381,24 +402,14 @@ bool Session::saveSnapshot(const QString& path, QString* error) {
     if (error) *error = tr("no program to snapshot");
     return false;
   }
-  const Replay& replay = timeline_.replay();
-  std::vector<std::string> names = replay.state_names;
-  std::vector<double> state = timeline_.stateAtStep();
-  if (!timeline_.hasReplay()) {
-    // No replay: the program's initial state.
-    for (NodeId id : program->nodes_of(Op::State)) {
-      names.push_back(program->nodes[static_cast<std::size_t>(id)].name);
-      state.push_back(program->nodes[static_cast<std::size_t>(id)].value);
-    }
-  }
-  const std::uint64_t max_steps = replay.max_steps ? replay.max_steps : Runtime::kDefaultMaxSteps;
-  const std::uint64_t steps = replay.base_steps + static_cast<std::uint64_t>(timeline_.step());
+  // The timeline's step (none without a replay: the program's initial state); core's runtime writes the snapshot.
+  const std::optional<SnapshotPoint> at = timeline_.snapshotPoint();
   const std::string file = path.toStdString();
   // Written on the worker; the answer comes back as a signal (no nested event loop).
   static quint64 counter = 0;
-  worker_->post(QStringLiteral("save-snapshot-%1").arg(++counter), [this, program, names, state, steps, max_steps, file, path](JobControl&) -> EngineWorker::Deliver {
+  worker_->post(QStringLiteral("save-snapshot-%1").arg(++counter), [this, program, at, file, path](JobControl&) -> EngineWorker::Deliver {
     auto st = std::make_shared<Status>(ok_status());
-    auto text = snapshot_json(*program, names, state, steps, max_steps);
+    auto text = snapshot_text(*program, at);
     *st = text.ok() ? write_file_atomic(file, *text) : Status(text.error());
     return [this, st, path] {
       if (st->ok()) {
@@ -483,6 +494,7 @@ bool Session::restoreSnapshot(const QString& path, QString* error) {
       if (!out->on_log) timeline_.restoreOffLog(text);
       notify([](Viewer* v) { v->stepChanged(); });
       notify([](Viewer* v) { v->resultsChanged(); });
+      evaluate();  // the case now runs against the snapshot's state
       if (out->on_log) {
         emit message(tr("snapshot %1 restored at step %2 of the event log; the steps after it replay from its state")
                          .arg(file)

@@ -93,6 +93,11 @@ class Session : public QObject {
   /// Changes a parameter's domain: rewrites the directive block of the source
   /// (emits sourceRewritten so the editor applies it as one undoable edit).
   void setInputDomain(const std::string& name, const Domain& domain);
+  /// The source's compile options (dtype, max iterations, max nodes; defaults where it gives none).
+  [[nodiscard]] CompileDirectives compileDirectives() const { return doc_.compileDirectives(); }
+  /// Changes the compile options: rewrites the `# tensorcode: compile` line of
+  /// the source (emits sourceRewritten, one undoable edit) and recompiles.
+  void setCompileDirectives(const CompileDirectives& d);
   /// Source nodes on `line` (1-based), in id order.
   [[nodiscard]] std::vector<NodeId> nodesOnLine(int line) const { return doc_.nodesOnLine(line); }
 
@@ -114,6 +119,11 @@ class Session : public QObject {
   void switchCase(int index);
   /// Where the named cases of the open file live ("" for an untitled document).
   [[nodiscard]] QString casesPath() const;
+  /// The named cases changed and are not saved yet (part of the document's unsaved changes).
+  [[nodiscard]] bool hasUnsavedCases() const { return cases_.modified(); }
+  /// Writes the named cases beside the file (the document is being saved; nothing is written before).
+  /// False with `error` when writing failed.
+  bool saveCases(QString* error);
   /// Re-shows every view (after a display setting such as the number precision changed).
   void redisplay();
   [[nodiscard]] Semantics semantics() const { return cases_.semantics(); }
@@ -185,6 +195,7 @@ class Session : public QObject {
   void compiled();                            ///< a compile finished (ok or not)
   void evaluated();                           ///< a run finished
   void casesChanged();                        ///< the named cases or the current one changed
+  void casesModified();                       ///< a case value or name changed, or the cases were saved
   void centreRequested();                     ///< selectAndCentre: the circuit view centres the selection
   void snapshotSaved(const QString& path);    ///< saveSnapshot finished writing
   void message(const QString& text);          ///< status bar text

@@ -251,8 +251,17 @@ TimelinePanel::TimelinePanel(Session* session, QWidget* parent) : QWidget(parent
   connect(change, &QToolButton::clicked, this, &TimelinePanel::jumpToChange);
   connect(save, &QAction::triggered, this, &TimelinePanel::saveSnapshotRequested);
   connect(restore, &QAction::triggered, this, &TimelinePanel::restoreSnapshotRequested);
+  // The slider counts steps from the program's start, like "step N of M":
+  // the steps a restored snapshot consumed sit left of the replay and cannot
+  // be visited (the handle springs back to the snapshot's step).
   connect(slider_, &QSlider::valueChanged, this, [this](int v) {
-    if (!syncing_) session_->setStep(v);
+    if (syncing_) return;
+    const int base = session_->snapshotBase();
+    if (v < base) {
+      slider_->setValue(base);
+      return;
+    }
+    session_->setStep(v - base);
   });
   stepChanged();
 }
@@ -284,10 +293,11 @@ void TimelinePanel::stepChanged() {
   const auto& replay = session_->replay();
   const int n = static_cast<int>(replay.steps.size());
   const int step = session_->step();
+  const int base = session_->hasReplay() ? session_->snapshotBase() : 0;
   syncing_ = true;
-  const bool rebuilt = slider_->maximum() != n || !session_->hasReplay();
-  slider_->setRange(0, n);
-  slider_->setValue(step);
+  const bool rebuilt = slider_->maximum() != base + n || !session_->hasReplay();
+  slider_->setRange(0, base + n);
+  slider_->setValue(base + step);
   syncing_ = false;
   if (!session_->hasReplay() || !program) {
     position_->setText(tr("no event log"));
@@ -295,7 +305,6 @@ void TimelinePanel::stepChanged() {
     plot_->clear();
     return;
   }
-  const int base = session_->snapshotBase();
   position_->setText(tr("step %1 of %2").arg(base + step).arg(base + n));
   table_->setRowCount(0);
   auto add = [&](const QString& name, const QString& value) {

@@ -75,6 +75,19 @@ std::vector<double> Timeline::stateBeforeStep() const {
   return replay_.steps[static_cast<std::size_t>(step_ - 2)].state;
 }
 
+Case Timeline::caseState() const {
+  Case out;
+  if (!has_replay_) return out;
+  for (std::size_t u = 0; u < replay_.state_names.size() && u < replay_.initial_state.size(); ++u)
+    out[replay_.state_names[u]] = replay_.initial_state[u];
+  return out;
+}
+
+std::optional<SnapshotPoint> Timeline::snapshotPoint() const {
+  if (!has_replay_) return std::nullopt;
+  return SnapshotPoint{stateAtStep(), replay_.base_steps + static_cast<std::uint64_t>(step_), replay_.max_steps};
+}
+
 const std::vector<double>& Timeline::values(const std::vector<double>& otherwise) const {
   if (showingStep()) {
     const auto& vals = replay_.steps[static_cast<std::size_t>(step_ - 1)].values;

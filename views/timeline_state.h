@@ -5,6 +5,7 @@
 // replays on the worker and hands the replay to setReplay().
 #include <QString>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -54,6 +55,11 @@ class Timeline {
   [[nodiscard]] std::vector<double> stateAtStep() const;
   /// State the current step's event saw (the state before it; the initial state at step 0).
   [[nodiscard]] std::vector<double> stateBeforeStep() const;
+  /// The state a case runs against while a replay is loaded (its starting
+  /// state: a restored snapshot's or the program's), by name; empty without one.
+  [[nodiscard]] Case caseState() const;
+  /// Where a snapshot of the current step is taken (none without a replay).
+  [[nodiscard]] std::optional<SnapshotPoint> snapshotPoint() const;
   /// The current step's node values, or `otherwise` when no step is shown (or it kept none).
   [[nodiscard]] const std::vector<double>& values(const std::vector<double>& otherwise) const;
   /// The current step's event inputs, or `otherwise`.

@@ -14,6 +14,7 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QInputDialog>
+#include <QLabel>
 #include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QProgressBar>
@@ -21,6 +22,8 @@
 #include <QScrollBar>
 #include <QSettings>
 #include <QSpinBox>
+#include <QStatusBar>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
@@ -42,26 +45,6 @@ using namespace tc::views;
 using namespace tc::views::testing;
 
 namespace {
-
-/// Calls `answer` on the next modal widget of type T (a blocking dialog runs
-/// its own event loop, so this polls from a timer); gives up after 5 s so a
-/// dialog that never opens cannot leak into the next test.
-template <class T>
-void answerNextModal(std::function<void(T*)> answer) {
-  auto* poll = new QTimer;
-  auto tries = std::make_shared<int>(0);
-  QObject::connect(poll, &QTimer::timeout, poll, [poll, tries, answer] {
-    if (auto* d = qobject_cast<T*>(QApplication::activeModalWidget())) {
-      poll->stop();
-      poll->deleteLater();
-      answer(d);
-    } else if (++*tries > 250) {
-      poll->stop();
-      poll->deleteLater();
-    }
-  });
-  poll->start(20);
-}
 
 struct Opened {
   QTemporaryDir dir;
@@ -299,6 +282,120 @@ class HabitsTest : public QObject {
     QCOMPARE(ed->text(line), QStringLiteral("    "));
     QTest::keyClick(ed, Qt::Key_Backspace);
     QCOMPARE(ed->text(line), QString());
+  }
+
+  // Item 14: a corrupt artifact says so, and does not join Recent.
+  void aCorruptArtifactSaysArtifactAndStaysOutOfRecent() {
+    QTemporaryDir dir;
+    const QString corrupt = dir.filePath(QStringLiteral("corrupt.json"));
+    QFile f(corrupt);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write("{ not json");
+    f.close();
+    MainWindow w;
+    w.show();
+    QVERIFY(w.openPath(corrupt));
+    QVERIFY(w.waitUntilSettled(30000));
+    QVERIFY2(w.graph()->placeholderText().contains(QStringLiteral("artifact could not be loaded")),
+             qPrintable(w.graph()->placeholderText()));
+    const QStringList recent = QSettings().value(QStringLiteral("recentFiles")).toStringList();
+    QVERIFY2(!recent.contains(QFileInfo(corrupt).absoluteFilePath()), qPrintable(recent.join(QLatin1Char(','))));
+    // A good artifact does join it.
+    QVERIFY(w.openPath(example("counter.json")));
+    QVERIFY(w.waitUntilSettled(30000));
+    QVERIFY(QSettings().value(QStringLiteral("recentFiles")).toStringList().contains(QFileInfo(example("counter.json")).absoluteFilePath()));
+  }
+
+  // Item 14: export never proposes a file that is already there.
+  void exportProposesAFreeName() {
+    MainWindow w;
+    Opened o;
+    openChoose(w, o);
+    QCOMPARE(QFileInfo(w.defaultExportPath(QStringLiteral("artifact"))).fileName(), QStringLiteral("choose.json"));
+    QFile other(o.dir.filePath(QStringLiteral("choose.json")));
+    QVERIFY(other.open(QIODevice::WriteOnly));
+    other.write("{}");
+    other.close();
+    QCOMPARE(QFileInfo(w.defaultExportPath(QStringLiteral("artifact"))).fileName(), QStringLiteral("choose-2.json"));
+  }
+
+  // Item 14: broken code marks the Outputs line of the status bar out of date.
+  void brokenCodeMarksTheOutputsStale() {
+    MainWindow w;
+    Opened o;
+    openChoose(w, o);
+    auto resultText = [&w] {
+      for (QLabel* l : w.statusBar()->findChildren<QLabel*>())
+        if (l->text().contains(QStringLiteral(" = "))) return l->text();
+      return QString();
+    };
+    QVERIFY(!resultText().isEmpty());
+    QVERIFY(!resultText().startsWith(QStringLiteral("out of date")));
+    typeAtEnd(w.editor(), QStringLiteral(" +"));
+    QVERIFY(w.waitUntilSettled(30000));
+    QVERIFY(w.session()->compileFailed());
+    QVERIFY2(resultText().startsWith(QStringLiteral("out of date: ")), qPrintable(resultText()));
+    QTest::keyClick(w.editor(), Qt::Key_Backspace);
+    QTest::keyClick(w.editor(), Qt::Key_Backspace);
+    QVERIFY(w.waitUntilSettled(30000));
+    QVERIFY(!resultText().startsWith(QStringLiteral("out of date")));
+  }
+
+  // Item 13: Inspector cells fit their values once the values arrive.
+  void inspectorCellsAreNotCutOff() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("wide.py"));
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write("# tensorcode: input x=float64:-100:100\ndef f(x):\n    return x * 74.39123456 - 7439.123456\n");
+    f.close();
+    MainWindow w;
+    w.resize(1280, 800);
+    w.show();
+    QVERIFY(w.openPath(path));
+    QVERIFY(w.waitUntilSettled(30000));
+    QTableView* table = w.inspector()->tableView();
+    auto* m = w.inspector()->model();
+    const int out = static_cast<int>(w.session()->program()->outputs.at(0).second);
+    QCOMPARE(m->data(m->index(out, InspectorModel::Value), Qt::DisplayRole).toString(), QStringLiteral("-7439.12"));
+    for (int r = 0; r < m->rowCount(); ++r)
+      for (int c : {int(InspectorModel::Value), int(InspectorModel::ExactGrad), int(InspectorModel::ChosenGrad)}) {
+        const QString text = m->data(m->index(r, c), Qt::DisplayRole).toString();
+        QVERIFY2(table->columnWidth(c) >= table->fontMetrics().horizontalAdvance(text),
+                 qPrintable(QStringLiteral("row %1 column %2: '%3' wider than %4").arg(r).arg(c).arg(text).arg(table->columnWidth(c))));
+      }
+  }
+
+  // Item 12: a failed hybrid gradient marks every row; known values never read "not computed".
+  void aFailedGradientMarksEveryRowAndKnownValuesShow() {
+    MainWindow w;
+    w.resize(1280, 800);
+    w.show();
+    QVERIFY(w.openPath(data("ratio.py")));
+    QVERIFY(w.waitUntilSettled(30000));
+    typeIntoCell(w.inputs()->table(), w.inputs()->rowOf(QStringLiteral("x")), 4, QStringLiteral("3"));
+    QVERIFY(w.waitUntilSettled(30000));
+    const auto& g = w.session()->chosenGrad();
+    QVERIFY(!g.ok && g.failed_select >= 0);
+    auto* m = w.inspector()->model();
+    for (int r = 0; r < m->rowCount(); ++r) {
+      const QString cell = m->data(m->index(r, InspectorModel::ChosenGrad), Qt::DisplayRole).toString();
+      QVERIFY2(!cell.isEmpty(), qPrintable(QStringLiteral("row %1 is blank").arg(r)));
+      if (r != g.failed_select && r != g.failed_node) QCOMPARE(cell, QStringLiteral("n/a"));
+    }
+    QVERIFY(w.problems()->wordWrap());  // the long jump-term message wraps instead of being cut
+    // Constants and parameters have their values whichever branch ran.
+    MainWindow w2;
+    w2.show();
+    QVERIFY(w2.openPath(example("gated.json")));
+    QVERIFY(w2.waitUntilSettled(30000));
+    auto p = w2.session()->program();
+    auto* m2 = w2.inspector()->model();
+    for (const auto& n : p->nodes) {
+      if (n.op != Op::Constant && n.op != Op::Parameter) continue;
+      const QString cell = m2->data(m2->index(n.id, InspectorModel::Value), Qt::DisplayRole).toString();
+      QCOMPARE(cell, QString::fromStdString(format_short(n.value)));
+    }
   }
 };
 

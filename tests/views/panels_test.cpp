@@ -132,6 +132,9 @@ class PanelsTest : public QObject {
       QCOMPARE(w.session()->caseNames().first(), QStringLiteral("small"));
       w.inputs()->caseBox()->setCurrentIndex(1);
       QVERIFY(w.waitUntilSettled(30000));
+      // Written with the document's Save, not before.
+      QVERIFY(!QFile::exists(path + QStringLiteral(".cases.json")));
+      pressKeys(w.editor(), QKeySequence::Save);
     }
     QVERIFY(QFile::exists(path + QStringLiteral(".cases.json")));
     MainWindow w2;

@@ -117,6 +117,10 @@ class SessionPartsTest : public QObject {
     cs.adoptInputs({{"a", Domain::int32(-3, 3), true}});
     cs.adoptInputs({{"a", Domain::int32(-3, 3), true}, {"x", Domain::float64(), false}});
     QCOMPARE(cs.current().at("x"), 1.3);
+    // The current case holds the current inputs only; the others wait, noted.
+    cs.adoptInputs({{"a", Domain::int32(-3, 3), true}});
+    QVERIFY(!cs.current().count("x"));
+    QCOMPARE(cs.ignoredNames(), (std::vector<std::string>{"n", "x"}));
 
     QVERIFY(!cs.setTemperature(-1.0));
     QVERIFY(!cs.setTemperature(1.0));  // unchanged
@@ -138,7 +142,8 @@ class SessionPartsTest : public QObject {
     QVERIFY(!cs.add(QStringLiteral("  "), nullptr));
     QVERIFY(cs.add(QStringLiteral("edge"), nullptr));
     QCOMPARE(cs.currentIndex(), 1);
-    QVERIFY(QFile::exists(file));
+    QVERIFY(cs.modified());
+    QVERIFY(!QFile::exists(file));  // nothing is written before the document is saved
     cs.setValue("x", 5.0, nullptr);
     QVERIFY(cs.switchTo(0, nullptr));
     QCOMPARE(cs.current().at("x"), 1.0);
@@ -148,7 +153,11 @@ class SessionPartsTest : public QObject {
     QCOMPARE(cs.current().at("x"), 5.0);
     QVERIFY(!cs.rename(1, QStringLiteral("default")));
     QVERIFY(cs.rename(1, QStringLiteral("big")));
+    QVERIFY(!QFile::exists(file));
+    QVERIFY(cs.writeBook());
     QVERIFY(cs.saveProblem().isEmpty());
+    QVERIFY(QFile::exists(file));
+    QVERIFY(!cs.modified());
 
     CaseState again;
     again.loadBook(file, nullptr);
@@ -183,7 +192,9 @@ class SessionPartsTest : public QObject {
 
     // The state at step 3 as a snapshot, then the rest of the log from it.
     QVERIFY(tl.setStep(3));
-    auto snap = snapshot_json(**program, log.state_names, tl.stateAtStep(), 3, log.max_steps);
+    const auto at = tl.snapshotPoint();
+    QVERIFY(at && at->steps == 3);
+    auto snap = snapshot_text(**program, at);
     QVERIFY(snap.ok());
     Replay tail = replay_events(**program, *snap, events, tl.logName(), nullptr, 3);
     QCOMPARE(tail.steps.size(), std::size_t(2));

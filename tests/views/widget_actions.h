@@ -8,7 +8,11 @@
 #include <QString>
 #include <QTableWidget>
 #include <QTest>
+#include <QTimer>
 #include <QWidget>
+
+#include <functional>
+#include <memory>
 
 #include "views/editor.h"
 
@@ -36,6 +40,50 @@ inline void typeAtEnd(SourceEditor* editor, const QString& text) {
   const int last = editor->lines() - 1;
   editor->setCursorPosition(last, editor->text(last).size());
   QTest::keyClicks(editor, text);
+}
+
+/// Types `lines` as new lines at the end of the source editor, key by key,
+/// replacing whatever indentation auto-indent offers with the line's own.
+inline void typeLinesAtEnd(SourceEditor* editor, const QStringList& lines) {
+  typeAtEnd(editor, QString());
+  for (const QString& line : lines) {
+    QTest::keyClick(editor, Qt::Key_Return);
+    int l = 0, c = 0;
+    editor->getCursorPosition(&l, &c);
+    while (c > 0) {  // only auto-indent is left of the caret on a new line
+      QTest::keyClick(editor, Qt::Key_Backspace);
+      editor->getCursorPosition(&l, &c);
+    }
+    QTest::keyClicks(editor, line);
+  }
+}
+
+/// Calls `answer` on the next modal widget of type T (a blocking dialog runs
+/// its own event loop, so this polls from a timer); gives up after 5 s so a
+/// dialog that never opens cannot leak into the next test.
+template <class T>
+inline void answerNextModal(std::function<void(T*)> answer) {
+  auto* poll = new QTimer;
+  auto tries = std::make_shared<int>(0);
+  QObject::connect(poll, &QTimer::timeout, poll, [poll, tries, answer] {
+    if (auto* d = qobject_cast<T*>(QApplication::activeModalWidget())) {
+      poll->stop();
+      poll->deleteLater();
+      answer(d);
+    } else if (++*tries > 250) {
+      poll->stop();
+      poll->deleteLater();
+    }
+  });
+  poll->start(20);
+}
+
+/// Presses `keys` in `target` as a user does after a dialog closed: the
+/// window is made active again first (shortcuts only fire in the active window).
+inline void pressKeys(QWidget* target, const QKeySequence& keys) {
+  QApplication::setActiveWindow(target->window());
+  target->setFocus();
+  QTest::keySequence(target, keys);
 }
 
 inline QAction* findAction(QWidget* w, const QString& text) {
