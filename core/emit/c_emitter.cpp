@@ -3,7 +3,9 @@
 #include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <set>
+#include <unordered_map>
 
 namespace tc::emit {
 
@@ -72,12 +74,67 @@ class CGen {
   const CheckedPlan& p_;
   const Program& prog_;
   const CExportOptions& o_;
-  std::string body_;
+  std::vector<std::string> lines_;
   std::vector<std::uint8_t> has_f_, has_k_;
   std::vector<std::string> in_params_, out_params_;
   bool use_r32_ = false, use_floordiv_ = false, use_mod_ = false, use_sigmoid_ = false;
 
-  void line(const std::string& s) { body_ += "  " + s + "\n"; }
+  void line(const std::string& s) { lines_.push_back(s); }
+
+  /// The function body without the `const` declarations nothing reads
+  /// (liveness and failed flags that no check needs), so that the code
+  /// compiles cleanly with -Wall. Linear: each removal releases the names
+  /// its right-hand side reads.
+  std::string body() const {
+    std::unordered_map<std::string, std::size_t> index;  // declared name -> line
+    std::vector<std::vector<std::size_t>> reads(lines_.size());
+    std::vector<std::size_t> uses(lines_.size(), 0);
+    auto declared = [](const std::string& l) -> std::string {
+      for (const char* prefix : {"const int ", "const double "})
+        if (l.rfind(prefix, 0) == 0) {
+          const std::size_t b = std::strlen(prefix), e = l.find(' ', b);
+          return l.substr(b, e - b);
+        }
+      return {};
+    };
+    for (std::size_t i = 0; i < lines_.size(); ++i)
+      if (auto d = declared(lines_[i]); !d.empty()) index.emplace(d, i);
+    for (std::size_t i = 0; i < lines_.size(); ++i) {
+      const std::string& l = lines_[i];
+      const std::string self = declared(l);
+      for (std::size_t p = 0; p < l.size();) {
+        if (!std::isalnum(static_cast<unsigned char>(l[p])) && l[p] != '_') {
+          ++p;
+          continue;
+        }
+        std::size_t q = p;
+        while (q < l.size() && (std::isalnum(static_cast<unsigned char>(l[q])) || l[q] == '_')) ++q;
+        const std::string word = l.substr(p, q - p);
+        p = q;
+        if (word == self) continue;
+        auto it = index.find(word);
+        if (it == index.end()) continue;
+        reads[i].push_back(it->second);
+        ++uses[it->second];
+      }
+    }
+    std::vector<std::uint8_t> dropped(lines_.size(), 0);
+    std::vector<std::size_t> work;
+    for (const auto& [name, i] : index)
+      if (uses[i] == 0) work.push_back(i);
+    while (!work.empty()) {
+      const std::size_t i = work.back();
+      work.pop_back();
+      if (dropped[i]) continue;
+      dropped[i] = 1;
+      for (std::size_t r : reads[i])
+        if (--uses[r] == 0) work.push_back(r);
+    }
+    std::string out;
+    for (std::size_t i = 0; i < lines_.size(); ++i)
+      if (!dropped[i]) out += "  " + lines_[i] + "\n";
+    return out;
+  }
   static std::string v(NodeId id) { return "v" + std::to_string(id); }
   static std::string f(NodeId id) { return "f" + std::to_string(id); }
   static std::string k(NodeId id) { return "k" + std::to_string(id); }
@@ -410,7 +467,7 @@ class CGen {
     s += "/* in[k]: input k (input id order); out[m]: output m (artifact order). */\n";
     s += "static int " + nm + "_eval(const double *in, double *out, long *error_node) {\n";
     if (p_.inputs.empty()) s += "  (void)in;\n";
-    s += body_ + "}\n\n";
+    s += body() + "}\n\n";
     s += "int " + nm + "(" + scalar_params() + ") {\n";
     s += "  double in[" + std::to_string(std::max<std::size_t>(1, p_.inputs.size())) + "], out[" +
          std::to_string(p_.output_nodes.size()) + "] = {0.0};\n  int code;\n";

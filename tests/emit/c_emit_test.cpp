@@ -105,7 +105,7 @@ void compare_with_cpu(const std::vector<testgen::ExportCheck>& checks, std::size
 )";
   ASSERT_TRUE(write_file_atomic((dir / "driver.c").string(), driver).ok());
   const std::string build = "cd '" + dir.string() + "' && " + c_compiler() +
-                            " -std=c99 -pedantic -Wall -Wno-unused-variable -Wno-unknown-pragmas -O1 -ffp-contract=off"
+                            " -std=c99 -pedantic -Wall -Wextra -Wno-unknown-pragmas -O1 -ffp-contract=off"
                             " -o driver driver.c" + files + " -lm > cc.log 2>&1";
   ASSERT_EQ(std::system(build.c_str()), 0) << "cc failed:\n" << slurp(dir / "cc.log").substr(0, 4000);
   const std::string warnings = slurp(dir / "cc.log");
