@@ -12,34 +12,17 @@ namespace tc::eval_detail {
 
 namespace {
 
-/// Ops whose batch kernels read uniform (scalar) operands directly.
-bool takes_uniform(Op op) {
-  switch (op) {
-    case Op::Add: case Op::Sub: case Op::Mul: case Op::Div: case Op::FloorDiv: case Op::Mod:
-    case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge: case Op::Eq: case Op::Ne:
-    case Op::Neg: case Op::Relu: case Op::Sigmoid:
-      return true;
-    case Op::Input: case Op::Parameter: case Op::Constant: case Op::State: case Op::Select: case Op::Gather:
-    case Op::GatherOneHot: case Op::Affine: case Op::SparseAffine: case Op::Call:
-      return false;
-  }
-  return false;
-}
+/// Ops whose batch kernels read uniform (scalar) operands directly (the
+/// table's kTakesUniform).
+bool takes_uniform(Op op) { return op_info(op).has(kTakesUniform); }
 
 /// Whether argument `k` of `op` (in `mode`) can turn a non-finite value into a
-/// finite one, so the value must be tested where it is produced.
+/// finite one, so the value must be tested where it is produced: every op
+/// the table does not mark kKeepsNonFinite, except that a lazy exact select
+/// passes its chosen branch through (only its condition launders).
 bool launders(Op op, Mode mode, std::uint32_t k) {
-  switch (op) {
-    case Op::Add: case Op::Sub: case Op::Mul: case Op::Neg: case Op::Affine: case Op::SparseAffine:
-      return false;
-    case Op::Select:
-      return mode == Mode::Relaxed || k == 0;
-    case Op::Div: case Op::FloorDiv: case Op::Mod: case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge:
-    case Op::Eq: case Op::Ne: case Op::Relu: case Op::Sigmoid: case Op::Gather: case Op::GatherOneHot:
-    case Op::Call: case Op::Input: case Op::Parameter: case Op::Constant: case Op::State:
-      return true;
-  }
-  return true;
+  if (op == Op::Select) return mode == Mode::Relaxed || k == 0;
+  return !op_info(op).has(kKeepsNonFinite);
 }
 
 }  // namespace

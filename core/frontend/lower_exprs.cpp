@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "ir/kernels.h"
+#include "ir/op_semantics.h"
 
 namespace tc::py::lowering {
 
@@ -295,6 +295,53 @@ Val Lowerer::comparison(const Expr& e, const ExprInfo& info, const Env& env) {
   return r;
 }
 
+namespace {
+
+/// Constant arguments as op_semantics.h's kernels read them (a builtin of
+/// the table folded at compile time; exact semantics).
+struct ConstArgs {
+  const std::vector<double>& c;
+  double x(std::size_t k) const { return c[k]; }
+  std::size_t count() const { return c.size(); }
+  double temperature() const { return 1.0; }
+  static double greater(double x, double y, double t) { return sem::Contract::greater(x, y, t); }
+  static double equal(double x, double y, double t) { return sem::Contract::equal(x, y, t); }
+  std::size_t terms() const { return 0; }  // no builtin spells an affine op
+  double coef(std::size_t) const { return 0.0; }
+  std::size_t term_arg(std::size_t) const { return 0; }
+  bool has_bias() const { return false; }
+  double bias() const { return 0.0; }
+  double round(double v) const { return v; }
+};
+
+}  // namespace
+
+// A builtin spelling an op of the table (ops.def, python column): its row
+// gives the result type (kPyFloat: a float; else the argument's numbers);
+// constant arguments fold through the op's kernel, a float result rounded
+// to the dtype like the evaluator's (an argument-typed one, a choice such
+// as relu's, rounds nothing). A kernel failure is left to run time.
+Val Lowerer::table_op(Op op, const std::string& f, const std::vector<Val>& args, SourceLoc loc) {
+  const OpInfo& row = op_info(op);
+  const bool to_float = row.has(kPyFloat);
+  std::vector<Val> xs;
+  bool all_const = true;
+  unsigned numbers = 0;
+  for (const Val& a : args) {
+    xs.push_back(scalar(a, loc, (f + "()").c_str()));
+    all_const = all_const && xs.back().is_const;
+    numbers |= xs.back().ty;
+  }
+  const unsigned ty = to_float ? kF : numbers;
+  if (all_const) {
+    std::vector<double> c;
+    for (const Val& x : xs) c.push_back(to_float ? rnd(x.c) : x.c);
+    double r = 0.0;
+    if (!sem::value(op, true, ConstArgs{c}, r)) return cnum(to_float ? rnd(r) : r, ty, loc);
+  }
+  return emit(op, xs, loc, ty);
+}
+
 Val Lowerer::call(const Expr& e, const ExprInfo& info, const Env& env) {
   const std::string& f = e.kids[0]->text;
   std::vector<Val> args;
@@ -302,16 +349,9 @@ Val Lowerer::call(const Expr& e, const ExprInfo& info, const Env& env) {
   if (info.error) throw Fail{*info.error};  // arity, or not a builtin
   SourceLoc loc = e.outer;
   const Builtin fb = info.builtin;
-  if (fb == Builtin::Relu || fb == Builtin::Sigmoid || fb == Builtin::Abs) {
+  if (fb == Builtin::TableOp) return table_op(info.op, f, args, loc);
+  if (fb == Builtin::Abs) {
     const Val& x = scalar(args[0], loc, (f + "()").c_str());
-    if (fb == Builtin::Relu) {
-      if (x.is_const) return cnum(kernels::relu(x.c), x.ty, loc);
-      return emit(Op::Relu, {x}, loc, x.ty);
-    }
-    if (fb == Builtin::Sigmoid) {
-      if (x.is_const) return cnum(rnd(kernels::sigmoid(rnd(x.c))), kF, loc);
-      return emit(Op::Sigmoid, {x}, loc, kF);
-    }
     unsigned ty = (int_like(x.ty) ? kI : 0u) | (x.ty & kF);
     if (x.is_const) return cnum(std::fabs(x.c), ty, loc);
     Val negx = neg(x, loc);

@@ -105,6 +105,7 @@ class Lowerer {
   // `a < b < c` is `a < b and b < c` with b evaluated once.
   Val comparison(const Expr& e, const ExprInfo& info, const Env& env);
   Val call(const Expr& e, const ExprInfo& info, const Env& env);
+  Val table_op(Op op, const std::string& f, const std::vector<Val>& args, SourceLoc loc);  ///< relu(x), sigmoid(x), ...
   // ---- statements --------------------------------------------------------------------
   Flow block(const std::vector<StmtPtr>& stmts, Env env, bool function_body = false);
   Flow statement(const Stmt& s, const Env& env);

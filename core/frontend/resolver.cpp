@@ -180,9 +180,11 @@ std::optional<CmpOp> cmp_of(const std::string& s) {
   return std::nullopt;
 }
 
-Builtin builtin_of(const std::string& s) {
-  if (s == "relu") return Builtin::Relu;
-  if (s == "sigmoid") return Builtin::Sigmoid;
+Builtin builtin_of(const std::string& s, Op& op) {
+  if (auto o = op_from_python(s)) {
+    op = *o;
+    return Builtin::TableOp;
+  }
   if (s == "abs") return Builtin::Abs;
   if (s == "min") return Builtin::Min;
   if (s == "max") return Builtin::Max;
@@ -478,19 +480,25 @@ class Resolver {
     const std::string& f = e.kids[0]->text;
     std::vector<StaticType> args;
     for (std::size_t i = 1; i < e.kids.size(); ++i) args.push_back(expr(*e.kids[i]));
-    info.builtin = builtin_of(f);
+    info.builtin = builtin_of(f, info.op);
     unsigned all = 0;
     for (const StaticType& a : args) all |= a.numbers;
     switch (info.builtin) {
-      case Builtin::Relu:
-      case Builtin::Sigmoid:
-      case Builtin::Abs:
-        if (args.size() != 1) {
-          info.error = make_error(f + "() takes exactly one argument", e.outer);
+      case Builtin::TableOp: {
+        // Arity and result type from the op's row (min_args..max_args, kPyFloat).
+        const OpInfo& row = op_info(info.op);
+        const auto n = static_cast<int>(args.size());
+        if (n < row.min_args || (row.max_args >= 0 && n > row.max_args)) {
+          info.error = make_error(f + "() takes " + builtin_arity_text(row.min_args, row.max_args), e.outer);
           return {};
         }
-        if (info.builtin == Builtin::Relu) return StaticType::scalar(all);
-        if (info.builtin == Builtin::Sigmoid) return StaticType::scalar(kF);
+        return StaticType::scalar(row.has(kPyFloat) ? kF : all);
+      }
+      case Builtin::Abs:
+        if (args.size() != 1) {
+          info.error = make_error(f + "() takes " + builtin_arity_text(1, 1), e.outer);
+          return {};
+        }
         return StaticType::scalar((int_like(all) ? kI : 0u) | (all & kF));
       case Builtin::Min:
       case Builtin::Max:

@@ -74,7 +74,10 @@ bool compare_values(CmpOp op, double a, double b);
 /// What a name refers to. Only a Variable can have a value: the others
 /// are errors wherever they are read.
 enum class NameKind { Variable, Builtin, Range, Function, Undefined };
-enum class Builtin { None, Relu, Sigmoid, Abs, Min, Max };
+/// A called builtin: an op of the table spelt in Python (its python column:
+/// relu, sigmoid; ExprInfo::op says which), or one the lowering composes
+/// from other ops (abs, min, max).
+enum class Builtin { None, TableOp, Abs, Min, Max };
 
 struct ExprInfo {
   StaticType type;
@@ -82,6 +85,7 @@ struct ExprInfo {
   ArithOp arith = ArithOp::Add;        ///< Binary
   std::vector<CmpOp> cmps;             ///< Compare: one per operator
   Builtin builtin = Builtin::None;     ///< Call
+  Op op = Op::Constant;                ///< Call of a Builtin::TableOp
   /// Raised when the lowering reaches the expression (a Call: after its
   /// arguments, as Python evaluates them first).
   std::optional<Diagnostic> error;

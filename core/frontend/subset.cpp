@@ -2,6 +2,8 @@
 
 #include <map>
 
+#include "ir/op.h"
+
 namespace tc::py {
 
 namespace {
@@ -22,7 +24,7 @@ const std::map<std::string, std::string>& advice() {
       {"class definitions", "class definitions are not supported: compile a single function of numbers"},
       {"global statements", "global statements are not supported: pass the value as a parameter"},
       {"nonlocal statements", "nonlocal statements are not supported: pass the value as a parameter"},
-      {"imports", "imports are not supported: only relu, sigmoid, abs, min and max are available, without importing"},
+      {"imports", "imports are not supported: only " + builtin_list_text() + " are available, without importing"},
       {"del statements", "del statements are not supported: assign a new value instead"},
       {"assert statements", "assert statements are not supported: return a value that encodes the condition instead"},
       {"raise statements", "raise statements are not supported: a compiled function cannot raise its own errors"},
@@ -218,10 +220,10 @@ class Checker {
         const Expr& f = *e.kids[0];
         if (f.kind == ExprKind::Attribute)
           reject("calling '" + describe(f) + "' is not supported: methods and module functions (math.*) cannot be "
-                 "compiled; only relu, sigmoid, abs, min and max can be called",
+                 "compiled; only " + builtin_list_text() + " can be called",
                  e.outer);
         if (f.kind != ExprKind::Name)
-          reject("only the builtins relu, sigmoid, abs, min and max can be called", e.outer);
+          reject("only the builtins " + builtin_list_text() + " can be called", e.outer);
         if (f.text == fn_.name)
           reject("recursion is not supported: '" + f.text + "' calls itself; write the computation as a bounded loop",
                  e.outer);
@@ -230,7 +232,7 @@ class Checker {
         if (f.text != "range" && !is_supported_builtin(f.text)) {
           if (fns_.count(f.text))
             reject("calling another function ('" + f.text + "') is not supported: inline its body here", e.outer);
-          reject("calling '" + f.text + "' is not supported: only relu, sigmoid, abs, min and max can be called", e.outer);
+          reject("calling '" + f.text + "' is not supported: only " + builtin_list_text() + " can be called", e.outer);
         }
         if (!e.problem.empty())
           reject(e.problem + " are not supported in calls: pass plain positional arguments", e.problem_loc);
@@ -244,8 +246,8 @@ class Checker {
         expr(*e.kids[1]);
         return;
       case ExprKind::Attribute:
-        reject("attribute access ('" + describe(e) + "') is not supported: use plain names and the builtins relu, "
-               "sigmoid, abs, min and max",
+        reject("attribute access ('" + describe(e) + "') is not supported: use plain names and the builtins " +
+                   builtin_list_text(),
                e.outer);
       case ExprKind::Unsupported:
         reject(unsupported_message(e.text), e.outer);
@@ -260,8 +262,45 @@ class Checker {
 
 }  // namespace
 
+namespace {
+/// The builtins the lowering composes from other ops (lower_exprs.cpp's call).
+constexpr const char* kComposed[] = {"abs", "min", "max"};
+}  // namespace
+
 bool is_supported_builtin(const std::string& name) {
-  return name == "relu" || name == "sigmoid" || name == "abs" || name == "min" || name == "max";
+  if (op_from_python(name)) return true;
+  for (const char* c : kComposed)
+    if (name == c) return true;
+  return false;
+}
+
+std::vector<std::string> supported_builtins() {
+  std::vector<std::string> names;
+  for (int k = 0; k < kOpCount; ++k)
+    if (const OpInfo& row = op_info(static_cast<Op>(k)); !row.python.empty()) names.emplace_back(row.python);
+  for (const char* c : kComposed) names.emplace_back(c);
+  return names;
+}
+
+std::string builtin_list_text() {
+  const std::vector<std::string> names = supported_builtins();
+  std::string text;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (i > 0) text += i + 1 == names.size() ? " and " : ", ";
+    text += names[i];
+  }
+  return text;
+}
+
+std::string builtin_arity_text(int min_args, int max_args) {
+  auto words = [](int n) {
+    static const char* const small[] = {"no", "one", "two", "three", "four"};
+    return n >= 0 && n < 5 ? std::string(small[n]) : std::to_string(n);
+  };
+  const char* noun = max_args == 1 ? " argument" : " arguments";
+  if (min_args == max_args) return "exactly " + words(min_args) + noun;
+  if (max_args < 0) return words(min_args) + " or more arguments";
+  return words(min_args) + " to " + words(max_args) + noun;
 }
 
 std::string unsupported_message(const std::string& what) {

@@ -6,6 +6,7 @@
 /// names on a path, budgets and exactness in the lowering.
 #include <set>
 #include <string>
+#include <vector>
 
 #include "base/result.h"
 #include "frontend/ast.h"
@@ -13,8 +14,20 @@
 
 namespace tc::py {
 
-/// Builtins the frontend lowers itself; every other call is rejected.
+/// Builtins the frontend lowers itself; every other call is rejected. They
+/// are the table's ops with a Python spelling (ops.def, python column) and
+/// the builtins the lowering composes from other ops (abs, min, max).
 bool is_supported_builtin(const std::string& name);
+
+/// Every supported builtin in the order messages list them: the table's,
+/// in table order, then abs, min and max.
+std::vector<std::string> supported_builtins();
+
+/// "relu, sigmoid, abs, min and max": the list for messages.
+std::string builtin_list_text();
+
+/// "exactly one argument", "one to three arguments", ...: a builtin's arity.
+std::string builtin_arity_text(int min_args, int max_args);
 
 /// Rejects unsupported syntax anywhere in `fn` (dead code included).
 /// `functions` holds the module's top-level function names (for the message

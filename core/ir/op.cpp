@@ -6,8 +6,8 @@ namespace tc {
 
 namespace {
 constexpr std::array<OpInfo, kOpCount> kTable = {{
-#define TC_OP(E, name, lo, hi, kind, cost, grad, colour, b32, flags) \
-  {Op::E, name, lo, hi, OpKind::kind, OpCost::cost, OpGrad::grad, OpColour::colour, OpBinary32::b32, flags},
+#define TC_OP(E, name, lo, hi, kind, cost, grad, colour, b32, flags, python) \
+  {Op::E, name, lo, hi, OpKind::kind, OpCost::cost, OpGrad::grad, OpColour::colour, OpBinary32::b32, flags, python},
 #include "ir/ops.def"
 #undef TC_OP
 }};
@@ -20,6 +20,13 @@ std::string_view op_name(Op op) { return op_info(op).name; }
 std::optional<Op> op_from_name(std::string_view name) {
   for (const OpInfo& info : kTable)
     if (info.name == name) return info.op;
+  return std::nullopt;
+}
+
+std::optional<Op> op_from_python(std::string_view name) {
+  if (name.empty()) return std::nullopt;
+  for (const OpInfo& info : kTable)
+    if (info.python == name) return info.op;
   return std::nullopt;
 }
 

@@ -36,16 +36,28 @@ enum OpFlag : unsigned {
   kSignature = 1u << 3,        ///< part of the program's signature: passes keep it even when unused
   kCanFail = 1u << 4,          ///< can raise a runtime error beyond non-finite results
   kHasCoefficients = 1u << 5,  ///< node carries `coefficients` / `bias` (/ `indices`)
+  /// The batched evaluator's kernel reads a uniform (one value for the whole
+  /// batch) operand directly, without a broadcast column.
+  kTakesUniform = 1u << 6,
+  /// A non-finite argument always gives a non-finite result, so the batched
+  /// evaluator may test the value once downstream instead of where it is
+  /// produced. Ops without it "launder" (a comparison, relu, a choice can
+  /// turn inf or NaN into a finite value); select is lazy besides, so only
+  /// its condition (exact) counts as an argument it reads.
+  kKeepsNonFinite = 1u << 7,
+  /// Its Python spelling returns a float whatever the argument (sigmoid);
+  /// without it the result has the argument's number type (relu).
+  kPyFloat = 1u << 8,
 };
 
 enum class Op : std::uint8_t {
-#define TC_OP(E, name, lo, hi, kind, cost, grad, colour, b32, flags) E,
+#define TC_OP(E, name, lo, hi, kind, cost, grad, colour, b32, flags, python) E,
 #include "ir/ops.def"
 #undef TC_OP
 };
 
 inline constexpr int kOpCount = 0
-#define TC_OP(E, name, lo, hi, kind, cost, grad, colour, b32, flags) +1
+#define TC_OP(E, name, lo, hi, kind, cost, grad, colour, b32, flags, python) +1
 #include "ir/ops.def"
 #undef TC_OP
     ;
@@ -61,6 +73,7 @@ struct OpInfo {
   OpColour colour;
   OpBinary32 binary32;
   unsigned flags;
+  std::string_view python;  ///< builtin spelling in the Python subset, or empty
   [[nodiscard]] bool has(OpFlag f) const { return (flags & f) != 0; }
   /// Some argument's exact derivative is zero because the op makes a decision.
   [[nodiscard]] bool decides() const {
@@ -85,6 +98,9 @@ const OpInfo& op_info(Op op);
 std::string_view op_name(Op op);
 /// Parses an artifact op name; nullopt for unknown names.
 std::optional<Op> op_from_name(std::string_view name);
+/// The op a Python builtin name spells (the table's python column); nullopt
+/// for names that are not op builtins.
+std::optional<Op> op_from_python(std::string_view name);
 
 inline bool is_leaf(Op op) { return op_info(op).kind == OpKind::Leaf; }
 inline bool is_comparison(Op op) { return op_info(op).kind == OpKind::Compare; }

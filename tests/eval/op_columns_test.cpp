@@ -7,12 +7,14 @@
 //   grad, kSignature, cost: consistent with the kinds.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
 
 #include "eval/evaluator.h"
 #include "ir/builder.h"
+#include "ir/op_semantics.h"
 
 namespace tc {
 namespace {
@@ -102,6 +104,57 @@ TEST(OpColumns, DecisionArgumentsAreExactlyTheTestedOnes) {
     // Signature ops are exactly the named leaves a caller supplies or keeps.
     EXPECT_EQ(info.has(kSignature), op == Op::Input || op == Op::Parameter || op == Op::State);
     EXPECT_EQ(info.cost == OpCost::Free, info.kind == OpKind::Leaf);
+  }
+}
+
+// Arguments for op_semantics.h's kernels: values by position, affine terms
+// of coefficient 1 over every argument.
+struct Args {
+  std::vector<double> v;
+  double x(std::size_t k) const { return v[k]; }
+  std::size_t count() const { return v.size(); }
+  double temperature() const { return 1.0; }
+  static double greater(double x, double y, double t) { return sem::Contract::greater(x, y, t); }
+  static double equal(double x, double y, double t) { return sem::Contract::equal(x, y, t); }
+  std::size_t terms() const { return v.size(); }
+  double coef(std::size_t) const { return 1.0; }
+  std::size_t term_arg(std::size_t j) const { return j; }
+  bool has_bias() const { return false; }
+  double bias() const { return 0.0; }
+  double round(double r) const { return r; }
+};
+
+// kKeepsNonFinite (read by the batch plan: such an op's arguments need no
+// test of their own) holds exactly when no argument position can turn an
+// inf or NaN into a finite result, in either form of the op. Select is lazy
+// and handled apart by the plan; leaves and calls are not kernels.
+TEST(OpColumns, KeepsNonFiniteMatchesTheKernels) {
+  const double bad[] = {HUGE_VAL, -HUGE_VAL, std::nan("")};
+  for (int i = 0; i < kOpCount; ++i) {
+    const Op op = static_cast<Op>(i);
+    const OpInfo& info = op_info(op);
+    if (info.kind == OpKind::Leaf || op == Op::Call || op == Op::Select) continue;
+    SCOPED_TRACE(std::string(op_name(op)));
+    // Small valid argument lists: gather (index 0, two values), one-hot (1 0 | two values), others all 1.
+    std::vector<std::vector<double>> bases;
+    if (op == Op::Gather) bases = {{0, 1, 1}};
+    else if (op == Op::GatherOneHot) bases = {{1, 0, 1, 1}};
+    else {
+      const auto n = static_cast<std::size_t>(std::max(info.min_args, info.max_args >= 0 ? info.max_args : 2));
+      bases = {std::vector<double>(n, 1.0), std::vector<double>(n, -1.0)};
+    }
+    bool launders = false;
+    for (const auto& base : bases)
+      for (std::size_t k = 0; k < base.size(); ++k)
+        for (double b : bad)
+          for (bool exact : {true, false}) {
+            Args a{base};
+            a.v[k] = b;
+            double r = 0.0;
+            if (!sem::value(op, exact, a, r) && std::isfinite(r)) launders = true;
+          }
+    EXPECT_EQ(info.has(kKeepsNonFinite), !launders)
+        << "a non-finite argument " << (launders ? "can give" : "never gives") << " a finite result";
   }
 }
 

@@ -10,6 +10,7 @@
 
 #include "frontend/parser.h"
 #include "frontend/resolver.h"
+#include "frontend/subset.h"
 #include "frontend_util.h"
 #include "ir/domain.h"
 
@@ -175,6 +176,40 @@ TEST(Resolver, TypesOperatorsAndCalls) {
       EXPECT_EQ(py::compare_values(py::negated(op), x, 0.0), !py::compare_values(op, x, 0.0));
       EXPECT_EQ(py::compare_values(py::flipped(op), 0.0, x), py::compare_values(op, x, 0.0));
     }
+}
+
+// Walks the op table: every row with a Python spelling (ops.def, python
+// column) is a builtin the subset accepts and lists in its messages, that
+// resolves to its op with the row's result type, and that lowers to a node
+// of that op. A row the frontend does not derive fails here by name.
+TEST(Resolver, EveryTableBuiltinIsSpelledByTheFrontend) {
+  int spelled = 0;
+  auto unknown = test::compile_text("def f(a):\n    return nothing(a)\n", {"a=float64:-1:1"});
+  ASSERT_FALSE(unknown.ok());
+  for (int k = 0; k < kOpCount; ++k) {
+    const OpInfo& row = op_info(static_cast<Op>(k));
+    if (row.python.empty()) continue;
+    ++spelled;
+    const std::string name(row.python);
+    SCOPED_TRACE("op " + std::string(row.name) + " spelled " + name);
+    EXPECT_TRUE(py::is_supported_builtin(name)) << "the subset check does not accept " << name;
+    EXPECT_NE(py::builtin_list_text().find(name), std::string::npos) << "the builtin list omits " << name;
+    EXPECT_NE(unknown.error().message.find(name), std::string::npos) << unknown.error().message;
+    ASSERT_EQ(row.min_args, 1) << "this test calls " << name << " with one argument";
+    const std::string src = "def f(a):\n    return " + name + "(a)\n";
+    auto r = resolve_text(src, {"a=int32:-3:3"});
+    ASSERT_TRUE(r->res.ok()) << r->res.error().format();
+    const py::ExprInfo& call = *r->res->find(*r->module.body[0]->def->body[0]->value);
+    EXPECT_EQ(call.builtin, py::Builtin::TableOp);
+    EXPECT_EQ(call.op, row.op) << name << " resolves to " << op_name(call.op);
+    EXPECT_EQ(call.type.numbers, row.has(kPyFloat) ? py::kF : py::kI) << "result type of " << name << "(int)";
+    auto c = test::compile_text(src, {"a=float64:-1:1"});
+    ASSERT_TRUE(c.ok()) << c.error().format();
+    bool lowered = false;
+    for (const Node& n : c->program.nodes) lowered = lowered || n.op == row.op;
+    EXPECT_TRUE(lowered) << name << "(a) does not lower to a " << row.name << " node";
+  }
+  EXPECT_GE(spelled, 2);  // relu and sigmoid at least
 }
 
 TEST(Resolver, SignatureErrorsAreImmediate) {
