@@ -10,7 +10,9 @@
 // per-case code, which decides. An unflagged lane has every node of the
 // cone defined, so the hybrid rules that need an unchosen value always have
 // it, and the reverse pass needs no failure table.
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 
 #include "grad/batch_state.h"
@@ -29,6 +31,15 @@ namespace {
 
 constexpr std::size_t B = 64;  // BatchGradientTape::State::kBlock (checked below)
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+/// c ? a : b as bit operations. With -ftrapping-math (the build's default)
+/// GCC will not if-convert a floating-point choice inside a lane loop and
+/// leaves the whole loop scalar; a blend of bits is the same value and keeps
+/// the reverse pass's loops vectorised.
+inline double blend(bool c, double a, double b) {
+  const std::uint64_t m = -static_cast<std::uint64_t>(c);
+  return std::bit_cast<double>((std::bit_cast<std::uint64_t>(a) & m) | (std::bit_cast<std::uint64_t>(b) & ~m));
+}
 using D = sem::Lanes<double>;
 
 }  // namespace
@@ -92,15 +103,86 @@ void BatchGradientTape::State::assign_slots(const Impl& m) {
   }
 }
 
+void BatchGradientTape::State::assign_columns(const Impl& m) {
+  const std::size_t n = m.nodes.size();
+  col_of.assign(n, -1);
+  ncols = 0;
+  std::vector<std::int32_t> free_cols;
+  std::vector<std::uint8_t> pinned(n, 0);
+  // Leaves first: the forward writes every input, parameter and state
+  // before its first op, so their columns can never be a reused one.
+  auto give = [&](std::size_t i) {
+    if (col_of[i] >= 0) return;
+    if (!free_cols.empty()) {
+      col_of[i] = free_cols.back();
+      free_cols.pop_back();
+    } else {
+      col_of[i] = static_cast<std::int32_t>(ncols++);
+    }
+  };
+  for (const auto* names : {&m.inputs, &m.params, &m.states})
+    for (const auto& [_, id] : *names) {
+      pinned[static_cast<std::size_t>(id)] = 1;
+      give(static_cast<std::size_t>(id));
+    }
+  for (NodeId id : m.out_ids) pinned[static_cast<std::size_t>(id)] = 1;
+  for (std::size_t i = 0; i < n; ++i)
+    if (slot_of[i] >= 0) pinned[i] = 1;
+  // The last position in the order where each value is read.
+  std::vector<std::size_t> last(n, 0);
+  for (std::size_t p = 0; p < m.order.size(); ++p) {
+    const Impl::TNode& t = m.nodes[static_cast<std::size_t>(m.order[p])];
+    for (int k = 0; k < t.count; ++k) last[static_cast<std::size_t>(m.arg(t, k))] = p;
+  }
+  // finite_check: see batch_state.h.
+  finite_check.assign(n, 0);
+  for (NodeId id : m.out_ids) finite_check[static_cast<std::size_t>(id)] = 1;
+  for (NodeId id : m.order) {
+    const Impl::TNode& t = m.nodes[static_cast<std::size_t>(id)];
+    for (int k = 0; k < t.count; ++k) {
+      bool propagates = false;
+      switch (t.op) {
+        case Op::Add: case Op::Sub: case Op::Mul: case Op::Neg: case Op::Affine: case Op::SparseAffine:
+          propagates = true;
+          break;
+        case Op::Div:
+          propagates = k == 0;  // finite / inf is 0
+          break;
+        default:
+          break;
+      }
+      if (!propagates) finite_check[static_cast<std::size_t>(m.arg(t, k))] = 1;
+    }
+  }
+  for (std::size_t p = 0; p < m.order.size(); ++p) {
+    const auto i = static_cast<std::size_t>(m.order[p]);
+    // The result's column is taken before the arguments' are given back, so
+    // it is never one of its own arguments (the kernels write r while
+    // reading them, and the affine accumulates in place).
+    give(i);
+    const Impl::TNode& t = m.nodes[i];
+    for (int k = 0; k < t.count; ++k) {
+      const auto a = static_cast<std::size_t>(m.arg(t, k));
+      if (!pinned[a] && last[a] == p && col_of[a] >= 0) {
+        free_cols.push_back(col_of[a]);
+        pinned[a] = 1;  // given back once, even when read twice by this node
+      }
+    }
+    // A value nothing reads keeps its column (one column, not a leak per
+    // block).
+  }
+}
+
 // Compiled twice, for x86-64 and for AVX2 (picked at load time): the lane
 // loops vectorise 4 wide; no FMA (the build keeps -ffp-contract=off), so
 // every lane's bits are the same either way.
-TC_BATCH_CLONES void BatchGradientTape::State::fast_forward(Impl& m, double* T, std::size_t start, std::size_t lanes,
+TC_BATCH_CLONES void BatchGradientTape::State::fast_forward(Impl& m, double* T, const std::int32_t* cols,
+                                            const std::uint8_t* finite_check, std::size_t start, std::size_t lanes,
                                             std::span<const std::span<const double>> columns,
                                             const std::vector<NodeId>& input_ids,
                                             const std::vector<std::pair<std::size_t, double>>& fixed, bool fixed_ok,
                                             double* flag) {
-  auto col = [&](NodeId id) { return T + static_cast<std::size_t>(id) * B; };
+  auto col = [&](NodeId id) { return T + static_cast<std::size_t>(cols[static_cast<std::size_t>(id)]) * B; };
   const bool f32 = m.f32;
   for (std::size_t l = 0; l < lanes; ++l) flag[l] = fixed_ok ? 0.0 : kNaN;
   // Inputs: load_input's checks and rounding.
@@ -213,7 +295,7 @@ TC_BATCH_CLONES void BatchGradientTape::State::fast_forward(Impl& m, double* T, 
         flag[l] += (r[l] - r[l]) + (v - v);  // NaN when either is not finite
         r[l] = v;
       }
-    } else {
+    } else if (finite_check[i]) {
       for (std::size_t l = 0; l < lanes; ++l) flag[l] += r[l] - r[l];
     }
     if (n.checked_domain && hard) {
@@ -263,16 +345,18 @@ TC_BATCH_CLONES void BatchGradientTape::State::fast_reverse(Impl& m, const doubl
     std::uint8_t* __restrict hit = R + t * B;
     if (!touched[t]) {
       touched[t] = 1;
+      // Every lane computes its sum and blend() keeps it or not.
       for (std::size_t l = 0; l < lanes; ++l) {
         const double c = contribution(l);
-        adj[l] = reached[l] ? 0.0 + c : 0.0;
+        adj[l] = blend(reached[l] != 0, 0.0 + c, 0.0);
         hit[l] = reached[l];
       }
       return;
     }
     for (std::size_t l = 0; l < lanes; ++l) {
       const double c = contribution(l);
-      adj[l] = reached[l] ? adj[l] + c : adj[l];
+      const double a = adj[l];
+      adj[l] = blend(reached[l] != 0, a + c, a);
       hit[l] = hit[l] | reached[l];
     }
   };
@@ -354,9 +438,10 @@ TC_BATCH_CLONES void BatchGradientTape::State::fast_reverse(Impl& m, const doubl
           push(m.arg(n, 2), rr, [&](std::size_t l) { return g[l] * (1.0 - c[l]); });
           break;
         }
-        for (std::size_t l = 0; l < lanes; ++l) pick[l] = rr[l] && c[l] != 0.0;
+        // & rather than &&: no branch per lane.
+        for (std::size_t l = 0; l < lanes; ++l) pick[l] = rr[l] & static_cast<std::uint8_t>(c[l] != 0.0);
         push(m.arg(n, 1), pick, [&](std::size_t l) { return g[l]; });
-        for (std::size_t l = 0; l < lanes; ++l) pick[l] = rr[l] && c[l] == 0.0;
+        for (std::size_t l = 0; l < lanes; ++l) pick[l] = rr[l] & static_cast<std::uint8_t>(c[l] == 0.0);
         push(m.arg(n, 2), pick, [&](std::size_t l) { return g[l]; });
         if (n.sem == Semantics::Hybrid && m.nodes[static_cast<std::size_t>(m.arg(n, 0))].carries)
           push(m.arg(n, 0), rr, [&](std::size_t l) { return g[l] * (y[l] - z[l]); });
@@ -364,7 +449,7 @@ TC_BATCH_CLONES void BatchGradientTape::State::fast_reverse(Impl& m, const doubl
       }
       case Op::Relu: {
         const double* x = v(0);
-        push(m.arg(n, 0), rr, [&](std::size_t l) { return x[l] > 0.0 ? g[l] : 0.0; });
+        push(m.arg(n, 0), rr, [&](std::size_t l) { return blend(x[l] > 0.0, g[l], 0.0); });
         break;
       }
       case Op::Sigmoid: {
@@ -391,7 +476,7 @@ TC_BATCH_CLONES void BatchGradientTape::State::fast_reverse(Impl& m, const doubl
       for (std::size_t l = 0; l < lanes; ++l) G[k * B + l] = 0.0;
       continue;
     }
-    for (std::size_t l = 0; l < lanes; ++l) G[k * B + l] = R[leaf * B + l] ? A[leaf * B + l] : 0.0;
+    for (std::size_t l = 0; l < lanes; ++l) G[k * B + l] = blend(R[leaf * B + l] != 0, A[leaf * B + l], 0.0);
   }
 }
 

@@ -73,6 +73,24 @@ struct BatchGradientTape::State {
   std::vector<std::int32_t> uniform_of;
   std::vector<NodeId> uniform_ids;
   void assign_slots(const Impl& m);
+  /// Per node: its column in the forward's block scratch T, or -1 for a node
+  /// the forward never computes. A column is given back once the last node
+  /// that reads it is done and reused for a later node, so the block's
+  /// working set is the live values, not the whole circuit (767 columns of
+  /// 64 doubles are 392 KiB, past L1 and most of L2; the live ones of a
+  /// loop-shaped circuit fit L1). Leaves, outputs and the values a record
+  /// keeps (slot_of) hold their column to the end. Set after assign_slots.
+  std::vector<std::int32_t> col_of;
+  std::size_t ncols = 0;
+  /// Per node: 1 when the float64 forward tests its value for finiteness.
+  /// A non-finite operand of + - * (and affine), of neg, or the dividend of
+  /// a division makes the result non-finite too, so a value read only by
+  /// such ops is tested where they are; values some other op reads (which
+  /// may swallow it: a comparison, a select, relu, sigmoid, a divisor,
+  /// floordiv and mod) and the outputs are tested themselves. Every
+  /// non-finite value of a lane thus still flags it.
+  std::vector<std::uint8_t> finite_check;
+  void assign_columns(const Impl& m);
   /// Per worker, kept between calls (fresh buffers of this size cost page
   /// faults on every call): the forward block, and the reverse's adjoints,
   /// reached lanes and leaf gradients.
@@ -86,7 +104,7 @@ struct BatchGradientTape::State {
     Scratch& s = scratch[w];
     if (s.T.empty()) {
       const std::size_t n = m.nodes.size() * kBlock;
-      s.T.resize(n);
+      s.T.resize(std::max<std::size_t>(ncols, 1) * kBlock);
       s.A.resize(n);
       s.R.resize(n);
       s.G.resize(std::max<std::size_t>(m.leaves.size(), 1) * kBlock);
@@ -96,9 +114,11 @@ struct BatchGradientTape::State {
   }
 
   /// Block forward over `lanes` cases from `start`: node id's values at
-  /// T[id * kBlock + lane]; flag[lane] != 0 for a case the block cannot
+  /// T[col_of[id] * kBlock + lane] (valid at the end for the nodes that hold
+  /// their column); flag[lane] != 0 for a case the block cannot
   /// vouch for. Inputs from the columns, parameters and state from `fixed`.
-  static void fast_forward(Impl& m, double* T, std::size_t start, std::size_t lanes,
+  static void fast_forward(Impl& m, double* T, const std::int32_t* col_of, const std::uint8_t* finite_check,
+                           std::size_t start, std::size_t lanes,
                            std::span<const std::span<const double>> columns, const std::vector<NodeId>& input_ids,
                            const std::vector<std::pair<std::size_t, double>>& fixed, bool fixed_ok, double* flag);
   /// Block reverse over the lanes with active[lane], reading node id's values

@@ -110,7 +110,10 @@ Result<BatchGradientTape> BatchGradientTape::create(const Program& program, cons
   for (NodeId id : m.order)
     if (m.nodes[static_cast<std::size_t>(id)].sem == Semantics::Hybrid) state->keep_messages = true;
   state->fast = State::fast_eligible(m);
-  if (state->fast) state->assign_slots(m);
+  if (state->fast) {
+    state->assign_slots(m);
+    state->assign_columns(m);
+  }
   return BatchGradientTape(std::move(state));
 }
 
@@ -230,18 +233,21 @@ Status BatchGradientTape::forward(std::span<const std::span<const double>> colum
         if (!options.mask_failures && start > first_bad.load(std::memory_order_relaxed)) return;
         // The block runs in the worker's scratch (it stays in cache); the
         // record keeps only the columns the reverse pass reads.
-        State::fast_forward(m, T, start, lanes, columns, st.input_ids, fixed_values, fixed_status.ok(), flag);
+        State::fast_forward(m, T, st.col_of.data(), st.finite_check.data(), start, lanes, columns, st.input_ids,
+                            fixed_values, fixed_status.ok(), flag);
         if (record) {
           double* keep = record->blocks_.get() + blk * st.nslots * Bk;
           for (std::size_t id = 0; id < stride; ++id)
-            if (st.slot_of[id] >= 0)
-              std::copy(T + id * Bk, T + id * Bk + lanes, keep + static_cast<std::size_t>(st.slot_of[id]) * Bk);
+            if (st.slot_of[id] >= 0) {
+              const double* from = T + static_cast<std::size_t>(st.col_of[id]) * Bk;
+              std::copy(from, from + lanes, keep + static_cast<std::size_t>(st.slot_of[id]) * Bk);
+            }
         }
         for (std::size_t l = 0; l < lanes; ++l) {
           const std::size_t c = start + l;
           if (flag[l] == 0.0) {
             for (std::size_t o = 0; o < nout; ++o)
-              outputs[o * count + c] = T[static_cast<std::size_t>(m.out_ids[o]) * Bk + l];
+              outputs[o * count + c] = T[static_cast<std::size_t>(st.col_of[m.out_ids[o]]) * Bk + l];
             continue;
           }
           if (!options.mask_failures && c > first_bad.load(std::memory_order_relaxed)) return;

@@ -93,7 +93,10 @@ void compare_batch(const Program& p, std::mt19937_64& rng, std::size_t count, Ta
     BatchGradOptions masked{threads, true};
     std::vector<double> out(count);
     BatchRecord rec;
-    ASSERT_TRUE(bt->forward(spans, count, fixed, out, &rec, masked).ok());
+    {
+      Status s = bt->forward(spans, count, fixed, out, &rec, masked);
+      ASSERT_TRUE(s.ok()) << s.error().message;
+    }
     std::size_t listed = 0;
     for (std::size_t c = 0; c < count; ++c) {
       ASSERT_EQ(rec.failed(c), !want[c].forward_ok) << "case " << c;
@@ -201,6 +204,30 @@ TEST(BatchGradients, ReverseFailuresAreMaskedOrNamed) {
   EXPECT_EQ(tally.blocks, 1);
   EXPECT_GT(tally.forward_failures, 5);
   EXPECT_GT(tally.reverse_failures, 5);
+}
+
+/// Where m == 1, y = a * 1e200 * 1e200 overflows to inf, and only a
+/// comparison reads it (a comparison swallows inf: its result is 0 or 1).
+/// The per-case tape fails there; the block kernels must flag those lanes
+/// even though no later value is non-finite (they test a value a
+/// comparison, a select, relu, sigmoid or a divisor reads).
+Program overflow_only_compared() {
+  Builder b(Semantics::Exact);
+  Value a = b.input("a", Domain::float64(-2, 2));
+  Value m = b.input("m", Domain::int32(0, 1));
+  Value w = b.parameter("p0", 0.5);  // compare_batch sets p0
+  Value big = m * 1e200;
+  Value y = a * big * big;
+  auto p = b.build(b.select(y > 1.0, w * a, a - w) + b.relu(a * big * big * 0.0));
+  return std::move(p.value());
+}
+
+TEST(BatchGradients, AnOverflowOnlyAComparisonReadsStillFailsTheCase) {
+  std::mt19937_64 rng(5);
+  Tally tally;
+  compare_batch(overflow_only_compared(), rng, 150, tally);
+  EXPECT_EQ(tally.blocks, 1);
+  EXPECT_GT(tally.forward_failures, 20);
 }
 
 Program two_outputs() {
