@@ -34,9 +34,12 @@ class StatePlot {
   void clear();
   /// One series per state variable; x is the step.
   void setSeries(const std::vector<QString>& names, const std::vector<std::vector<QPointF>>& points, double x0, double x1);
-  /// The current step's point of every series.
-  void setMarker(const std::vector<QPointF>& points);
+  /// The current step's points of every series: the state it committed
+  /// (after, on the lines) and the state its event saw (before), each labelled.
+  void setMarker(const std::vector<QPointF>& after, const std::vector<QPointF>& before, int step);
   [[nodiscard]] bool empty() const { return empty_; }
+  /// The legend's entries, in order (tests read them).
+  [[nodiscard]] QStringList legend() const;
 
  private:
   QWidget* widget_;
@@ -44,6 +47,7 @@ class StatePlot {
 #if TC_HAVE_QTCHARTS
   QChart* chart_;
   QScatterSeries* marker_ = nullptr;
+  QScatterSeries* before_ = nullptr;
 #else
   class Canvas;
   Canvas* canvas_;
@@ -66,6 +70,7 @@ void StatePlot::clear() {
   chart_->removeAllSeries();
   for (auto* axis : chart_->axes()) chart_->removeAxis(axis);
   marker_ = nullptr;
+  before_ = nullptr;
   empty_ = true;
 }
 
@@ -94,20 +99,37 @@ void StatePlot::setSeries(const std::vector<QString>& names, const std::vector<s
     s->attachAxis(ay);
   }
   marker_ = new QScatterSeries;
-  marker_->setName(TimelinePanel::tr("current step"));
+  marker_->setName(TimelinePanel::tr("after (step 0)"));
   marker_->setMarkerSize(9);
   chart_->addSeries(marker_);
   marker_->attachAxis(ax);
   marker_->attachAxis(ay);
+  before_ = new QScatterSeries;
+  before_->setName(TimelinePanel::tr("before (step 0)"));
+  before_->setMarkerShape(QScatterSeries::MarkerShapeRectangle);
+  before_->setMarkerSize(8);
+  chart_->addSeries(before_);
+  before_->attachAxis(ax);
+  before_->attachAxis(ay);
+  bool integral = true;
+  for (const auto& series : points)
+    for (const QPointF& q : series) integral = integral && q.y() == std::floor(q.y());
   if (hi == lo) hi = lo + 1;
   ax->setRange(x0, std::max(x1, x0 + 1));
   // Integer steps: one tick per step when few, else round numbers.
   if (x1 - x0 <= 10) ax->setTickCount(static_cast<int>(std::max(1.0, x1 - x0)) + 1);
   else ax->applyNiceNumbers();
-  ay->setRange(lo - 0.05 * (hi - lo), hi + 0.05 * (hi - lo));
-  ay->applyNiceNumbers();
-  ay->setTickCount(3);
-  ay->setLabelFormat(QStringLiteral("%g"));
+  if (integral && hi - lo <= 10) {
+    // Whole-number states: one tick per value, so the ticks read 0, 1, 2 (never -1/2/5).
+    ay->setRange(lo, hi);
+    ay->setTickCount(static_cast<int>(hi - lo) + 1);
+    ay->setLabelFormat(QStringLiteral("%.0f"));
+  } else {
+    ay->setRange(lo - 0.05 * (hi - lo), hi + 0.05 * (hi - lo));
+    ay->applyNiceNumbers();
+    ay->setTickCount(3);
+    ay->setLabelFormat(QStringLiteral("%g"));
+  }
   QFont small = widget_->font();
   small.setPointSize(8);
   ax->setLabelsFont(small);
@@ -116,10 +138,22 @@ void StatePlot::setSeries(const std::vector<QString>& names, const std::vector<s
   empty_ = false;
 }
 
-void StatePlot::setMarker(const std::vector<QPointF>& points) {
+void StatePlot::setMarker(const std::vector<QPointF>& after, const std::vector<QPointF>& before, int step) {
   if (!marker_) return;
   marker_->clear();
-  for (const QPointF& p : points) marker_->append(p);
+  for (const QPointF& p : after) marker_->append(p);
+  marker_->setName(TimelinePanel::tr("after (step %1)").arg(step));
+  before_->clear();
+  for (const QPointF& p : before) before_->append(p);
+  before_->setName(TimelinePanel::tr("before (step %1)").arg(step));
+  before_->setVisible(!before.empty());
+}
+
+QStringList StatePlot::legend() const {
+  QStringList out;
+  for (auto* series : chart_->series())
+    if (series->isVisible()) out << series->name();
+  return out;
 }
 #else
 class StatePlot::Canvas : public QWidget {
@@ -127,7 +161,8 @@ class StatePlot::Canvas : public QWidget {
   using QWidget::QWidget;
   std::vector<QString> names;
   std::vector<std::vector<QPointF>> points;
-  std::vector<QPointF> marker;
+  std::vector<QPointF> marker, before;
+  QString markerName, beforeName;
   double x0 = 0, x1 = 1;
 
  protected:
@@ -164,6 +199,8 @@ class StatePlot::Canvas : public QWidget {
     p.setBrush(QColor(0x8b, 0xc3, 0x4a));
     p.setPen(Qt::NoPen);
     for (const QPointF& q : marker) p.drawEllipse(map(q), 4, 4);
+    p.setBrush(QColor(0x55, 0x55, 0x60));
+    for (const QPointF& q : before) p.drawRect(QRectF(map(q) - QPointF(3, 3), QSizeF(6, 6)));
   }
 };
 
@@ -173,6 +210,7 @@ void StatePlot::clear() {
   canvas_->names.clear();
   canvas_->points.clear();
   canvas_->marker.clear();
+  canvas_->before.clear();
   empty_ = true;
   canvas_->update();
 }
@@ -187,9 +225,19 @@ void StatePlot::setSeries(const std::vector<QString>& names, const std::vector<s
   canvas_->update();
 }
 
-void StatePlot::setMarker(const std::vector<QPointF>& points) {
-  canvas_->marker = points;
+void StatePlot::setMarker(const std::vector<QPointF>& after, const std::vector<QPointF>& before, int step) {
+  canvas_->marker = after;
+  canvas_->before = before;
+  canvas_->markerName = TimelinePanel::tr("after (step %1)").arg(step);
+  canvas_->beforeName = TimelinePanel::tr("before (step %1)").arg(step);
   canvas_->update();
+}
+
+QStringList StatePlot::legend() const {
+  QStringList out(canvas_->names.begin(), canvas_->names.end());
+  out << canvas_->markerName;
+  if (!canvas_->before.empty()) out << canvas_->beforeName;
+  return out;
 }
 #endif
 
@@ -273,6 +321,8 @@ TimelinePanel::~TimelinePanel() {
 
 void TimelinePanel::programChanged() { stepChanged(); }
 
+QStringList TimelinePanel::plotLegend() const { return plot_->legend(); }
+
 void TimelinePanel::stepForward() { session_->setStep(session_->step() + 1); }
 void TimelinePanel::stepBack() { session_->setStep(session_->step() - 1); }
 
@@ -341,9 +391,13 @@ void TimelinePanel::stepChanged() {
   if (replay.error && step == n)
     add(tr("stopped"), QString::fromStdString(replay.error->format()));
   if (rebuilt || plot_->empty()) rebuildChart();
-  std::vector<QPointF> marker;
-  for (std::size_t u = 0; u < state.size(); ++u) marker.emplace_back(base + step, state[u]);
-  plot_->setMarker(marker);
+  // The lines are the committed states; the current step shows both of its
+  // states, labelled, so the plot agrees with the Inspector (which shows before).
+  std::vector<QPointF> after, seen;
+  for (std::size_t u = 0; u < state.size(); ++u) after.emplace_back(base + step, state[u]);
+  if (step > 0)
+    for (std::size_t u = 0; u < before.size(); ++u) seen.emplace_back(base + step, before[u]);
+  plot_->setMarker(after, seen, base + step);
 }
 
 void TimelinePanel::rebuildChart() {
@@ -358,7 +412,7 @@ void TimelinePanel::rebuildChart() {
   std::vector<QString> names;
   std::vector<std::vector<QPointF>> points;
   for (std::size_t u = 0; u < replay.state_names.size(); ++u) {
-    names.push_back(QString::fromStdString(replay.state_names[u]));
+    names.push_back(tr("%1 (after each step)").arg(QString::fromStdString(replay.state_names[u])));
     std::vector<QPointF> pts;
     if (u < replay.initial_state.size()) pts.emplace_back(base, replay.initial_state[u]);
     for (std::size_t k = 0; k < n; k += stride) pts.emplace_back(base + static_cast<double>(k + 1), replay.steps[k].state.at(u));

@@ -2,6 +2,7 @@
 // The state timeline: an event log replayed through the runtime, opened
 // paused at step 0, stepped and scrubbed, with per-step state and outputs
 // and a plot of the state over the steps.
+#include <QStringList>
 #include <QWidget>
 
 #include "views/session.h"
@@ -28,6 +29,8 @@ class TimelinePanel : public QWidget, public Viewer {
   [[nodiscard]] QSlider* scrubber() const { return slider_; }
   /// The value shown for a state or output row label (e.g. "state count"); NaN when absent.
   [[nodiscard]] double shownValue(const QString& label) const;
+  /// The plot's legend entries (state lines, then the current step's after and before markers).
+  [[nodiscard]] QStringList plotLegend() const;
 
  public slots:
   void stepForward();

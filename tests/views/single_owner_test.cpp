@@ -272,6 +272,25 @@ class SingleOwnerTest : public QObject {
     QCOMPARE(slider->value(), 4);
     QCOMPARE(w.timeline()->shownValue(QStringLiteral("state count (after)")), 3.0);
   }
+
+  // Item 11: the plot labels the step's two states, like the table and the Inspector.
+  void theTimelinePlotLabelsBeforeAndAfter() {
+    MainWindow w;
+    showAndOpen(w, example("counter.json"));
+    QString err;
+    QVERIFY(w.session()->loadEvents(example("counter_events.jsonl"), &err));
+    QVERIFY(w.waitUntilSettled(30000));
+    for (int i = 0; i < 4; ++i) QTest::keyClick(&w, Qt::Key_F10);
+    QCOMPARE(w.session()->step(), 4);
+    const QStringList legend = w.timeline()->plotLegend();
+    QVERIFY2(legend.contains(QStringLiteral("count (after each step)")), qPrintable(legend.join(QLatin1Char('|'))));
+    QVERIFY2(legend.contains(QStringLiteral("after (step 4)")), qPrintable(legend.join(QLatin1Char('|'))));
+    QVERIFY2(legend.contains(QStringLiteral("before (step 4)")), qPrintable(legend.join(QLatin1Char('|'))));
+    QVERIFY(!legend.contains(QStringLiteral("count")));  // no bare name
+    // At step 0 there is only the starting state.
+    w.session()->setStep(0);
+    QVERIFY(!w.timeline()->plotLegend().contains(QStringLiteral("before (step 0)")));
+  }
 };
 
 QTEST_MAIN(SingleOwnerTest)
