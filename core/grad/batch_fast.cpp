@@ -140,17 +140,9 @@ void BatchGradientTape::State::assign_columns(const Impl& m) {
   for (NodeId id : m.order) {
     const Impl::TNode& t = m.nodes[static_cast<std::size_t>(id)];
     for (int k = 0; k < t.count; ++k) {
-      bool propagates = false;
-      switch (t.op) {
-        case Op::Add: case Op::Sub: case Op::Mul: case Op::Neg: case Op::Affine: case Op::SparseAffine:
-          propagates = true;
-          break;
-        case Op::Div:
-          propagates = k == 0;  // finite / inf is 0
-          break;
-        default:
-          break;
-      }
+      // ops.def's kKeepsNonFinite: a non-finite argument gives a
+      // non-finite result, so the value is tested downstream.
+      const bool propagates = op_info(t.op).has(kKeepsNonFinite);
       if (!propagates) finite_check[static_cast<std::size_t>(m.arg(t, k))] = 1;
     }
   }

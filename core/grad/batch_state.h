@@ -83,12 +83,12 @@ struct BatchGradientTape::State {
   std::vector<std::int32_t> col_of;
   std::size_t ncols = 0;
   /// Per node: 1 when the float64 forward tests its value for finiteness.
-  /// A non-finite operand of + - * (and affine), of neg, or the dividend of
-  /// a division makes the result non-finite too, so a value read only by
+  /// An op the table marks kKeepsNonFinite (+ - * neg affine) gives a
+  /// non-finite result for a non-finite argument, so a value read only by
   /// such ops is tested where they are; values some other op reads (which
-  /// may swallow it: a comparison, a select, relu, sigmoid, a divisor,
-  /// floordiv and mod) and the outputs are tested themselves. Every
-  /// non-finite value of a lane thus still flags it.
+  /// may launder it: a comparison, a select, relu, sigmoid, a division) and
+  /// the outputs are tested themselves. Every non-finite value of a lane
+  /// thus still flags it.
   std::vector<std::uint8_t> finite_check;
   void assign_columns(const Impl& m);
   /// Per worker, kept between calls (fresh buffers of this size cost page
