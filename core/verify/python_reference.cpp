@@ -389,6 +389,8 @@ class PythonReference final : public Reference {
 extern "C" const char* __lsan_default_suppressions() { return "leak:libpython3\n"; }
 extern "C" const char* __lsan_default_options() { return "print_suppressions=0"; }
 
+const char* python_driver_source() { return kPythonDriver; }
+
 bool python_reference_available(std::string* why) {
   std::string python = default_python();
   if (::access(python.c_str(), X_OK) != 0) {

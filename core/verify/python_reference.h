@@ -52,6 +52,12 @@ std::uint64_t reference_memory_limit(std::uint64_t requested);
 /// its interpreter is missing; `why` says which.
 bool python_reference_available(std::string* why = nullptr);
 
+/// The text of python_driver.py, the worker this reference runs, or "" in a
+/// build without the python reference. Its relu and sigmoid are the
+/// contract's definitions; the Python package takes its own from here, so
+/// there is one copy of them.
+const char* python_driver_source();
+
 /// Starts a worker, executes the module there and picks the function. Errors: no Python, a
 /// syntax error or an exception while loading (with line and column), no such
 /// function, several functions and none chosen.

@@ -11,6 +11,8 @@ const char* kNoPython =
     "rebuild with TC_ENABLE_PYTHON=ON to verify against python";
 }
 
+const char* python_driver_source() { return ""; }
+
 bool python_reference_available(std::string* why) {
   if (why) *why = kNoPython;
   return false;

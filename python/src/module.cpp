@@ -7,6 +7,7 @@
 
 #include "frontend/compile.h"
 #include "options/binding_options.h"
+#include "verify/python_reference.h"
 #include "program.h"
 
 namespace tcpy {
@@ -99,6 +100,18 @@ void bind_misc(py::module_& m) {
           for (const tc::Diagnostic& w : r->warnings) warnings.append(to_str(w.format()));
           return py::make_tuple(std::make_shared<CoreProgram>(std::move(r->program)), warnings);
         });
+
+  // The Python subset's builtins: their names from the op table (ops.def's
+  // python column), their definitions from the CPython reference's driver.
+  m.def("python_builtins", [] {
+    py::list names;
+    for (int i = 0; i < tc::kOpCount; ++i) {
+      const std::string_view spelled = tc::op_info(static_cast<tc::Op>(i)).python;
+      if (!spelled.empty()) names.append(to_str(spelled));
+    }
+    return names;
+  });
+  m.def("python_driver_source", [] { return std::string(tc::python_driver_source()); });
 
   m.def("list_functions", [](std::string_view source, const std::string& filename) {
     auto r = tc::list_functions(source, filename);

@@ -439,7 +439,8 @@ def _case_json(index, case):
 
 def _function_from_source(source, preferred=None):
     """The function defined by reference source text, run in this interpreter."""
-    namespace = {"relu": _relu, "sigmoid": _sigmoid}
+    subset = _subset_builtins()
+    namespace = dict(subset)
     try:
         exec(_compile_builtin(source, "<reference>", "exec"), namespace)  # noqa: S102 - the user's own reference
     except SyntaxError as e:
@@ -448,7 +449,7 @@ def _function_from_source(source, preferred=None):
         raise VerificationError(f"the reference source raised while loading: {type(e).__name__}: {e}") from e
     import inspect as _inspect
     functions = {k: v for k, v in namespace.items()
-                 if _inspect.isfunction(v) and k not in ("relu", "sigmoid") and v.__module__ != __name__}
+                 if _inspect.isfunction(v) and k not in subset and v.__module__ != __name__}
     if preferred in functions:
         return functions[preferred]
     if len(functions) == 1:
@@ -456,8 +457,24 @@ def _function_from_source(source, preferred=None):
     raise VerificationError(f"the reference source defines {len(functions)} functions: pass a callable instead")
 
 
-def _relu(x):
-    return x if x > 0 else 0
+def _subset_builtins():
+    """{name: function} for the subset's builtins (relu, sigmoid): the names
+    are the op table's python column, the definitions the contract's, taken
+    from the one copy core's CPython reference runs (python_driver.py), so
+    verify() here and `tensorcode verify` judge by the same functions."""
+    global _SUBSET_BUILTINS
+    if _SUBSET_BUILTINS is None:
+        source = _core.python_driver_source()
+        if not source:
+            raise VerificationError("this tensorcode was built without the python reference (TC_ENABLE_PYTHON=OFF), "
+                                    "which defines the subset's builtins")
+        namespace = {"__name__": "tensorcode_subset_builtins"}  # not __main__: the driver's loop stays off
+        exec(_compile_builtin(source, "<tensorcode python_driver.py>", "exec"), namespace)  # noqa: S102 - ours
+        _SUBSET_BUILTINS = {name: namespace[name] for name in _core.python_builtins() if name in namespace}
+    return _SUBSET_BUILTINS
+
+
+_SUBSET_BUILTINS = None
 
 
 def _with_builtins_of_the_subset(fn):
@@ -465,7 +482,7 @@ def _with_builtins_of_the_subset(fn):
     sigmoid without defining them, a copy that sees the contract's definitions
     (the CLI's CPython reference defines them the same way)."""
     import builtins
-    wanted = {"relu": _relu, "sigmoid": _sigmoid}
+    wanted = _subset_builtins()
     missing = {k: v for k, v in wanted.items()
                if k in fn.__code__.co_names and k not in fn.__globals__ and not hasattr(builtins, k)}
     if not missing:
@@ -475,14 +492,6 @@ def _with_builtins_of_the_subset(fn):
                               fn.__closure__)
     copy.__qualname__ = fn.__qualname__
     return copy
-
-
-def _sigmoid(x):
-    import math
-    if x >= 0:
-        return 1.0 / (1.0 + math.exp(-x))
-    e = math.exp(x)
-    return e / (1.0 + e)
 
 
 _compile_builtin = compile
