@@ -1,6 +1,10 @@
 #include "views/graph_view.h"
 
+#include "views/copy_actions.h"
 #include "views/node_search.h"
+
+#include <QContextMenuEvent>
+#include <QMenu>
 
 #include <QHelpEvent>
 #include <QKeyEvent>
@@ -673,6 +677,23 @@ QString GraphView::groupLabel(int entry, int line) const {
   const auto& grp = plan_->groups[static_cast<std::size_t>(g)];
   if (line == 0) return QStringLiteral("▸ %1").arg(QString::fromStdString(grp.label));
   return tr("%n node(s)", nullptr, static_cast<int>(grp.size));
+}
+
+NodeId GraphView::nodeAt(const QPointF& pos) const {
+  if (!layout_) return -1;
+  const int e = layout_->hit(toWorld(pos));
+  if (e < 0 || static_cast<std::size_t>(e) >= layout_->ids.size()) return -1;
+  if (static_cast<std::size_t>(e) < layout_->group.size() && layout_->group[static_cast<std::size_t>(e)] >= 0) return -1;
+  return layout_->ids[static_cast<std::size_t>(e)];
+}
+
+void GraphView::contextMenuEvent(QContextMenuEvent* ev) {
+  const NodeId id = nodeAt(ev->pos());
+  if (id < 0) return;
+  session_->select(id);
+  QMenu menu(this);
+  addNodeActions(&menu, session_, id);
+  menu.exec(ev->globalPos());
 }
 
 void GraphView::mouseDoubleClickEvent(QMouseEvent* ev) {

@@ -68,6 +68,8 @@ class GraphView : public QWidget, public Viewer {
   bool search(const QString& text);
   /// Shows match `index` of the last search (wrapping); false when it had none.
   bool showSearchResult(int index);
+  /// The node drawn at `pos` (widget coordinates); -1 for none or a closed group.
+  [[nodiscard]] NodeId nodeAt(const QPointF& pos) const;
   /// The last search's matches (views/node_search.h) and which one is shown (-1: none yet).
   [[nodiscard]] const std::vector<NodeId>& searchResults() const { return search_results_; }
   [[nodiscard]] int searchIndex() const { return search_index_; }
@@ -84,6 +86,7 @@ class GraphView : public QWidget, public Viewer {
   void mouseMoveEvent(QMouseEvent*) override;
   void mouseReleaseEvent(QMouseEvent*) override;
   void mouseDoubleClickEvent(QMouseEvent*) override;
+  void contextMenuEvent(QContextMenuEvent*) override;
   void keyPressEvent(QKeyEvent*) override;
   void resizeEvent(QResizeEvent*) override;
   void showEvent(QShowEvent* ev) override;

@@ -97,6 +97,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), session_(new Sess
     layoutLabel_->setText(gv ? tr("layout %1 ms (Graphviz)").arg(ms, 0, 'f', 0) : tr("layout %1 ms").arg(ms, 0, 'f', 0));
   });
   connect(problems_, &ProblemsView::jump, editor_, &SourceEditor::goTo);
+  connect(session_, &Session::sourceRequested, editor_, &SourceEditor::goTo);
   connect(verify_, &VerifyPanel::caseChosen, this, [this](const Case& c) {
     inputs_->applyCase(c);
     for (QDockWidget* d : findChildren<QDockWidget*>())

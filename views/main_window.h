@@ -92,6 +92,8 @@ class MainWindow : public QMainWindow, public Viewer {
   void compileOptionsDialog();
   /// Help > Keyboard Shortcuts: every menu entry that has one.
   void shortcutsDialog();
+  /// Edit > Copy (Ctrl+C) from whichever view has the focus.
+  void copyFromFocus();
   void buildDocks();
   void updateTitle();
   void updateStatus();

@@ -3,6 +3,8 @@
 #include <QAction>
 #include <QActionGroup>
 #include <QApplication>
+#include <QClipboard>
+#include <QGuiApplication>
 #include <QDesktopServices>
 #include <QDialog>
 #include <QDialogButtonBox>
@@ -25,6 +27,7 @@
 #include <algorithm>
 
 #include "views/compile_options_dialog.h"
+#include "views/copy_actions.h"
 #include "views/editor.h"
 #include "views/graph_view.h"
 #include "views/main_window.h"
@@ -96,7 +99,7 @@ void MainWindow::buildEditMenu() {
   act(edit, tr("&Redo"), QKeySequence::Redo, [this] { editor_->redo(); });
   edit->addSeparator();
   act(edit, tr("Cu&t"), QKeySequence::Cut, [this] { editor_->cut(); });
-  act(edit, tr("&Copy"), QKeySequence::Copy, [this] { editor_->copy(); });
+  act(edit, tr("&Copy"), QKeySequence::Copy, [this] { copyFromFocus(); });
   act(edit, tr("&Paste"), QKeySequence::Paste, [this] { editor_->paste(); });
   edit->addSeparator();
   act(edit, tr("&Find…"), QKeySequence::Find, [this] {
@@ -114,6 +117,29 @@ void MainWindow::buildEditMenu() {
     nodeSearch_->setFocus();
     nodeSearch_->selectAll();
   });
+}
+
+void MainWindow::copyFromFocus() {
+  // Ctrl+C copies what the focused view shows: text where text is selected,
+  // else the selected node as that view lists it.
+  QWidget* f = QApplication::focusWidget();
+  auto* clipboard = QGuiApplication::clipboard();
+  const NodeId id = session_->selected();
+  if (f == editor_ || (f && editor_->isAncestorOf(f))) {
+    editor_->copy();
+  } else if (auto* line = qobject_cast<QLineEdit*>(f)) {
+    line->copy();
+  } else if (f == irText_ || (f && irText_->isAncestorOf(f))) {
+    if (irText_->textCursor().hasSelection()) irText_->copy();
+    else if (id >= 0) clipboard->setText(nodeIrLine(*session_, id));
+  } else if (f && inspector_->isAncestorOf(f)) {
+    if (id >= 0) clipboard->setText(nodeRowText(*session_, id));
+  } else if (id >= 0 && (f == graph_ || f == neighbourhood_)) {
+    const QString value = nodeValueText(*session_, id);
+    clipboard->setText(value.isEmpty() ? nodeIrLine(*session_, id) : nodeIrLine(*session_, id) + QStringLiteral("  = ") + value);
+  } else {
+    editor_->copy();
+  }
 }
 
 void MainWindow::buildViewMenu() {

@@ -1,5 +1,7 @@
 #include "views/panels.h"
 
+#include "views/copy_actions.h"
+
 #include <QCheckBox>
 #include <QComboBox>
 #include <QFormLayout>
@@ -11,6 +13,11 @@
 #include <QScrollBar>
 #include <QSlider>
 #include <QTableView>
+#include <QClipboard>
+#include <QContextMenuEvent>
+#include <QGuiApplication>
+#include <QKeyEvent>
+#include <QMenu>
 #include <QTableWidget>
 #include <QTextBlock>
 #include <QToolButton>
@@ -18,6 +25,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 
 namespace tc {
 namespace views {
@@ -476,6 +484,17 @@ InspectorPanel::InspectorPanel(Session* session, QWidget* parent) : QWidget(pare
   table_->horizontalHeader()->setResizeContentsPrecision(0);  // fit to the rows in view
   table_->setColumnWidth(InspectorModel::Node, 96);
   table_->setAlternatingRowColors(true);
+  table_->setContextMenuPolicy(Qt::CustomContextMenu);
+  connect(table_, &QWidget::customContextMenuRequested, this, [this](const QPoint& pos) {
+    const QModelIndex index = table_->indexAt(pos);
+    if (!index.isValid()) return;
+    const NodeId id = index.row();
+    session_->select(id);
+    QMenu menu(this);
+    menu.addAction(tr("Copy &Row"), &menu, [this, id] { QGuiApplication::clipboard()->setText(nodeRowText(*session_, id)); });
+    addNodeActions(&menu, session_, id);
+    menu.exec(table_->viewport()->mapToGlobal(pos));
+  });
   lay->addWidget(table_, 1);
 
   session_->addViewer(this);
@@ -616,6 +635,29 @@ IrTextView::IrTextView(Session* session, QWidget* parent) : QPlainTextEdit(paren
 }
 
 IrTextView::~IrTextView() { session_->removeViewer(this); }
+
+NodeId IrTextView::nodeOnLine(int line) const {
+  const int node = line - first_node_line_;
+  const auto p = session_->program();
+  return p && node >= 0 && node < static_cast<int>(p->nodes.size()) ? node : -1;
+}
+
+bool IrTextView::event(QEvent* ev) {
+  if (ev->type() == QEvent::ShortcutOverride && !textCursor().hasSelection())
+    if (auto* key = static_cast<QKeyEvent*>(ev); key->matches(QKeySequence::Copy)) return false;
+  return QPlainTextEdit::event(ev);
+}
+
+void IrTextView::contextMenuEvent(QContextMenuEvent* ev) {
+  // The text edit's own menu (Copy, Select All) and, on a node's line, the node's copy actions.
+  std::unique_ptr<QMenu> menu(createStandardContextMenu(ev->pos()));
+  const NodeId id = nodeOnLine(cursorForPosition(ev->pos()).blockNumber());
+  if (id >= 0) {
+    menu->addSeparator();
+    addNodeActions(menu.get(), session_, id);
+  }
+  menu->exec(ev->globalPos());
+}
 
 void IrTextView::programChanged() {
   auto program = session_->program();

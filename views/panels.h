@@ -119,6 +119,13 @@ class IrTextView : public QPlainTextEdit, public Viewer {
   [[nodiscard]] int firstNodeLine() const { return first_node_line_; }
   /// The first line: semantics (the Inspector's), dtype, node count.
   [[nodiscard]] QString headerText() const;
+  /// The node on block `line` of the listing (-1 for a header line).
+  [[nodiscard]] NodeId nodeOnLine(int line) const;
+
+ protected:
+  void contextMenuEvent(QContextMenuEvent* ev) override;
+  /// Ctrl+C with nothing selected is left to Edit > Copy (it copies the selected node's IR line).
+  bool event(QEvent* ev) override;
 
  private:
   void updateHeader();

@@ -345,6 +345,14 @@ void Session::selectAndCentre(NodeId id) {
   if (id == selected_) emit centreRequested();
 }
 
+void Session::showInSource(NodeId id) {
+  const auto p = doc_.program();
+  if (!p || id < 0 || static_cast<std::size_t>(id) >= p->nodes.size()) return;
+  select(id);
+  const auto& loc = p->nodes[static_cast<std::size_t>(id)].location;
+  if (loc && loc->valid()) emit sourceRequested(loc->line, loc->column);
+}
+
 void Session::highlightLine(int line) {
   // While the source does not compile, its line numbers no longer match the circuit's.
   auto ids = doc_.compileFailed() ? std::vector<NodeId>{} : doc_.nodesOnLine(line);

@@ -156,6 +156,8 @@ class Session : public QObject {
   /// Selects and asks the circuit view to centre the node (a click in the IR text, Go to node).
   void selectAndCentre(NodeId id);
   [[nodiscard]] const std::vector<NodeId>& highlighted() const { return highlighted_; }
+  /// Selects `id` and asks the editor to show where its source is (a context menu's Show in Source).
+  void showInSource(NodeId id);
   /// Highlights the nodes whose source starts on `line` (editor cursor moved).
   void highlightLine(int line);
 
@@ -197,6 +199,7 @@ class Session : public QObject {
   void casesChanged();                        ///< the named cases or the current one changed
   void casesModified();                       ///< a case value or name changed, or the cases were saved
   void centreRequested();                     ///< selectAndCentre: the circuit view centres the selection
+  void sourceRequested(int line, int column);  ///< showInSource: the editor moves there (1-based)
   void snapshotSaved(const QString& path);    ///< saveSnapshot finished writing
   void message(const QString& text);          ///< status bar text
   void failed(const QString& title, const QString& text);  ///< an asynchronous request failed (shown as a warning)

@@ -5,7 +5,15 @@
 #include <QAction>
 #include <QApplication>
 #include <QComboBox>
+#include <QClipboard>
+#include <QContextMenuEvent>
 #include <QFile>
+#include <QGuiApplication>
+#include <QMenu>
+#include <QTableView>
+#include <QTextBlock>
+#include <QTextCursor>
+#include <QTimer>
 #include <QLabel>
 #include <QLineEdit>
 #include <QSettings>
@@ -15,7 +23,9 @@
 #include <QTreeWidget>
 
 #include "views/compile_options_dialog.h"
+#include "ir/printer.h"
 #include "views/editor.h"
+#include "views/graph_view.h"
 #include "views/main_window.h"
 #include "views/panels.h"
 #include "widget_actions.h"
@@ -187,6 +197,53 @@ class MenusTest : public QObject {
     QCOMPARE(w.session()->selected(), *p->find_named(Op::Input, "y"));
     search(QStringLiteral("nothing-like-this"));
     QCOMPARE(w.nodeSearchCount()->text(), QStringLiteral("no match"));
+  }
+
+  // Copy habits: Ctrl+C in the Inspector, the circuit and the IR text; the IR line's context menu.
+  void ctrlCAndContextMenusCopyANode() {
+    MainWindow w;
+    showAndOpen(w, data("ratio.py"));
+    auto p = w.session()->program();
+    const NodeId y = *p->find_named(Op::Input, "y");
+    w.session()->select(y);
+    QClipboard* clip = QGuiApplication::clipboard();
+    const QString ir = QString::fromStdString(node_text(*p, y));
+    // The Inspector: the row, tab-separated.
+    clip->clear();
+    QTableView* table = w.inspector()->tableView();
+    table->setCurrentIndex(w.inspector()->model()->index(y, InspectorModel::Value));
+    pressKeys(table, QKeySequence::Copy);
+    QVERIFY2(clip->text().startsWith(ir + QLatin1Char('\t')), qPrintable(clip->text()));
+    // The circuit: the IR line and the value.
+    clip->clear();
+    pressKeys(w.graph(), QKeySequence::Copy);
+    QCOMPARE(clip->text(), ir + QStringLiteral("  = 0"));
+    // The IR text with nothing selected: the selected node's line.
+    clip->clear();
+    pressKeys(w.irText(), QKeySequence::Copy);
+    QCOMPARE(clip->text(), ir);
+    // Right-click on the IR line of node 2: Copy Node Id.
+    QTextCursor c(w.irText()->document()->findBlockByNumber(w.irText()->firstNodeLine() + 2));
+    const QPoint at = w.irText()->cursorRect(c).center();
+    QString triggered;
+    auto* poll = new QTimer(&w);
+    QObject::connect(poll, &QTimer::timeout, poll, [poll, &triggered] {
+      auto* menu = qobject_cast<QMenu*>(QApplication::activePopupWidget());
+      if (!menu) return;
+      poll->stop();
+      for (QAction* a : menu->actions())
+        if (a->text() == QStringLiteral("Copy Node &Id")) {
+          triggered = a->text();
+          a->trigger();
+        }
+      menu->close();
+    });
+    poll->start(20);
+    clip->clear();
+    QContextMenuEvent ev(QContextMenuEvent::Mouse, at, w.irText()->viewport()->mapToGlobal(at));
+    QApplication::sendEvent(w.irText()->viewport(), &ev);  // a right-click arrives at the viewport
+    QVERIFY(!triggered.isEmpty());
+    QCOMPARE(clip->text(), QStringLiteral("%2"));
   }
 };
 
