@@ -82,6 +82,11 @@ VerifyPanel::VerifyPanel(Session* session, QWidget* parent) : QWidget(parent), s
   progress_->setValue(0);
   summary_ = new QLabel(tr("not run yet"), this);
   summary_->setTextFormat(Qt::RichText);
+  // A long result (a path, a message) wraps inside the dock; it never widens the
+  // window or squeezes the side docks (and so never gets into the saved layout).
+  summary_->setWordWrap(true);
+  summary_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+  summary_->setMinimumWidth(120);
   bar->addWidget(run_);
   bar->addWidget(cancel_);
   bar->addWidget(progress_, 1);

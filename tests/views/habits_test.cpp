@@ -10,6 +10,7 @@
 #include <QApplication>
 #include <QComboBox>
 #include <QDir>
+#include <QDockWidget>
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -396,6 +397,29 @@ class HabitsTest : public QObject {
       const QString cell = m2->data(m2->index(n.id, InspectorModel::Value), Qt::DisplayRole).toString();
       QCOMPARE(cell, QString::fromStdString(format_short(n.value)));
     }
+  }
+
+  // Item 7: a long Verify result neither widens the window nor squeezes the side docks.
+  void aLongVerifyResultKeepsTheLayout() {
+    MainWindow w;
+    Opened o;
+    openChoose(w, o);
+    auto* source = w.findChild<QDockWidget*>(QStringLiteral("SourceDock"));
+    auto* inspector = w.findChild<QDockWidget*>(QStringLiteral("InspectorDock"));
+    QVERIFY(source && inspector);
+    QTest::qWait(50);
+    const int width = w.width(), source_w = source->width(), inspector_w = inspector->width();
+    w.raiseDock(QStringLiteral("VerifyDock"));
+    VerifyPanel* v = w.verifyPanel();
+    v->referenceEdit()->setFocus();
+    QTest::keyClicks(v->referenceEdit(), o.dir.filePath(QString(400, QLatin1Char('r')) + QStringLiteral(".py")));
+    QTest::mouseClick(v->runButton(), Qt::LeftButton);
+    QVERIFY(w.waitUntilSettled(60000));
+    QTest::qWait(50);
+    QVERIFY2(v->summary().size() > 300, qPrintable(v->summary()));
+    QVERIFY2(w.width() <= width, qPrintable(QStringLiteral("%1 -> %2").arg(width).arg(w.width())));
+    QVERIFY2(source->width() >= source_w - 4, qPrintable(QStringLiteral("%1 -> %2").arg(source_w).arg(source->width())));
+    QVERIFY2(inspector->width() >= inspector_w - 4, qPrintable(QStringLiteral("%1 -> %2").arg(inspector_w).arg(inspector->width())));
   }
 };
 
