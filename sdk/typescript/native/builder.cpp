@@ -27,9 +27,9 @@ val CoreBuilder::init(const val& opts) {
     dt = *d;
   }
   if (given(opts, "temperature")) {
-    temperature = opts["temperature"].as<double>();
-    if (!std::isfinite(temperature) || temperature <= 0)
-      return error_value("build", "temperature must be finite and greater than 0");
+    auto t = temperature_arg(opts["temperature"]);
+    if (!t) return error_value("build", t.error());
+    temperature = *t;
   }
   b_ = std::make_unique<Builder>(sem, sur, temperature, dt);
   return ok_value();

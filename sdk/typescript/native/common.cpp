@@ -1,6 +1,8 @@
 // The embind layer's shared parts (common.h).
 #include "common.h"
 
+#include "options/binding_options.h"
+
 #include <emscripten/heap.h>
 
 #include <cmath>
@@ -152,36 +154,32 @@ val domain_value(const Domain& d) {
   return o;
 }
 
-/// A string option, or an error naming it (embind's own conversion would
-/// throw a JavaScript BindingError through the C++ frames instead).
-Result<std::string> string_option(const val& v, const std::string& name) {
-  if (!v.isString()) return make_error(name + " must be a string, got " + v.typeOf().as<std::string>());
-  return v.as<std::string>();
-}
-/// A boolean option: true or false only (embind would take any value's truthiness).
-Result<bool> bool_option(const val& v, const std::string& name) {
-  if (!v.isTrue() && !v.isFalse()) return make_error(name + " must be true or false, got " + v.typeOf().as<std::string>());
-  return v.isTrue();
+/// A JavaScript option value as JSON for core's option layer
+/// (options/binding_options.h), which checks it with the same rules and
+/// words as the Python package: strings, numbers, booleans, null and
+/// undefined as themselves; any other value as an array or an empty object,
+/// which core names by its type (a function is "object" there, where typeof
+/// says "function"; no option takes one).
+nlohmann::json option_json(const val& v) {
+  if (v.isString()) return v.as<std::string>();
+  if (v.isNumber()) return v.as<double>();
+  if (v.isTrue()) return true;
+  if (v.isFalse()) return false;
+  if (v.isNull() || v.isUndefined()) return nullptr;
+  if (val::global("Array").call<bool>("isArray", v)) return nlohmann::json::array();
+  return nlohmann::json::object();
 }
 
-Result<Semantics> semantics_arg(const val& v) {
-  if (!v.isString()) return make_error("semantics must be exact, relaxed or hybrid, got " + v.typeOf().as<std::string>());
-  auto s = semantics_from(v.as<std::string>());
-  if (!s) return make_error("semantics must be exact, relaxed or hybrid, got '" + v.as<std::string>() + "'");
-  return *s;
-}
-Result<Dtype> dtype_arg(const val& v) {
-  if (!v.isString()) return make_error("dtype must be float64 or float32, got " + v.typeOf().as<std::string>());
-  auto d = dtype_from(v.as<std::string>());
-  if (!d) return make_error("dtype must be float64 or float32, got '" + v.as<std::string>() + "'");
-  return *d;
-}
-Result<Surrogate> surrogate_arg(const val& v) {
-  if (!v.isString()) return make_error("surrogate must be sigmoid, got " + v.typeOf().as<std::string>());
-  auto s = surrogate_from(v.as<std::string>());
-  if (!s) return make_error("surrogate must be sigmoid, got '" + v.as<std::string>() + "'");
-  return *s;
-}
+/// A string option, or an error naming it (embind's own conversion would
+/// throw a JavaScript BindingError through the C++ frames instead).
+Result<std::string> string_option(const val& v, const std::string& name) { return options::text(option_json(v), name); }
+/// A boolean option: true or false only (embind would take any value's truthiness).
+Result<bool> bool_option(const val& v, const std::string& name) { return options::flag(option_json(v), name); }
+
+Result<Semantics> semantics_arg(const val& v) { return options::semantics(option_json(v)); }
+Result<Dtype> dtype_arg(const val& v) { return options::dtype(option_json(v)); }
+Result<Surrogate> surrogate_arg(const val& v) { return options::surrogate(option_json(v)); }
+Result<double> temperature_arg(const val& v) { return options::temperature(option_json(v)); }
 bool given(const val& o, const char* key) { return !o.isUndefined() && !o.isNull() && !o[key].isUndefined(); }
 
 val bytes_value(const std::vector<std::uint8_t>& bytes) {

@@ -67,6 +67,8 @@ Result<bool> bool_option(const val& v, const std::string& name);
 Result<Semantics> semantics_arg(const val& v);
 Result<Dtype> dtype_arg(const val& v);
 Result<Surrogate> surrogate_arg(const val& v);
+/// A relaxation temperature: finite and greater than 0 (core's option rule).
+Result<double> temperature_arg(const val& v);
 bool given(const val& o, const char* key);
 val bytes_value(const std::vector<std::uint8_t>& bytes);
 /// JavaScript functions as the engine's Bindings. `spec` is {name: {forward,

@@ -58,9 +58,9 @@ val CoreProgram::compile(const std::string& source, const val& opts) {
     o.surrogate = *s;
   }
   if (given(opts, "temperature")) {
-    double t = opts["temperature"].as<double>();
-    if (!std::isfinite(t) || t <= 0) return error_value("compile", "temperature must be finite and greater than 0");
-    o.temperature = t;
+    auto t = temperature_arg(opts["temperature"]);
+    if (!t) return error_value("compile", t.error());
+    o.temperature = *t;
   }
   // Integers that fit the frontend's std::size_t (32 bits here): 1e12 used
   // to wrap to 0 and was reported as "more than 0 nodes".
@@ -300,9 +300,9 @@ val CoreProgram::gradients(const val& inputs, const val& params, const val& stat
     g.semantics = *s;
   }
   if (given(opts, "temperature")) {
-    double t = opts["temperature"].as<double>();
-    if (!std::isfinite(t) || t <= 0) return error_value("evaluation", "temperature must be finite and greater than 0");
-    g.temperature = t;
+    auto t = temperature_arg(opts["temperature"]);
+    if (!t) return error_value("evaluation", t.error());
+    g.temperature = *t;
   }
   g.bindings = bindings_.get();
   auto r = run_gradients(g, *env);

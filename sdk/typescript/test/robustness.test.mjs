@@ -176,6 +176,22 @@ test('the native layer checks sparseAffine indices too (no int32 conversion that
   }
 });
 
+test('named options are checked by core, in the words the Python package uses', () => {
+  // core/options/binding_options.cpp words these for both bindings
+  // (tests/python/test_compile.py expects the same text).
+  const src = 'def f(a):\n    return a + 1\n';
+  for (const [options, message] of [
+    [{ dtype: 'float16' }, "dtype must be float64 or float32, got 'float16'"],
+    [{ surrogate: 'tanh' }, "surrogate must be sigmoid, got 'tanh'"],
+    [{ semantics: 'fuzzy' }, "semantics must be exact, relaxed or hybrid, got 'fuzzy'"],
+    [{ temperature: 0 }, 'temperature must be finite and greater than 0, got 0'],
+    [{ temperature: '1' }, "temperature must be finite and greater than 0, got '1'"],
+  ]) {
+    assert.throws(() => tc.compile(src, { inputs: { a: 'int32' }, ...options }),
+      (e) => e instanceof tcModule.CompileError && e.message === message, JSON.stringify(options));
+  }
+});
+
 test('integer options are checked: finite, integral, in range, with the name in the message', () => {
   const src = 'def f(a):\n    return a + 1\n';
   for (const [option, bad] of [['maxNodes', 1e12], ['maxNodes', 0], ['maxNodes', 1.5], ['maxNodes', NaN], ['maxNodes', '10'],
