@@ -329,6 +329,9 @@ QString GraphView::placeholderText() const {
 }
 
 void GraphView::paintEvent(QPaintEvent*) {
+  // One frame: the overview image when too many boxes are in view, else the
+  // layer bands, edges, boxes and output names in world coordinates; then
+  // the overlays in view coordinates (layer labels, minimap, caption, legend).
   QPainter p(this);
   p.fillRect(rect(), QColor(0xfc, 0xfc, 0xfd));
   if (!layout_ || !laid_out_) {
@@ -337,151 +340,181 @@ void GraphView::paintEvent(QPaintEvent*) {
     return;
   }
   const GraphLayout& g = *layout_;
-  const auto& program = *laid_out_;
   const QRectF world(toWorld(QPointF(0, 0)), toWorld(QPointF(width(), height())));
   bool more = false;
   const auto vis = g.visible(world, kMaxBoxes, &more);
-  const NodeId sel = session_->selected();
-  const auto& hl = session_->highlighted();
-  const bool selInline = sel >= 0 && static_cast<std::size_t>(sel) < inlined_.size() && inlined_[static_cast<std::size_t>(sel)];
-
   p.setRenderHint(QPainter::Antialiasing, vis.size() < 3000);
   if (more && !overview_.isNull()) {
-    const QRectF target(toView(g.bounds.topLeft()), toView(g.bounds.bottomRight()));
-    const QSize size(std::max(1, qRound(target.width())), std::max(1, qRound(target.height())));
-    if (size.width() <= overview_.width() && size.height() <= overview_.height()) {
-      // Shrinking by plain sampling turns the layer rows into moire bands: average instead, once per size.
-      if (overview_scaled_.size() != size)
-        overview_scaled_ = overview_.scaled(size, Qt::IgnoreAspectRatio, Qt::SmoothTransformation);
-      p.drawImage(target.topLeft(), overview_scaled_);
-    } else {
-      p.setRenderHint(QPainter::SmoothPixmapTransform, true);
-      p.drawImage(target, overview_);
-    }
+    paintOverview(p);
   } else {
     p.save();
     p.scale(scale_, scale_);
     p.translate(-origin_);
-    // Schedule layers as bands behind the rows (labelled at the left edge below).
-    for (std::size_t r = 0; r < g.rows.size(); ++r) {
-      const double y = g.rows[r].y;
-      if (y + g.height < world.top() || y - g.height > world.bottom()) continue;
-      if (r % 2 == 0) p.fillRect(QRectF(world.left(), y - g.height * 1.1, world.width(), g.height * 2.2), QColor(0xf1, 0xf3, 0xf7));
-    }
-    // Edges whose bounding box meets the view, including long edges that
-    // pass through it with both ends off screen: one bounds test per edge
-    // (a few milliseconds for 200,000 edges), drawn only when few boxes are in view.
-    if (vis.size() <= kMaxEdgeBoxes) {
-      QPen pen(QColor(0x9a, 0xa3, 0xb5));
-      pen.setCosmetic(true);
-      pen.setWidthF(1.0);
-      QPen hot(QColor(0x2b, 0x6c, 0xd8));
-      hot.setCosmetic(true);
-      hot.setWidthF(2.0);
-      const int selEntry = sel >= 0 && static_cast<std::size_t>(sel) < g.index_of.size() ? g.index_of[static_cast<std::size_t>(sel)] : -1;
-      p.setBrush(Qt::NoBrush);
-      std::size_t drawn = 0;
-      const double half = g.height / 2.0;
-      for (const auto& edge : g.edges) {
-        const QPointF a = g.pos[static_cast<std::size_t>(edge.from)] + QPointF(0, half);
-        const QPointF b = g.pos[static_cast<std::size_t>(edge.to)] - QPointF(0, half);
-        if (edge.path.isEmpty()) {
-          if (std::max(a.x(), b.x()) < world.left() || std::min(a.x(), b.x()) > world.right() ||
-              std::max(a.y(), b.y()) < world.top() || std::min(a.y(), b.y()) > world.bottom())
-            continue;
-        } else if (!edge.path.controlPointRect().intersects(world)) {
-          continue;
-        }
-        if (++drawn > kMaxEdgeBoxes * 4) break;
-        const bool isHot = edge.from == selEntry || edge.to == selEntry;
-        if (edge.count > 1) {
-          // A bundle of node edges between groups: thicker with more edges.
-          QPen bundled = isHot ? hot : pen;
-          bundled.setWidthF(std::min(6.0, 1.0 + std::log2(static_cast<double>(edge.count))));
-          p.setPen(bundled);
-        } else {
-          p.setPen(isHot ? hot : pen);
-        }
-        if (!edge.path.isEmpty()) p.drawPath(edge.path);
-        else p.drawLine(a, b);
-      }
-    }
+    paintLayerBands(p, world);
+    if (vis.size() <= kMaxEdgeBoxes) paintEdges(p, world);
     const bool text = scale_ >= 0.42;
-    QFont f = font();
-    // Zoomed out a little, grow the world font so labels stay legible (elided to the box).
-    f.setPointSizeF(std::clamp(6.8 / scale_, 8.0, 10.0));
-    p.setFont(f);
-    const QFontMetricsF fm(f);
-    QPen border(QColor(0x6b, 0x72, 0x80));
-    border.setCosmetic(true);
-    for (int e : vis) {
-      const auto i = static_cast<std::size_t>(e);
-      const NodeId id = g.ids[i];
-      const QRectF r(g.pos[i].x() - g.width[i] / 2, g.pos[i].y() - g.height / 2, g.width[i], g.height);
-      const bool isSel = id == sel;
-      bool isHl = std::binary_search(hl.begin(), hl.end(), id);
-      // A selected constant is drawn in its users' boxes: mark them.
-      if (selInline)
-        for (NodeId a : program.nodes[static_cast<std::size_t>(id)].args) isHl = isHl || a == sel;
-      QPen b = border;
-      const auto& grad = session_->chosenGrad();
-      const bool gradFailed = id == grad.failed_node || id == grad.failed_select;
-      if (gradFailed && !isSel) {
-        // A hybrid derivative failed here: the select and the undefined node it needs.
-        b = QPen(QColor(0xd9, 0x30, 0x25), 2.5, Qt::DashLine);
-        b.setCosmetic(true);
-      } else if (isSel) {
-        b = QPen(QColor(0x1d, 0x5b, 0xd6), 3.0);
-        b.setCosmetic(true);
-      } else if (isHl) {
-        b = QPen(QColor(0xe0, 0x8a, 0x00), 2.5);
-        b.setCosmetic(true);
-      }
-      const bool isGroup = i < g.group.size() && g.group[i] >= 0;
-      if (isGroup && !isSel) {
-        b = QPen(QColor(0x6a, 0x4c, 0x9c), 1.6);
-        b.setCosmetic(true);
-      }
-      p.setPen(b);
-      p.setBrush(isGroup ? QColor(0xec, 0xe6, 0xf6) : fillFor(id));
-      if (text) p.drawRoundedRect(r, 5, 5);
-      else p.drawRect(r);
-      // Analysis warnings stay visible under every overlay: a red corner mark.
-      if (static_cast<std::size_t>(id) < warned_.size() && warned_[static_cast<std::size_t>(id)]) {
-        const double m = std::min<double>(10.0, g.height / 3.0);
-        QPolygonF tri;
-        tri << r.topRight() << r.topRight() + QPointF(-m, 0) << r.topRight() + QPointF(0, m);
-        p.setPen(Qt::NoPen);
-        p.setBrush(QColor(0xd9, 0x30, 0x25));
-        p.drawPolygon(tri);
-      }
-      if (text) {
-        p.setPen(QColor(0x1f, 0x23, 0x2b));
-        const QRectF t1(r.left() + 4, r.top() + 2, r.width() - 8, r.height() / 2 - 1);
-        const QRectF t2(r.left() + 4, r.center().y(), r.width() - 8, r.height() / 2 - 2);
-        p.drawText(t1, Qt::AlignCenter, fm.elidedText(isGroup ? groupLabel(e, 0) : labelFor(id, 0), Qt::ElideRight, t1.width()));
-        p.setPen(QColor(0x3c, 0x44, 0x55));
-        // Semantic zoom: the value line appears once boxes are large enough to read it.
-        if (scale_ >= 0.6 || isGroup)
-          p.drawText(t2, Qt::AlignCenter, fm.elidedText(isGroup ? groupLabel(e, 1) : labelFor(id, 1), Qt::ElideRight, t2.width()));
-      }
-    }
-    // Output names under their nodes.
-    if (text) {
-      p.setPen(QColor(0x1d, 0x5b, 0xd6));
-      for (const auto& [name, oid] : program.outputs) {
-        if (static_cast<std::size_t>(oid) >= g.index_of.size()) continue;
-        const int e = g.index_of[static_cast<std::size_t>(oid)];
-        if (e < 0) continue;
-        const QPointF c = g.pos[static_cast<std::size_t>(e)];
-        p.drawText(QRectF(c.x() - 80, c.y() + g.height / 2 + 2, 160, 16), Qt::AlignHCenter | Qt::AlignTop,
-                   QStringLiteral("▼ %1").arg(QString::fromStdString(name)));
-      }
-    }
+    paintBoxes(p, vis, text);
+    if (text) paintOutputNames(p);
     p.restore();
   }
   paintLayerLabels(p);
   paintMinimap(p);
+  paintCaption(p);
+  if (mode_ == Mode::Whole) paintLegend(p);
+  if (session_->compileFailed()) paintOutOfDate(p);
+  emit framePainted();
+}
+
+void GraphView::paintOverview(QPainter& p) {
+  const GraphLayout& g = *layout_;
+  const QRectF target(toView(g.bounds.topLeft()), toView(g.bounds.bottomRight()));
+  const QSize size(std::max(1, qRound(target.width())), std::max(1, qRound(target.height())));
+  if (size.width() <= overview_.width() && size.height() <= overview_.height()) {
+    // Shrinking by plain sampling turns the layer rows into moire bands: average instead, once per size.
+    if (overview_scaled_.size() != size)
+      overview_scaled_ = overview_.scaled(size, Qt::IgnoreAspectRatio, Qt::SmoothTransformation);
+    p.drawImage(target.topLeft(), overview_scaled_);
+  } else {
+    p.setRenderHint(QPainter::SmoothPixmapTransform, true);
+    p.drawImage(target, overview_);
+  }
+}
+
+void GraphView::paintLayerBands(QPainter& p, const QRectF& world) {
+  const GraphLayout& g = *layout_;
+  // Schedule layers as bands behind the rows (labelled at the left edge below).
+  for (std::size_t r = 0; r < g.rows.size(); ++r) {
+    const double y = g.rows[r].y;
+    if (y + g.height < world.top() || y - g.height > world.bottom()) continue;
+    if (r % 2 == 0) p.fillRect(QRectF(world.left(), y - g.height * 1.1, world.width(), g.height * 2.2), QColor(0xf1, 0xf3, 0xf7));
+  }
+}
+
+void GraphView::paintEdges(QPainter& p, const QRectF& world) {
+  const GraphLayout& g = *layout_;
+  const NodeId sel = session_->selected();
+  // Edges whose bounding box meets the view, including long edges that
+  // pass through it with both ends off screen: one bounds test per edge
+  // (a few milliseconds for 200,000 edges), drawn only when few boxes are in view.
+  QPen pen(QColor(0x9a, 0xa3, 0xb5));
+  pen.setCosmetic(true);
+  pen.setWidthF(1.0);
+  QPen hot(QColor(0x2b, 0x6c, 0xd8));
+  hot.setCosmetic(true);
+  hot.setWidthF(2.0);
+  const int selEntry = sel >= 0 && static_cast<std::size_t>(sel) < g.index_of.size() ? g.index_of[static_cast<std::size_t>(sel)] : -1;
+  p.setBrush(Qt::NoBrush);
+  std::size_t drawn = 0;
+  const double half = g.height / 2.0;
+  for (const auto& edge : g.edges) {
+    const QPointF a = g.pos[static_cast<std::size_t>(edge.from)] + QPointF(0, half);
+    const QPointF b = g.pos[static_cast<std::size_t>(edge.to)] - QPointF(0, half);
+    if (edge.path.isEmpty()) {
+      if (std::max(a.x(), b.x()) < world.left() || std::min(a.x(), b.x()) > world.right() ||
+          std::max(a.y(), b.y()) < world.top() || std::min(a.y(), b.y()) > world.bottom())
+        continue;
+    } else if (!edge.path.controlPointRect().intersects(world)) {
+      continue;
+    }
+    if (++drawn > kMaxEdgeBoxes * 4) break;
+    const bool isHot = edge.from == selEntry || edge.to == selEntry;
+    if (edge.count > 1) {
+      // A bundle of node edges between groups: thicker with more edges.
+      QPen bundled = isHot ? hot : pen;
+      bundled.setWidthF(std::min(6.0, 1.0 + std::log2(static_cast<double>(edge.count))));
+      p.setPen(bundled);
+    } else {
+      p.setPen(isHot ? hot : pen);
+    }
+    if (!edge.path.isEmpty()) p.drawPath(edge.path);
+    else p.drawLine(a, b);
+  }
+}
+
+void GraphView::paintBoxes(QPainter& p, const std::vector<int>& vis, bool text) {
+  const GraphLayout& g = *layout_;
+  const auto& program = *laid_out_;
+  const NodeId sel = session_->selected();
+  const auto& hl = session_->highlighted();
+  const bool selInline = sel >= 0 && static_cast<std::size_t>(sel) < inlined_.size() && inlined_[static_cast<std::size_t>(sel)];
+  QFont f = font();
+  // Zoomed out a little, grow the world font so labels stay legible (elided to the box).
+  f.setPointSizeF(std::clamp(6.8 / scale_, 8.0, 10.0));
+  p.setFont(f);
+  const QFontMetricsF fm(f);
+  QPen border(QColor(0x6b, 0x72, 0x80));
+  border.setCosmetic(true);
+  for (int e : vis) {
+    const auto i = static_cast<std::size_t>(e);
+    const NodeId id = g.ids[i];
+    const QRectF r(g.pos[i].x() - g.width[i] / 2, g.pos[i].y() - g.height / 2, g.width[i], g.height);
+    const bool isSel = id == sel;
+    bool isHl = std::binary_search(hl.begin(), hl.end(), id);
+    // A selected constant is drawn in its users' boxes: mark them.
+    if (selInline)
+      for (NodeId a : program.nodes[static_cast<std::size_t>(id)].args) isHl = isHl || a == sel;
+    QPen b = border;
+    const auto& grad = session_->chosenGrad();
+    const bool gradFailed = id == grad.failed_node || id == grad.failed_select;
+    if (gradFailed && !isSel) {
+      // A hybrid derivative failed here: the select and the undefined node it needs.
+      b = QPen(QColor(0xd9, 0x30, 0x25), 2.5, Qt::DashLine);
+      b.setCosmetic(true);
+    } else if (isSel) {
+      b = QPen(QColor(0x1d, 0x5b, 0xd6), 3.0);
+      b.setCosmetic(true);
+    } else if (isHl) {
+      b = QPen(QColor(0xe0, 0x8a, 0x00), 2.5);
+      b.setCosmetic(true);
+    }
+    const bool isGroup = i < g.group.size() && g.group[i] >= 0;
+    if (isGroup && !isSel) {
+      b = QPen(QColor(0x6a, 0x4c, 0x9c), 1.6);
+      b.setCosmetic(true);
+    }
+    p.setPen(b);
+    p.setBrush(isGroup ? QColor(0xec, 0xe6, 0xf6) : fillFor(id));
+    if (text) p.drawRoundedRect(r, 5, 5);
+    else p.drawRect(r);
+    // Analysis warnings stay visible under every overlay: a red corner mark.
+    if (static_cast<std::size_t>(id) < warned_.size() && warned_[static_cast<std::size_t>(id)]) {
+      const double m = std::min<double>(10.0, g.height / 3.0);
+      QPolygonF tri;
+      tri << r.topRight() << r.topRight() + QPointF(-m, 0) << r.topRight() + QPointF(0, m);
+      p.setPen(Qt::NoPen);
+      p.setBrush(QColor(0xd9, 0x30, 0x25));
+      p.drawPolygon(tri);
+    }
+    if (text) {
+      p.setPen(QColor(0x1f, 0x23, 0x2b));
+      const QRectF t1(r.left() + 4, r.top() + 2, r.width() - 8, r.height() / 2 - 1);
+      const QRectF t2(r.left() + 4, r.center().y(), r.width() - 8, r.height() / 2 - 2);
+      p.drawText(t1, Qt::AlignCenter, fm.elidedText(isGroup ? groupLabel(e, 0) : labelFor(id, 0), Qt::ElideRight, t1.width()));
+      p.setPen(QColor(0x3c, 0x44, 0x55));
+      // Semantic zoom: the value line appears once boxes are large enough to read it.
+      if (scale_ >= 0.6 || isGroup)
+        p.drawText(t2, Qt::AlignCenter, fm.elidedText(isGroup ? groupLabel(e, 1) : labelFor(id, 1), Qt::ElideRight, t2.width()));
+    }
+  }
+}
+
+void GraphView::paintOutputNames(QPainter& p) {
+  const GraphLayout& g = *layout_;
+  const auto& program = *laid_out_;
+  p.setPen(QColor(0x1d, 0x5b, 0xd6));
+  for (const auto& [name, oid] : program.outputs) {
+    if (static_cast<std::size_t>(oid) >= g.index_of.size()) continue;
+    const int e = g.index_of[static_cast<std::size_t>(oid)];
+    if (e < 0) continue;
+    const QPointF c = g.pos[static_cast<std::size_t>(e)];
+    p.drawText(QRectF(c.x() - 80, c.y() + g.height / 2 + 2, 160, 16), Qt::AlignHCenter | Qt::AlignTop,
+               QStringLiteral("▼ %1").arg(QString::fromStdString(name)));
+  }
+}
+
+void GraphView::paintCaption(QPainter& p) {
+  const GraphLayout& g = *layout_;
+  const auto& program = *laid_out_;
   // Corner caption: what is shown.
   p.setPen(QColor(0x55, 0x5d, 0x6b));
   QString cap = mode_ == Mode::Neighbourhood
@@ -493,9 +526,6 @@ void GraphView::paintEvent(QPaintEvent*) {
                                   : tr("%1 nodes, layered layout by schedule layer").arg(program.nodes.size()));
   cap += tr("   zoom %1%").arg(scale_ * 100.0, 0, 'f', scale_ < 0.01 ? 3 : 0);
   p.drawText(rect().adjusted(8, 4, -8, -4), Qt::AlignLeft | Qt::AlignBottom, cap);
-  if (mode_ == Mode::Whole) paintLegend(p);
-  if (session_->compileFailed()) paintOutOfDate(p);
-  emit framePainted();
 }
 
 QPointF GraphView::nodeViewPos(NodeId id) const {

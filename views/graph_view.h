@@ -129,6 +129,13 @@ class GraphView : public QWidget, public Viewer {
   std::vector<char> expanded_;
   QString groupLabel(int entry, int line) const;
   int rowLayer(std::size_t row) const;
+  // The parts of paintEvent, in drawing order.
+  void paintOverview(QPainter& p);
+  void paintLayerBands(QPainter& p, const QRectF& world);
+  void paintEdges(QPainter& p, const QRectF& world);
+  void paintBoxes(QPainter& p, const std::vector<int>& vis, bool text);
+  void paintOutputNames(QPainter& p);
+  void paintCaption(QPainter& p);
   void paintLayerLabels(QPainter& p);
   void paintMinimap(QPainter& p);
   void paintLegend(QPainter& p);
