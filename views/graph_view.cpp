@@ -512,6 +512,21 @@ void GraphView::paintOutputNames(QPainter& p) {
   }
 }
 
+QString GraphView::breadcrumb() const {
+  if (!plan_) return {};
+  QStringList parts;
+  for (std::size_t k = 0; k < plan_->groups.size() && k < expanded_.size(); ++k) {
+    if (!expanded_[k]) continue;
+    const auto& grp = plan_->groups[k];
+    QString label = QString::fromStdString(grp.iteration.empty() ? grp.label : grp.iteration);
+    // An inner group reads after its statement: "line 5 › i=3".
+    if (grp.parent >= 0 && static_cast<std::size_t>(grp.parent) < plan_->groups.size())
+      label = QString::fromStdString(plan_->groups[static_cast<std::size_t>(grp.parent)].label) + QStringLiteral(" › ") + label;
+    parts << label;
+  }
+  return parts.join(QStringLiteral("  |  "));
+}
+
 void GraphView::paintCaption(QPainter& p) {
   const GraphLayout& g = *layout_;
   const auto& program = *laid_out_;
@@ -526,6 +541,12 @@ void GraphView::paintCaption(QPainter& p) {
                                   : tr("%1 nodes, layered layout by schedule layer").arg(program.nodes.size()));
   cap += tr("   zoom %1%").arg(scale_ * 100.0, 0, 'f', scale_ < 0.01 ? 3 : 0);
   p.drawText(rect().adjusted(8, 4, -8, -4), Qt::AlignLeft | Qt::AlignBottom, cap);
+  // Which groups are open, so an opened loop nest says where it is at any zoom.
+  const QString crumbs = breadcrumb();
+  if (!crumbs.isEmpty()) {
+    p.setPen(QColor(0x6a, 0x4c, 0x9c));
+    p.drawText(rect().adjusted(8, 4, -8, -4), Qt::AlignLeft | Qt::AlignTop, tr("open: %1").arg(crumbs));
+  }
 }
 
 QPointF GraphView::nodeViewPos(NodeId id) const {

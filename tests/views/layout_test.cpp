@@ -344,6 +344,13 @@ class LayoutTest : public QObject {
     QVERIFY(w.waitUntilSettled(120000));
     QVERIFY(view->entryCount() > closed);
     QVERIFY(view->graphLayout()->group.size() == view->entryCount());
+    // The breadcrumb names the open group (issue 24 item 9).
+    QString label;
+    for (std::size_t k = 0; k < view->groupPlan()->groups.size(); ++k) {
+      const auto& grp = view->groupPlan()->groups[k];
+      if (view->breadcrumb().contains(QString::fromStdString(grp.label))) label = QString::fromStdString(grp.label);
+    }
+    QVERIFY2(!label.isEmpty(), qPrintable(QStringLiteral("breadcrumb '%1' names no group").arg(view->breadcrumb())));
   }
 
   void opensAHundredThousandNodeArtifact() {
