@@ -174,6 +174,12 @@ class OnnxGen {
     return op("Where", {c.name, yes, no});
   }
 
+  // Every helper here appends graph nodes or initializers as it is called, so
+  // no call takes two of them as arguments: C++ leaves the order of function
+  // arguments open (GCC and clang differ), and the model's bytes must not
+  // depend on the compiler (the TypeScript build, clang, gives the bytes the
+  // Python package, GCC, gives). Braced lists are evaluated in order.
+
   // ---- booleans, folded where statically known
   B bnot(const B& a) {
     if (a.is_false()) return B::t();
@@ -195,7 +201,9 @@ class OnnxGen {
   B cmp(const std::string& type, const std::string& a, const std::string& b) { return B::of(op(type, {a, b})); }
   B nonfinite(const std::string& x) { return B::of(op("IsNaN", {op("Sub", {x, x})})); }
   B domain_fails(const std::string& x, const Domain& dm) {
-    B ok = band(cmp("GreaterOrEqual", x, d(dm.lo())), cmp("LessOrEqual", x, d(dm.hi())));
+    const B above = cmp("GreaterOrEqual", x, d(dm.lo()));
+    const B below = cmp("LessOrEqual", x, d(dm.hi()));
+    B ok = band(above, below);
     if (dm.is_integral()) ok = band(ok, cmp("Equal", op("Floor", {x}), x));
     return bnot(ok);
   }
@@ -212,7 +220,8 @@ class OnnxGen {
     const Domain& dm = *node.domain;
     std::string raw = node.name;
     if (p_.f32) raw = cast(raw, kDouble);
-    B bad = bor(nonfinite(raw), domain_fails(raw, dm));
+    const B raw_nonfinite = nonfinite(raw);
+    B bad = bor(raw_nonfinite, domain_fails(raw, dm));
     std::string v = raw;
     if (p_.f32 || dm.type == DomainType::Float32) {
       // A float32 domain describes a binary32 input: it enters rounded, and
@@ -294,7 +303,9 @@ class OnnxGen {
         v = pick({a[2], a[1]}, cast(yes.name, kInt64));
         batch = true;
         const auto c = static_cast<std::size_t>(a[0]), y = static_cast<std::size_t>(a[1]), n = static_cast<std::size_t>(a[2]);
-        select_failed = bor(failed_[c], bor(band(yes, failed_[y]), band(bnot(yes), failed_[n])));
+        const B yes_failed = band(yes, failed_[y]);
+        const B no_failed = band(bnot(yes), failed_[n]);
+        select_failed = bor(failed_[c], bor(yes_failed, no_failed));
         break;
       }
       case Op::Relu:
@@ -315,8 +326,10 @@ class OnnxGen {
         // an invalid index reads position 0 and fails the node.
         const std::size_t count = a.size() - 1;
         const std::string ix = batched(a[0]);
-        B valid = band(band(cmp("GreaterOrEqual", ix, d(0.0)), cmp("Less", ix, d(static_cast<double>(count)))),
-                       cmp("Equal", op("Floor", {ix}), ix));
+        const B not_negative = cmp("GreaterOrEqual", ix, d(0.0));
+        const B below_count = cmp("Less", ix, d(static_cast<double>(count)));
+        const B whole = cmp("Equal", op("Floor", {ix}), ix);
+        B valid = band(band(not_negative, below_count), whole);
         v = pick(std::vector<NodeId>(a.begin() + 1, a.end()), cast(where(valid, ix, d(0.0)), kInt64));
         own = bnot(valid);
         batch = true;
@@ -333,7 +346,9 @@ class OnnxGen {
         B bad = B::f();
         std::string ones;
         for (std::size_t j = 0; j < half; ++j) {
-          bad = bor(bad, band(bnot(cmp("Equal", arg(j), d(0.0))), bnot(cmp("Equal", arg(j), d(1.0)))));
+          const B not_zero = bnot(cmp("Equal", arg(j), d(0.0)));
+          const B not_one = bnot(cmp("Equal", arg(j), d(1.0)));
+          bad = bor(bad, band(not_zero, not_one));
           const std::string one = cast(op("Equal", {arg(j), d(1.0)}), kDouble);
           ones = ones.empty() ? one : op("Add", {ones, one});
         }
@@ -397,10 +412,16 @@ class OnnxGen {
     const std::string d0 = op("Div", {op("Sub", {a, m0}), b});
     const std::string d1 = where(adjust, op("Sub", {d0, d(1.0)}), d0);
     const std::string fl = op("Floor", {d1});
-    const std::string fl2 = where(cmp("Greater", op("Sub", {d1, fl}), d(0.5)), op("Add", {fl, d(1.0)}), fl);
+    const std::string frac = op("Sub", {d1, fl});
+    const B round_up = cmp("Greater", frac, d(0.5));
+    const std::string up = op("Add", {fl, d(1.0)});
+    const std::string fl2 = where(round_up, up, fl);
     // The sign of a / b, also of a zero one: 1 / (a / b) is then infinite.
-    const B neg = cmp("Less", op("Div", {d(1.0), op("Div", {a, b})}), d(0.0));
-    return op("Mul", {op("Abs", {fl2}), where(neg, d(-1.0), d(1.0))});
+    const std::string inverse = op("Div", {d(1.0), op("Div", {a, b})});
+    const B neg = cmp("Less", inverse, d(0.0));
+    const std::string minus_one = d(-1.0);
+    const std::string one = d(1.0);
+    return op("Mul", {op("Abs", {fl2}), where(neg, minus_one, one)});
   }
 
   void liveness() {

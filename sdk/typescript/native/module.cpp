@@ -72,7 +72,9 @@ EMSCRIPTEN_BINDINGS(tensorcode) {
       .function("schedule", &guarded<&CoreProgram::schedule>::call)
       .function("analyze", &guarded<&CoreProgram::analyze>::call)
       .function("emitWasm", &guarded<&CoreProgram::emit_wasm>::call)
-      .function("emitWgsl", &guarded<&CoreProgram::emit_wgsl>::call);
+      .function("emitWgsl", &guarded<&CoreProgram::emit_wgsl>::call)
+      .function("emitOnnx", &guarded<&CoreProgram::emit_onnx>::call)
+      .function("emitC", &guarded<&CoreProgram::emit_c>::call);
   class_<CoreRuntime>("CoreRuntime")
       .constructor<>()
       .function("create", &guarded<&CoreRuntime::create>::call)

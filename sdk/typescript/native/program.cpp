@@ -6,6 +6,8 @@
 #include <cstdint>
 
 #include "emit/wasm_emitter.h"
+#include "emit/c_emitter.h"
+#include "emit/onnx_emitter.h"
 #include "emit/wgsl_emitter.h"
 #include "frontend/compile.h"
 #include "grad/gradients.h"
@@ -400,6 +402,24 @@ val CoreProgram::emit_wasm() const {
   auto bytes = emit::emit_wasm(program_);
   if (!bytes) return error_value("emit", bytes.error());
   return ok_value(bytes_value(*bytes));
+}
+
+val CoreProgram::emit_onnx() const {
+  auto bytes = emit::emit_onnx(program_);
+  if (!bytes) return error_value("emit", bytes.error());
+  return ok_value(bytes_value(*bytes));
+}
+
+val CoreProgram::emit_c(const std::string& name, const std::string& header_file) const {
+  emit::CExportOptions options;
+  options.name = name;
+  options.header_file = header_file;
+  auto c = emit::emit_c(program_, options);
+  if (!c) return error_value("emit", c.error());
+  val o = val::object();
+  o.set("source", c->source);
+  o.set("header", c->header);
+  return ok_value(o);
 }
 
 val CoreProgram::emit_wgsl() const {

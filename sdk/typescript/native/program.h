@@ -71,6 +71,10 @@ class CoreProgram {
   val emit_wasm() const;
 
   val emit_wgsl() const;
+  /// emit --target onnx: the model's bytes.
+  val emit_onnx() const;
+  /// emit --target c: {source, header} for `name` (and the header's file name, or "").
+  val emit_c(const std::string& name, const std::string& header_file) const;
 
   const Program& program() const { return program_; }
   const std::shared_ptr<Bindings>& bindings() const { return bindings_; }

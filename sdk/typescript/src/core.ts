@@ -61,6 +61,8 @@ export interface CoreProgram extends Handle {
   analyze(options: object): CoreResult<Analysis>;
   emitWasm(): CoreResult<Uint8Array>;
   emitWgsl(): CoreResult<string>;
+  emitOnnx(): CoreResult<Uint8Array>;
+  emitC(name: string, headerFile: string): CoreResult<{ source: string; header: string }>;
 }
 
 export interface Analysis {

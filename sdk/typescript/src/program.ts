@@ -464,6 +464,28 @@ export class Program {
     return this.native.call((h) => unwrap(h.emitWasm()));
   }
 
+  /**
+   * The program as an ONNX model (`emit --target onnx`, opset 17): each input
+   * a 1-D tensor over the batch, parameters as named initializers, the
+   * outputs by name plus `failed` and `error_node`, computed in the graph
+   * from the CPU evaluator's checks (docs/backends.md). Python: `to_onnx()`.
+   */
+  emitOnnx(): Uint8Array {
+    return this.native.call((h) => unwrap(h.emitOnnx()));
+  }
+
+  /**
+   * The program as C99 (`emit --target c`): `name` prefixes every exported
+   * symbol; with `headerFile` the source includes that header, without it
+   * the source stands alone. Compile with -ffp-contract=off. Python: `to_c()`.
+   */
+  emitC(name = 'tc_program', options: { headerFile?: string } = {}): { source: string; header: string } {
+    if (typeof name !== 'string') throw makeError('argument', `name must be a string, got ${typeof name}`);
+    const headerFile = options.headerFile ?? '';
+    if (typeof headerFile !== 'string') throw makeError('argument', `headerFile must be a string, got ${typeof headerFile}`);
+    return this.native.call((h) => unwrap(h.emitC(name, headerFile)));
+  }
+
   /** The float32 compute shader and how to bind its buffers. */
   emitWgsl(): WgslModule {
     const code = this.native.call((h) => unwrap(h.emitWgsl()));

@@ -11,6 +11,7 @@ Request fields (all optional):
   replay:    [{name, artifact, events}] -> {name: {"records": [...]} or {"error", "type", "event", "records"}}
   load:      [{name, artifact}] -> {name: {"ok": true} or {"error", "type"}}
   restore:   [{name, snapshot}] -> {name: {"ok": true} or {"error", "type"}}
+  emit:      [{name, artifact}] -> {name: {"onnx": hex, "c": {source, header}} or {"error", "type"}}
 Floats travel as JSON numbers with repr precision (bit-exact).
 """
 import json
@@ -98,6 +99,15 @@ def main():
             except Exception as e:  # noqa: BLE001
                 res[item["name"]] = {**error(e), "event": getattr(e, "event", None), "records": getattr(e, "records", None)}
         out["replay"] = res
+    if "emit" in req:
+        res = {}
+        for item in req["emit"]:
+            try:
+                p = tp.Program.from_json(item["artifact"])
+                res[item["name"]] = {"onnx": p.to_onnx().hex(), "c": p.to_c("tc_program", header_file="model.h")}
+            except Exception as e:  # noqa: BLE001
+                res[item["name"]] = error(e)
+        out["emit"] = res
     for key, make in (("load", lambda item: tp.Program.from_json(item["artifact"])),
                       ("restore", lambda item: tp.Runtime.restore(item["snapshot"]))):
         if key in req:

@@ -29,6 +29,8 @@ const PYTHON_KIND = {
   ValueError: ['ArgumentError', 'SnapshotError', 'DomainError'], TypeError: ['ArgumentError'],
   // Python has no SnapshotError: a snapshot that does not restore is an ArtifactError there.
   ArtifactError: ['SnapshotError'],
+  // An export the program cannot have: Python's to_onnx/to_c raise CompileError.
+  CompileError: ['EmitError'],
 };
 function sameKind(ts, pyType, what) {
   const ok = ts === pyType || (PYTHON_KIND[pyType] ?? []).includes(ts);
@@ -145,4 +147,36 @@ test('dispatch, step and replay have Python\'s shapes; bad artifacts and snapsho
     assert.ok(s, `${name}: TS restored it`);
     sameKind(s.name, loads.restore[name].type, `restore ${name}`);
   }
+});
+
+test('emitOnnx and emitC give the bytes and text of Python\'s to_onnx and to_c, refusals by kind', () => {
+  const entries = corpus();
+  const programs = [];
+  for (const e of entries) {
+    const mine = tsError(() => tc.compile(e.source, { inputs: e.inputs, function: e.function, dtype: e.dtype }));
+    if (!mine.error) programs.push({ name: e.name, program: mine.value });
+  }
+  // Relaxed semantics has no export (docs/backends.md): refused by both.
+  programs.push({ name: 'relaxed', program: tc.compile('def f(x):\n    return 1.0 if x > 0 else 2.0\n',
+    { inputs: { x: 'float64' }, semantics: 'relaxed' }) });
+  const answer = py({ emit: programs.map((p) => ({ name: p.name, artifact: p.program.toJSON() })) });
+  let models = 0, refused = 0;
+  for (const { name, program } of programs) {
+    const theirs = answer.emit[name];
+    const onnx = tsError(() => program.emitOnnx());
+    const c = tsError(() => program.emitC('tc_program', { headerFile: 'model.h' }));
+    if (theirs.error) {
+      assert.ok(onnx.error, `${name}: TS emitted ONNX, Python refused: ${theirs.error}`);
+      sameKind(onnx.error.name, theirs.type, `${name} emit`);
+      refused++;
+      continue;
+    }
+    assert.ok(!onnx.error && !c.error, `${name}: ${onnx.error ?? c.error}`);
+    assert.equal(Buffer.from(onnx.value).toString('hex'), theirs.onnx, `${name}: ONNX bytes differ`);
+    assert.deepEqual(c.value, theirs.c, `${name}: C export differs`);
+    models++;
+  }
+  assert.ok(models > 50, `only ${models} programs exported`);
+  assert.ok(refused > 0, 'the relaxed program was not refused');
+  for (const p of programs) p.program.dispose();
 });
