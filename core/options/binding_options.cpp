@@ -100,21 +100,36 @@ Result<Domain> domain(const json& v, std::string_view input) {
   return *d;
 }
 
+namespace {
+
+/// bag[key] read by `read` into `field` when the key is given (not null).
+template <class T, class Read>
+Status take(const json& bag, const char* key, T& field, Read read) {
+  if (!given(bag, key)) return ok_status();
+  auto v = read(bag[key]);
+  if (!v) return v.error();
+  field = static_cast<T>(*v);
+  return ok_status();
+}
+
+/// The four settings a compile and a Builder share.
+Status take_settings(const json& bag, BuilderSettings& b) {
+  if (Status s = take(bag, "dtype", b.dtype, dtype); !s) return s;
+  if (Status s = take(bag, "semantics", b.semantics, semantics); !s) return s;
+  if (Status s = take(bag, "surrogate", b.surrogate, surrogate); !s) return s;
+  return take(bag, "temperature", b.temperature, temperature);
+}
+
+}  // namespace
+
 Result<CompileOptions> compile_options(const json& bag, KeySpelling spelling, HintSpelling hints) {
   const bool camel = spelling == KeySpelling::Camel;
   CompileOptions o;
   o.hints = hints;
   if (!bag.is_null() && !bag.is_object()) return make_error("compile options must be an object, got " + type_name(bag));
-  if (given(bag, "filename")) {
-    auto t = text(bag["filename"], "filename");
-    if (!t) return t.error();
-    o.filename = *t;
-  }
-  if (given(bag, "function")) {
-    auto t = text(bag["function"], "function");
-    if (!t) return t.error();
-    o.function = *t;
-  }
+  auto as_text = [](const char* name) { return [name](const json& v) { return text(v, name); }; };
+  if (Status s = take(bag, "filename", o.filename, as_text("filename")); !s) return s.error();
+  if (Status s = take(bag, "function", o.function, as_text("function")); !s) return s.error();
   if (given(bag, "inputs")) {
     const json& inputs = bag["inputs"];
     if (!inputs.is_object()) return make_error("inputs must be an object naming a domain per input, got " + type_name(inputs));
@@ -124,72 +139,32 @@ Result<CompileOptions> compile_options(const json& bag, KeySpelling spelling, Hi
       o.inputs.emplace_back(name, *d);
     }
   }
-  if (given(bag, "dtype")) {
-    auto d = dtype(bag["dtype"]);
-    if (!d) return d.error();
-    o.dtype = *d;
-  }
-  if (given(bag, "semantics")) {
-    auto s = semantics(bag["semantics"]);
-    if (!s) return s.error();
-    o.semantics = *s;
-  }
-  if (given(bag, "surrogate")) {
-    auto s = surrogate(bag["surrogate"]);
-    if (!s) return s.error();
-    o.surrogate = *s;
-  }
-  if (given(bag, "temperature")) {
-    auto t = temperature(bag["temperature"]);
-    if (!t) return t.error();
-    o.temperature = *t;
-  }
+  BuilderSettings settings{o.semantics, o.surrogate, o.temperature, o.dtype};
+  if (Status s = take_settings(bag, settings); !s) return s.error();
+  o.semantics = settings.semantics;
+  o.surrogate = settings.surrogate;
+  o.temperature = settings.temperature;
+  o.dtype = settings.dtype;
   // Counts must fit the frontend's std::size_t (32 bits in WebAssembly).
   constexpr std::uint64_t kSizeMax = std::numeric_limits<std::size_t>::max();
+  auto counted = [&](const char* name, std::uint64_t lo) {
+    return [name, lo](const json& v) { return count(v, name, lo, kSizeMax); };
+  };
   const char* iterations = camel ? "maxIterations" : "max_iterations";
-  if (given(bag, iterations)) {
-    auto n = count(bag[iterations], iterations, 0, kSizeMax);
-    if (!n) return n.error();
-    o.max_iterations = static_cast<std::size_t>(*n);
-  }
+  if (Status s = take(bag, iterations, o.max_iterations, counted(iterations, 0)); !s) return s.error();
   const char* nodes = camel ? "maxNodes" : "max_nodes";
-  if (given(bag, nodes)) {
-    auto n = count(bag[nodes], nodes, 1, kSizeMax);
-    if (!n) return n.error();
-    o.max_nodes = static_cast<std::size_t>(*n);
-  }
+  if (Status s = take(bag, nodes, o.max_nodes, counted(nodes, 1)); !s) return s.error();
   const char* directives = camel ? "useInputDirectives" : "use_input_directives";
-  if (given(bag, directives)) {
-    auto b = flag(bag[directives], directives);
-    if (!b) return b.error();
-    o.use_input_directives = *b;
-  }
+  if (Status s = take(bag, directives, o.use_input_directives, [directives](const json& v) { return flag(v, directives); });
+      !s)
+    return s.error();
   return o;
 }
 
 Result<BuilderSettings> builder_settings(const json& bag) {
   BuilderSettings b;
   if (!bag.is_null() && !bag.is_object()) return make_error("builder options must be an object, got " + type_name(bag));
-  if (given(bag, "semantics")) {
-    auto s = semantics(bag["semantics"]);
-    if (!s) return s.error();
-    b.semantics = *s;
-  }
-  if (given(bag, "surrogate")) {
-    auto s = surrogate(bag["surrogate"]);
-    if (!s) return s.error();
-    b.surrogate = *s;
-  }
-  if (given(bag, "temperature")) {
-    auto t = temperature(bag["temperature"]);
-    if (!t) return t.error();
-    b.temperature = *t;
-  }
-  if (given(bag, "dtype")) {
-    auto d = dtype(bag["dtype"]);
-    if (!d) return d.error();
-    b.dtype = *d;
-  }
+  if (Status s = take_settings(bag, b); !s) return s.error();
   return b;
 }
 
