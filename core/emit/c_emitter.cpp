@@ -1,4 +1,5 @@
 #include "emit/c_emitter.h"
+#include "emit/emit_form.h"
 
 #include <cctype>
 #include <cmath>
@@ -212,7 +213,8 @@ class CGen {
 
   void forward_node(NodeId id, const Node& node) {
     const auto i = static_cast<std::size_t>(id);
-    const auto& a = node.args;
+    const EmitForm form = emit_form(node);  // a composition is written as the op it is
+    const auto& a = form.args;
     auto arg = [&](std::size_t j) { return v(a[j]); };
     // (condition, kind) pairs in the evaluator's order of checks.
     std::vector<std::pair<std::string, ErrorKind>> checks;
@@ -220,7 +222,7 @@ class CGen {
     const std::string out = v(id);
     auto finite_check = [&] { checks.push_back({"!isfinite(" + out + ")", ErrorKind::NonFinite}); };
     std::string fail_extra;  // select: the failed flags it depends on
-    switch (node.op) {
+    switch (form.op) {
       case Op::Input:
       case Op::State:
       case Op::Call:
@@ -311,6 +313,7 @@ class CGen {
         finite_check();
         break;
       }
+      default: no_emitter_form("c", node.op);
     }
     line("const double " + out + " = " + value + "; /* " + comment(describe_node(prog_, id)) + " */");
     if (p_.check_domain[i]) checks.push_back({domain_fails(out, *node.domain), ErrorKind::Domain});

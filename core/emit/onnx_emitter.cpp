@@ -1,4 +1,5 @@
 #include "emit/onnx_emitter.h"
+#include "emit/emit_form.h"
 
 #include <cmath>
 #include <cstring>
@@ -238,7 +239,8 @@ class OnnxGen {
   void node(NodeId id) {
     const auto i = static_cast<std::size_t>(id);
     const Node& node = prog_.nodes[i];
-    const auto& a = node.args;
+    const EmitForm form = emit_form(node);  // a composition is written as the op it is
+    const auto& a = form.args;
     bool batch = false;
     for (NodeId x : a) batch = batch || batch_[static_cast<std::size_t>(x)];
     // A node over constants alone computes on an [N] tensor: ONNX Runtime
@@ -255,7 +257,7 @@ class OnnxGen {
     std::string v;
     B select_failed = B::f();
     auto finite_check = [&] { own = bor(own, nonfinite(v)); };
-    switch (node.op) {
+    switch (form.op) {
       case Op::Input:
       case Op::State:
       case Op::Call:
@@ -371,6 +373,7 @@ class OnnxGen {
         finite_check();
         break;
       }
+      default: no_emitter_form("onnx", node.op);
     }
     if (p_.check_domain[i]) own = bor(own, domain_fails(v, *node.domain));
     val_[i] = v;

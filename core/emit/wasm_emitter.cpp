@@ -1,4 +1,5 @@
 #include "emit/wasm_emitter.h"
+#include "emit/emit_form.h"
 
 #include "base/bits.h"
 #include <cmath>
@@ -216,11 +217,12 @@ class WasmGen {
   void forward_node(NodeId id) {
     const auto i = static_cast<std::size_t>(id);
     const Node& node = prog_.nodes[i];
-    const auto& a = node.args;
+    const EmitForm form = emit_form(node);  // a composition is written as the op it is
+    const auto& a = form.args;
     std::vector<std::pair<Cond, ErrorKind>> checks;
     auto arith = [&] { checks.push_back({[this, id] { nonfinite(id); }, ErrorKind::NonFinite}); };
     i32c(0);  // store address
-    switch (node.op) {
+    switch (form.op) {
       case Op::Input: column_addr(kInPtr, static_cast<std::uint32_t>(input_col_[i])); mem(kF32Load, 0); break;
       case Op::Parameter: case Op::Constant: case Op::State: case Op::Call: TC_ASSERT(false); break;
       case Op::Add: ld(a[0]); ld(a[1]); op(kF32Add); arith(); break;
@@ -331,6 +333,7 @@ class WasmGen {
         arith();
         break;
       }
+      default: no_emitter_form("wasm", node.op);
     }
     mem(kF32Store, val_off(id));
     if (p_.check[i] && node.op != Op::Input)

@@ -1,4 +1,5 @@
 #include "emit/wgsl_emitter.h"
+#include "emit/emit_form.h"
 
 #include "base/bits.h"
 #include <cmath>
@@ -156,13 +157,14 @@ class Gen {
   void forward_node(NodeId id) {
     const auto i = static_cast<std::size_t>(id);
     const Node& node = prog_.nodes[i];
-    const auto& args = node.args;
+    const EmitForm form = emit_form(node);  // a composition is written as the op it is
+    const auto& args = form.args;
     const std::string out = v(id);
     const std::string sid = std::to_string(id);
     std::vector<std::pair<std::string, ErrorKind>> checks;
     auto def = [&](const std::string& e) { line("let " + out + ": f32 = " + e + ";"); };
     auto arith_check = [&] { checks.push_back({nonfinite(out), ErrorKind::NonFinite}); };
-    switch (node.op) {
+    switch (form.op) {
       case Op::Input:  // staged: the host already checked the domain
         def("inputs[" + u32lit(static_cast<std::uint32_t>(input_col_[i])) + " * n + c]");
         break;
@@ -290,6 +292,7 @@ class Gen {
         arith_check();
         break;
       }
+      default: no_emitter_form("wgsl", node.op);
     }
     have_v_[i] = 1;
     if (p_.check[i] && node.op != Op::Input) checks.push_back({domain_fails(out, *p_.check[i]), ErrorKind::Domain});

@@ -5,13 +5,13 @@
 // run time (HWY_DYNAMIC_DISPATCH), so no -march flag is needed.
 //
 // Each op's arithmetic is op_semantics.h's kernel. The hot ops (add, sub,
-// mul, div, the fused product-sum, neg, relu, exact comparisons and exact
-// select) instantiate it with Highway vectors (VecLanes below), one loop per
-// op over the block; the others are plain loops compiled for the same
-// target. Every vector operation is the IEEE operation the scalar
-// evaluator performs, lane by lane: no FMA (MulAdd is never used, and
-// -ffp-contract=off keeps the compiler from fusing a Mul and an Add), no
-// reassociation, so the results are bit-identical on every target.
+// mul, div, the fused product-sum, the Native one-argument ops such as neg
+// and relu, exact comparisons and exact select) instantiate it with Highway
+// vectors (VecLanes below), one loop per op over the block; the others are
+// plain loops compiled for the same target. Every vector operation is the
+// IEEE operation the scalar evaluator performs, lane by lane: no FMA (MulAdd
+// is never used, and -ffp-contract=off keeps the compiler from fusing a Mul
+// and an Add), no reassociation, so the results are bit-identical on every target.
 // Highway's Ne is an ordered comparison on some targets (false when an
 // operand is NaN), unlike C++'s !=, so "not equal" is written Not(Eq(...)).
 
@@ -332,16 +332,6 @@ HWY_INLINE void exec_step(Batch<T>& bt, NodeId id, std::size_t m) {
     // or NaN from fmod), which flags the case; the scalar re-run words it.
     case Op::FloorDiv: map2<T, false, Chk>(bt.operand(a[0]), bt.operand(a[1]), out, acc, m, [](double x, double y) { return sem::floordiv(x, y); }); break;
     case Op::Mod: map2<T, false, Chk>(bt.operand(a[0]), bt.operand(a[1]), out, acc, m, [](double x, double y) { return sem::mod(x, y); }); break;
-    // neg and relu read their operand as the first of two (the second unused).
-    case Op::Neg:
-      if (native) vmap2<T, Chk>(bt.operand(a[0]), Col<T>{nullptr, T(0)}, out, acc, m, [](auto, auto u, auto) { return sem::neg<VL>(u); }, [](T u, T) { return sem::neg<SL>(u); });
-      else map1<T, false, Chk>(bt.operand(a[0]), out, acc, m, [](double x) { return sem::neg<D>(x); });
-      break;
-    case Op::Relu:
-      if (native) vmap2<T, Chk>(bt.operand(a[0]), Col<T>{nullptr, T(0)}, out, acc, m, [](auto, auto u, auto) { return sem::relu<VL>(u); }, [](T u, T) { return sem::relu<SL>(u); });
-      else map1<T, false, Chk>(bt.operand(a[0]), out, acc, m, [](double x) { return sem::relu<D>(x); });
-      break;
-    case Op::Sigmoid: map1<T, false, Chk>(bt.operand(a[0]), out, acc, m, [](double x) { return sem::sigmoid(x); }); break;
     case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge: case Op::Eq: case Op::Ne: {
       const Col<T> x = bt.operand(a[0]), y = bt.operand(a[1]);
       if (exact) {
@@ -502,6 +492,29 @@ HWY_INLINE void exec_step(Batch<T>& bt, NodeId id, std::size_t m) {
         out[i] = r;
         acc[i] += r * T(0);
       }
+      break;
+    }
+    default: {
+      // The one-argument kernels (op_semantics.h's unary(): neg, relu,
+      // sigmoid, and any op added there), one map of the kernel: over
+      // Highway vectors when the table marks it Native and the plan computes
+      // it in T (the operand read as the first of two, the second unused),
+      // else in binary64 and rounded to T.
+      const Col<T> x = bt.operand(a[0]);
+      const bool one_argument = sem::unary(in.op, [&](auto k) {
+        using K = decltype(k);
+        if constexpr (K::native) {
+          if (native) {
+            vmap2<T, Chk>(x, Col<T>{nullptr, T(0)}, out, acc, m, [](auto, auto u, auto) { return K::template f<VL>(u); },
+                          [](T u, T) { return K::template f<SL>(u); });
+            return;
+          }
+        }
+        map1<T, false, Chk>(x, out, acc, m, [](double u) { return K::template f<D>(u); });
+      });
+      // An op with no kernel here sends every case to the scalar re-run.
+      if (!one_argument)
+        for (std::size_t i = 0; i < m; ++i) acc[i] += kNaNOf<T>;
       break;
     }
   }

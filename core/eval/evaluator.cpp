@@ -181,10 +181,8 @@ Result<Evaluator> Evaluator::create(const Program& program, EvalOptions options)
         p.bindings.push_back(b);
         break;
       }
-      case Op::Add: case Op::Sub: case Op::Mul: case Op::Div: case Op::Neg: case Op::FloorDiv: case Op::Mod:
-      case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge: case Op::Eq: case Op::Ne: case Op::Select:
-      case Op::Relu: case Op::Sigmoid: case Op::Gather: case Op::GatherOneHot:
-        break;
+      default:
+        break;  // every other op is its arguments and its mode: nothing more to prepare
     }
   }
   for (const auto& [name, id] : program.outputs) p.targets.push_back(id);

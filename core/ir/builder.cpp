@@ -232,10 +232,7 @@ std::map<std::string, Value> Builder::include(const Program& program, const std:
         break;
       case Op::Constant:
         break;
-      case Op::Add: case Op::Sub: case Op::Mul: case Op::Div: case Op::Neg: case Op::FloorDiv: case Op::Mod:
-      case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge: case Op::Eq: case Op::Ne: case Op::Select:
-      case Op::Relu: case Op::Sigmoid: case Op::Gather: case Op::GatherOneHot: case Op::Affine:
-      case Op::SparseAffine: case Op::Call:
+      default:  // every computing op keeps the semantics it was built with
         n.semantics = program.semantics_of(src);
         n.surrogate = program.surrogate_of(src);
         n.temperature = program.temperature_of(src);

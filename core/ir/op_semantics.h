@@ -23,6 +23,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "base/result.h"
@@ -178,6 +179,89 @@ template <class L> TC_KERNEL typename L::M zero_divisor(V<L> b) { return L::eq(b
 inline double floordiv(double a, double b) { return kernels::py_floordiv(a, b); }
 inline double mod(double a, double b) { return kernels::py_mod(a, b); }
 inline double sigmoid(double x) { return kernels::sigmoid(x); }
+/// sigmoid'(x) = e/(1+e)^2 with e = exp(-|x|) (never overflows); also the
+/// sigmoid surrogate's step slope (grad/surrogate.cpp).
+inline double sigmoid_slope(double x) {
+  const double e = std::exp(-std::fabs(x));
+  const double d = 1.0 + e;
+  return e / (d * d);
+}
+
+// ------------------------------------------------------------ one-argument ops
+
+/// Whether ops.def's b32 column says Native for `op`, at compile time.
+constexpr bool native_b32(Op op) {
+  switch (op) {
+#define TC_OP(E, name, lo, hi, kind, cost, grad, colour, b32, flags, python) \
+  case Op::E: return OpBinary32::b32 == OpBinary32::Native;
+#include "ir/ops.def"
+#undef TC_OP
+  }
+  return false;
+}
+
+/// A one-argument op with no error of its own and the same form in every
+/// semantics, as a type, so that a consumer running it over many lanes
+/// instantiates its kernel once and needs no case of its own:
+///   K::op           the op
+///   K::native       ops.def's b32 column: K::f runs over any lane type
+///                   (Native), or over binary64 only (Widened: the consumer
+///                   computes in binary64 and rounds)
+///   K::f<L>(x)      its value
+///   K::slope(x)     its derivative at x (binary64): the reverse passes
+///                   multiply the adjoint by it. Neg and relu have it too, but
+///                   the tapes keep their own rules for them, whose zeros
+///                   and signs are the existing bits (-g, a blend to +0).
+/// unary() below hands a consumer the K of a runtime op.
+template <Op O>
+struct UnaryOp {
+  static constexpr Op op = O;
+  static constexpr bool native = native_b32(O);
+};
+template <Op O> struct Unary;
+template <> struct Unary<Op::Neg> : UnaryOp<Op::Neg> {
+  template <class L> static TC_KERNEL V<L> f(V<L> x) { return neg<L>(x); }
+  static double slope(double) { return -1.0; }
+};
+template <> struct Unary<Op::Relu> : UnaryOp<Op::Relu> {
+  template <class L> static TC_KERNEL V<L> f(V<L> x) { return relu<L>(x); }
+  static double slope(double x) { return x > 0.0 ? 1.0 : 0.0; }
+};
+template <> struct Unary<Op::Sigmoid> : UnaryOp<Op::Sigmoid> {
+  template <class L> static TC_KERNEL V<L> f(V<L> x) { return sigmoid(x); }  // L is binary64 (Widened)
+  static double slope(double x) { return sigmoid_slope(x); }
+};
+
+/// Calls fn(Unary<op>{}) and returns true when `op` is one of the unary
+/// kernels above; false for every other op. The switch lists every op, so
+/// a new op is classed here (-Werror=switch).
+template <class Fn>
+TC_KERNEL bool unary(Op op, Fn&& fn) {
+  switch (op) {
+    case Op::Neg: fn(Unary<Op::Neg>{}); return true;
+    case Op::Relu: fn(Unary<Op::Relu>{}); return true;
+    case Op::Sigmoid: fn(Unary<Op::Sigmoid>{}); return true;
+    case Op::Input: case Op::Parameter: case Op::Constant: case Op::State: case Op::Add: case Op::Sub:
+    case Op::Mul: case Op::Div: case Op::FloorDiv: case Op::Mod: case Op::Lt: case Op::Le: case Op::Gt:
+    case Op::Ge: case Op::Eq: case Op::Ne: case Op::Select: case Op::Gather: case Op::GatherOneHot:
+    case Op::Affine: case Op::SparseAffine: case Op::Call:
+      return false;
+  }
+  return false;
+}
+
+/// An op that is, bit for bit and error for error, another op over its
+/// argument repeated (square(x) is mul(x, x) would be one): consumers with
+/// nothing of their own to say about it (the emitters) compute it as that
+/// op. nullopt for every other op.
+struct Composition {
+  Op op;      ///< the op it is computed as
+  int arity;  ///< how many times argument 0 is passed to it
+};
+inline std::optional<Composition> composition(Op op) {
+  (void)op;  // none yet
+  return std::nullopt;
+}
 
 /// Exact comparison O (a comparison op): 1 or 0.
 template <Op O, class L>
@@ -320,7 +404,11 @@ inline Failure value(Op op, bool exact, const N& n, double& r) {
     case Op::Add: r = add<D>(n.x(0), n.x(1)); return {};
     case Op::Sub: r = sub<D>(n.x(0), n.x(1)); return {};
     case Op::Mul: r = mul<D>(n.x(0), n.x(1)); return {};
-    case Op::Neg: r = neg<D>(n.x(0)); return {};
+    case Op::Neg: case Op::Relu: case Op::Sigmoid: {
+      const double x = n.x(0);
+      unary(op, [&](auto k) { r = decltype(k)::template f<D>(x); });
+      return {};
+    }
     case Op::Div: case Op::FloorDiv: case Op::Mod: {
       const double a = n.x(0), b = n.x(1);
       if (zero_divisor<D>(b)) return Failure{Fault::DivisionByZero};
@@ -342,8 +430,6 @@ inline Failure value(Op op, bool exact, const N& n, double& r) {
       if (exact) r = n.x(n.x(0) != 0.0 ? 1 : 2);
       else r = select_relaxed<D>(n.x(0), n.x(1), n.x(2));
       return {};
-    case Op::Relu: r = relu<D>(n.x(0)); return {};
-    case Op::Sigmoid: r = sigmoid(n.x(0)); return {};
     case Op::Gather: {
       const std::size_t values = n.count() - 1;
       const double index = n.x(0);

@@ -48,10 +48,8 @@ std::string node_text(const Program& program, NodeId id) {
       }
       break;
     }
-    case Op::Add: case Op::Sub: case Op::Mul: case Op::Div: case Op::Neg: case Op::FloorDiv: case Op::Mod:
-    case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge: case Op::Eq: case Op::Ne: case Op::Select:
-    case Op::Relu: case Op::Sigmoid: case Op::Gather: case Op::GatherOneHot:
-      break;
+    default:
+      break;  // every other op is its name and its arguments
   }
   for (std::size_t i = 0; i < n.args.size(); ++i) os << (i ? ", %" : " %") << n.args[i];
   return os.str();

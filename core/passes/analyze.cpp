@@ -186,14 +186,13 @@ class Analyzer {
         }
         return ival::select(c, yes, no);
       }
-      case Op::Relu:
-      case Op::Sigmoid:
-        return transfer(n);
       case Op::Gather: return gather(n, relaxed);
       case Op::GatherOneHot: return gather_one_hot(n, relaxed);
       case Op::Affine:
       case Op::SparseAffine: return affine(n);
       case Op::Call: return Interval::everything();
+      default:
+        return transfer(n);  // relu, sigmoid, ...: the table's transfer function, ival::apply
     }
     return Interval::everything();
   }
@@ -366,10 +365,8 @@ class Analyzer {
         case Op::Ge: op = Op::Lt; break;
         case Op::Eq: op = Op::Ne; break;
         case Op::Ne: op = Op::Eq; break;
-        case Op::Input: case Op::Parameter: case Op::Constant: case Op::State: case Op::Add: case Op::Sub:
-        case Op::Mul: case Op::Div: case Op::Neg: case Op::FloorDiv: case Op::Mod: case Op::Select: case Op::Relu:
-        case Op::Sigmoid: case Op::Gather: case Op::GatherOneHot: case Op::Affine: case Op::SparseAffine: case Op::Call:
-          break;
+        default:
+          break;  // not a comparison
       }
     }
     constexpr double inf = std::numeric_limits<double>::infinity();
@@ -416,10 +413,8 @@ class Analyzer {
           if (boolean_like(at(wire)) && (key.lo == 0.0 || key.lo == 1.0)) learn(wire, key.lo == 0.0, f, depth + 1);
         }
         break;
-      case Op::Input: case Op::Parameter: case Op::Constant: case Op::State: case Op::Add: case Op::Sub:
-      case Op::Mul: case Op::Div: case Op::Neg: case Op::FloorDiv: case Op::Mod: case Op::Select: case Op::Relu:
-      case Op::Sigmoid: case Op::Gather: case Op::GatherOneHot: case Op::Affine: case Op::SparseAffine: case Op::Call:
-        break;
+      default:
+        break;  // not a comparison
     }
   }
 

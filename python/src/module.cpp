@@ -111,6 +111,16 @@ void bind_misc(py::module_& m) {
     }
     return names;
   });
+  // The same builtins with the artifact name of the op each spells, for
+  // the Builder's convenience methods (Builder.relu(x) is op("relu", x)).
+  m.def("python_builtin_ops", [] {
+    py::list pairs;
+    for (int i = 0; i < tc::kOpCount; ++i) {
+      const tc::OpInfo& info = tc::op_info(static_cast<tc::Op>(i));
+      if (!info.python.empty()) pairs.append(py::make_tuple(to_str(info.python), to_str(info.name)));
+    }
+    return pairs;
+  });
   m.def("python_driver_source", [] { return std::string(tc::python_driver_source()); });
 
   m.def("list_functions", [](std::string_view source, const std::string& filename) {

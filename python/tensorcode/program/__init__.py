@@ -585,12 +585,6 @@ class Builder(_core.Builder):
         """A state node with its initial value; set its next value with update()."""
         return super().state(name, initial, _domain(domain, name))
 
-    def relu(self, x):
-        return self.op("relu", x)
-
-    def sigmoid(self, x):
-        return self.op("sigmoid", x)
-
     def include(self, program, inputs, prefix="region"):
         """Copies `program` in with its inputs wired from `inputs`; its
         parameters and state become PREFIX.NAME and its nodes keep its
@@ -614,6 +608,22 @@ class Builder(_core.Builder):
         """Finishes the program: a value (output "result"), a list/tuple
         (outputs "result[0]"...) or a dict of named outputs."""
         return Program(super().build(outputs))
+
+
+def _builtin_method(spelled, op_name):
+    def method(self, *args):
+        return self.op(op_name, *args)
+    method.__name__ = method.__qualname__ = spelled
+    method.__doc__ = f"The subset's builtin {spelled}(...): op({op_name!r}, ...)."
+    return method
+
+
+# One method per builtin of the Python subset (relu, sigmoid, ...), read from
+# the op table (ops.def's python column) rather than written per op.
+for _spelled, _op_name in _core.python_builtin_ops():
+    if not hasattr(Builder, _spelled):
+        setattr(Builder, _spelled, _builtin_method(_spelled, _op_name))
+del _spelled, _op_name
 
 
 class Runtime:

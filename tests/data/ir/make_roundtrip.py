@@ -58,6 +58,28 @@ iterations = [node(0, "input", name="a", domain={"type": "int32", "min": -5, "ma
               node(2, "mul", [0, 1], location={"line": 4, "column": 13}, iteration=[["i", 1], ["j", 2]]),
               node(3, "add", [2, 0], iteration=[["i", -9007199254740992], ["j", 9007199254740992]])]
 
+
+def table_rows():
+    """The rows of core/ir/ops.def as (name, min_args, max_args, kind, flags)."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    path = os.path.join(here, "..", "..", "..", "core", "ir", "ops.def")
+    rows = []
+    for line in open(path):
+        if not line.startswith("TC_OP("):
+            continue
+        fields = [f.strip() for f in line[len("TC_OP("):line.rindex(")")].split(",")]
+        rows.append((fields[1].strip('"'), int(fields[2]), int(fields[3]), fields[4], fields[9]))
+    return rows
+
+
+# Every one-argument computing op of the table (neg, relu, sigmoid, ...)
+# chained over one input, read from ops.def so that a new row is in it
+# without an edit here.
+one_argument = [node(0, "input", name="x", domain={"type": "float64", "min": -4, "max": 4}, differentiable=True)]
+for name, lo, hi, kind, flags in table_rows():
+    if lo == hi == 1 and kind != "Leaf" and "kNamed" not in flags and "kHasCoefficients" not in flags:
+        one_argument.append(node(len(one_argument), name, [len(one_argument) - 1]))
+
 os.makedirs("roundtrip", exist_ok=True)
 files = {
     "all_ops.json": prog(all_ops, {"result": 24, "parts[0]": 17, "parts[1]": 20}),
@@ -66,6 +88,7 @@ files = {
     "per_node.json": prog(per_node, {"result": 3}, semantics="hybrid", temperature=1.5),
     "doubles.json": prog(doubles, {"result": 6}),
     "iterations.json": prog(iterations, {"result": 3}),
+    "one_argument_ops.json": prog(one_argument, {"result": len(one_argument) - 1}),
 }
 for name, doc in files.items():
     with open(os.path.join("roundtrip", name), "w") as f:
