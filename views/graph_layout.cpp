@@ -371,7 +371,7 @@ GroupPlan plan_groups(const Program& program, const std::vector<int>& layers) {
   return plan;
 }
 
-std::shared_ptr<GraphLayout> grouped_layout(const Program& program, const std::vector<int>& layers,
+std::shared_ptr<GraphLayout> grouped_layout(const Program& program, const std::vector<int>& /*layers: in the plan*/,
                                             std::shared_ptr<const GroupPlan> plan, const std::vector<char>& expanded) {
   const auto t0 = std::chrono::steady_clock::now();
   const std::size_t n = program.nodes.size();
@@ -379,18 +379,16 @@ std::shared_ptr<GraphLayout> grouped_layout(const Program& program, const std::v
   const std::vector<char> inlined = inline_constants(program);
   // Item of every node: its outermost closed group, else the node itself (constants drawn inline: none).
   std::vector<int> item(n, -1);
-  std::vector<int> item_node, item_group, item_layer;
+  std::vector<int> item_node, item_group;
   std::vector<int> group_item(plan->groups.size(), -1);
   for (std::size_t i = 0; i < n; ++i) {
     if (inlined[i]) continue;
     int g = plan->top[i];
     if (g >= 0 && is_open(g)) g = plan->sub[i] >= 0 && !is_open(plan->sub[i]) ? plan->sub[i] : -1;
-    const int layer = i < layers.size() ? layers[i] : 0;
     if (g < 0) {
       item[i] = static_cast<int>(item_node.size());
       item_node.push_back(static_cast<int>(i));
       item_group.push_back(-1);
-      item_layer.push_back(layer);
       continue;
     }
     auto& gi = group_item[static_cast<std::size_t>(g)];
@@ -398,7 +396,6 @@ std::shared_ptr<GraphLayout> grouped_layout(const Program& program, const std::v
       gi = static_cast<int>(item_node.size());
       item_node.push_back(static_cast<int>(i));  // first member: the group's representative
       item_group.push_back(g);
-      item_layer.push_back(plan->groups[static_cast<std::size_t>(g)].layer_lo);
     }
     item[i] = gi;
   }
@@ -418,14 +415,49 @@ std::shared_ptr<GraphLayout> grouped_layout(const Program& program, const std::v
     args[static_cast<std::size_t>(e.second)].push_back(e.first);
     users[static_cast<std::size_t>(e.first)].push_back(e.second);
   }
-  // Rows by layer, ordered by barycenter sweeps as in layered_layout.
-  std::map<int, std::vector<int>> rows;
-  for (std::size_t k = 0; k < m; ++k) rows[item_layer[k]].push_back(static_cast<int>(k));
-  std::vector<std::vector<int>> members;
-  for (auto& [l, v] : rows) members.push_back(std::move(v));
+  // Rows by dependencies between the items, not by their first layer: the
+  // iterations of a loop often all begin near layer 0 (a term that reads
+  // only the inputs), and by first layer they all shared one row, scrambled.
+  // Items were made in the order of their first node, and node ids are in
+  // topological order, so an edge to a later item reads forward; an edge
+  // back to an earlier one only arises between groups that interleave (a
+  // closed statement and the opened iterations of another in the same loop)
+  // and is left out of the ranking, which breaks every cycle. The opened
+  // iterations of one group are chained in their order as well, so
+  // iteration i sits above i+1 even where i+1 does not read i directly.
+  // An opened iteration's nodes take part in the chain as one sibling: the
+  // next iteration starts below the lowest of them.
+  struct Chain {
+    int sibling = -1;  // the level-2 group items are being placed for
+    int top = 0;       // the first row it may use
+    int bottom = -1;   // the lowest row it uses so far
+  };
+  std::vector<Chain> chains(plan->groups.size());  // per level-1 group
   std::vector<int> row_of(m, 0);
-  for (std::size_t r = 0; r < members.size(); ++r)
-    for (int k : members[r]) row_of[static_cast<std::size_t>(k)] = static_cast<int>(r);
+  int nrows = m ? 1 : 0;
+  for (std::size_t k = 0; k < m; ++k) {
+    int r = 0;
+    for (int a : args[k])
+      if (static_cast<std::size_t>(a) < k) r = std::max(r, row_of[static_cast<std::size_t>(a)] + 1);
+    const int node = item_node[k];
+    const int sibling = item_group[k] >= 0 ? item_group[k] : plan->sub[static_cast<std::size_t>(node)];
+    const int parent = sibling >= 0 ? plan->groups[static_cast<std::size_t>(sibling)].parent : -1;
+    if (parent >= 0) {
+      Chain& c = chains[static_cast<std::size_t>(parent)];
+      if (c.sibling != sibling) {
+        if (c.sibling >= 0) c.top = c.bottom + 1;
+        c.sibling = sibling;
+      }
+      r = std::max(r, c.top);
+      c.bottom = std::max(c.bottom, r);
+    }
+    row_of[k] = r;
+    nrows = std::max(nrows, r + 1);
+  }
+  // Every row below the first holds an item with a predecessor on the row above: none is empty.
+  std::vector<std::vector<int>> members(static_cast<std::size_t>(nrows));
+  for (std::size_t k = 0; k < m; ++k) members[static_cast<std::size_t>(row_of[k])].push_back(static_cast<int>(k));
+  // Within a row, order by barycenter sweeps as in layered_layout.
   std::vector<double> x(m, 0.0), key(m, 0.0);
   auto place = [&](std::size_t r) {
     const auto& mm = members[r];

@@ -84,9 +84,11 @@ struct GroupPlan {
 };
 inline constexpr std::size_t kGroupSplit = 400;
 GroupPlan plan_groups(const Program& program, const std::vector<int>& layers);
-/// The layered layout with every group not in `expanded` (indexed by group)
-/// drawn as one box, its members mapped to it (index_of), and the node edges
-/// between two boxes bundled into one edge with a count.
+/// The layout with every group not in `expanded` (indexed by group) drawn as
+/// one box, its members mapped to it (index_of), and the node edges between
+/// two boxes bundled into one edge with a count. Rows follow the dependencies
+/// between the boxes (longest path), and the opened iterations of a
+/// statement are chained in order: iteration i is always above i+1.
 std::shared_ptr<GraphLayout> grouped_layout(const Program& program, const std::vector<int>& layers,
                                             std::shared_ptr<const GroupPlan> plan, const std::vector<char>& expanded);
 

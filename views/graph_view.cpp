@@ -23,6 +23,9 @@ namespace {
 constexpr std::size_t kNeighbourhoodNodes = 300;
 constexpr std::size_t kMaxBoxes = 6000;      // more visible than this: draw the overview image
 constexpr std::size_t kMaxEdgeBoxes = 4000;  // more visible than this: skip edges
+constexpr double kTextScale = 0.42;          // below this zoom, boxes are drawn without text
+constexpr int kGroupLabelPixels = 12;        // group labels beside their boxes when zoomed out
+constexpr std::size_t kMaxGroupLabels = 400;
 
 QColor kind_colour(Op op) {
   switch (op_info(op).colour) {
@@ -352,11 +355,12 @@ void GraphView::paintEvent(QPaintEvent*) {
     p.translate(-origin_);
     paintLayerBands(p, world);
     if (vis.size() <= kMaxEdgeBoxes) paintEdges(p, world);
-    const bool text = scale_ >= 0.42;
+    const bool text = scale_ >= kTextScale;
     paintBoxes(p, vis, text);
     if (text) paintOutputNames(p);
     p.restore();
   }
+  paintGroupLabels(p, vis);
   paintLayerLabels(p);
   paintMinimap(p);
   paintCaption(p);
@@ -546,6 +550,39 @@ void GraphView::paintCaption(QPainter& p) {
   if (!crumbs.isEmpty()) {
     p.setPen(QColor(0x6a, 0x4c, 0x9c));
     p.drawText(rect().adjusted(8, 4, -8, -4), Qt::AlignLeft | Qt::AlignTop, tr("open: %1").arg(crumbs));
+  }
+}
+
+void GraphView::paintGroupLabels(QPainter& p, const std::vector<int>& vis) {
+  // Zoomed out, a group box is too small for its label, and a fitted loop
+  // nest became an unlabelled strip: the label goes beside the box at a
+  // fixed screen size instead, the first come (top, left) winning where two
+  // would overlap.
+  painted_labels_.clear();
+  if (!layout_ || !plan_ || scale_ >= kTextScale) return;
+  const GraphLayout& g = *layout_;
+  QFont f = font();
+  f.setPixelSize(kGroupLabelPixels);
+  p.setFont(f);
+  const QFontMetricsF fm(f);
+  const QRectF view(rect());
+  for (int e : vis) {
+    const auto i = static_cast<std::size_t>(e);
+    if (i >= g.group.size() || g.group[i] < 0) continue;
+    const int grp = g.group[i];
+    const QString text = QString::fromStdString(plan_->groups[static_cast<std::size_t>(grp)].label);
+    const QPointF c = toView(g.pos[i]);
+    const QRectF r(c.x() + g.width[i] / 2.0 * scale_ + 3.0, c.y() - fm.height() / 2.0, fm.horizontalAdvance(text) + 6.0,
+                   fm.height());
+    if (!view.intersects(r)) continue;
+    const bool clash = std::any_of(painted_labels_.begin(), painted_labels_.end(),
+                                   [&](const PaintedLabel& l) { return l.rect.intersects(r); });
+    if (clash) continue;
+    p.fillRect(r, QColor(255, 255, 255, 215));
+    p.setPen(QColor(0x4a, 0x32, 0x78));
+    p.drawText(r, Qt::AlignCenter, text);
+    painted_labels_.push_back({grp, r});
+    if (painted_labels_.size() >= kMaxGroupLabels) break;
   }
 }
 

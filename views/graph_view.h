@@ -51,6 +51,12 @@ class GraphView : public QWidget, public Viewer {
   void stepChanged() override { update(); }
 
   [[nodiscard]] const GraphLayout* graphLayout() const { return layout_.get(); }
+  /// A group label the last frame drew in screen pixels beside a box too small to hold it.
+  struct PaintedLabel {
+    int group = -1;
+    QRectF rect;  ///< widget coordinates
+  };
+  [[nodiscard]] const std::vector<PaintedLabel>& paintedGroupLabels() const { return painted_labels_; }
   /// The text of line `line` (0: id, op, name and inline constants; 1: value) of node `id`'s box.
   [[nodiscard]] QString boxText(NodeId id, int line) const { return laid_out_ ? labelFor(id, line) : QString(); }
   /// True once the layout for the current program (or selection) has arrived.
@@ -141,6 +147,8 @@ class GraphView : public QWidget, public Viewer {
   void paintLayerLabels(QPainter& p);
   void paintMinimap(QPainter& p);
   void paintLegend(QPainter& p);
+  void paintGroupLabels(QPainter& p, const std::vector<int>& vis);
+  std::vector<PaintedLabel> painted_labels_;
   std::vector<char> warned_;            // per node: analyze warned about it
   std::vector<char> inlined_;           // per node of inlined_of_: a constant drawn inside its users' boxes
   std::shared_ptr<const Program> inlined_of_;

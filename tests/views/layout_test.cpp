@@ -74,6 +74,38 @@ long crossings(const GraphLayout& g, const std::vector<int>& layers) {
   return total;
 }
 
+/// A 15 x 12 loop nest whose first statement reads only the input: every
+/// iteration of it begins near layer 0, while the second statement chains
+/// the iterations hundreds of layers deep (issue 24 item 9).
+const char* kNest =
+    "def f(x):\n"
+    "    s = x\n"
+    "    for i in range(15):\n"
+    "        for j in range(12):\n"
+    "            t = x * j + i * 0.25 - 1.0\n"
+    "            s = s * 0.5 + t * s - 0.125 * t\n"
+    "    return s\n";
+
+/// The level-2 groups of level-1 group `parent`, in iteration order ("i=0", "i=1", ...).
+std::vector<int> iterations_of(const GroupPlan& plan, int parent) {
+  std::vector<std::pair<long, int>> v;
+  for (std::size_t k = 0; k < plan.groups.size(); ++k) {
+    const auto& g = plan.groups[k];
+    if (g.parent != parent || g.iteration.empty()) continue;
+    v.emplace_back(std::stol(g.iteration.substr(g.iteration.find('=') + 1)), static_cast<int>(k));
+  }
+  std::sort(v.begin(), v.end());
+  std::vector<int> out;
+  for (const auto& [i, k] : v) out.push_back(k);
+  return out;
+}
+
+int statement_group(const GroupPlan& plan, int line) {
+  for (std::size_t k = 0; k < plan.groups.size(); ++k)
+    if (plan.groups[k].line == line && plan.groups[k].parent < 0) return static_cast<int>(k);
+  return -1;
+}
+
 }  // namespace
 
 class LayoutTest : public QObject {
@@ -270,6 +302,98 @@ class LayoutTest : public QObject {
     const int out_entry = nodes->index_of[static_cast<std::size_t>(p.outputs.front().second)];
     QCOMPARE(nodes->group[static_cast<std::size_t>(out_entry)], -1);
     QCOMPARE(nodes->ids[static_cast<std::size_t>(out_entry)], p.outputs.front().second);
+  }
+
+  void openedIterationsReadTopToBottomInOrder() {
+    CompileOptions opts;
+    opts.function = "f";
+    opts.inputs = {{"x", Domain::float64(-1, 1)}};
+    auto out = compile_python(kNest, opts);
+    QVERIFY2(out.ok(), out.ok() ? "" : out.error().message.c_str());
+    const Program& p = out->program;
+    QVERIFY2(p.nodes.size() > kGroupThreshold, qPrintable(QString::number(p.nodes.size())));
+    const auto layers = schedule_layers(p);
+    auto plan = std::make_shared<const GroupPlan>(plan_groups(p, layers));
+    std::vector<char> expanded(plan->groups.size(), 0);
+    for (int line : {5, 6}) {
+      const int g = statement_group(*plan, line);
+      QVERIFY(g >= 0);
+      QCOMPARE(iterations_of(*plan, g).size(), std::size_t{15});
+      expanded[static_cast<std::size_t>(g)] = 1;
+    }
+    // Each statement opened on its own, then both: iteration i above i+1, every time.
+    for (int open : {5, 6, 0}) {
+      std::vector<char> e = expanded;
+      if (open) e[static_cast<std::size_t>(statement_group(*plan, open == 5 ? 6 : 5))] = 0;
+      auto g = grouped_layout(p, layers, plan, e);
+      for (int line : {5, 6}) {
+        if (open && line != open) continue;
+        const auto its = iterations_of(*plan, statement_group(*plan, line));
+        double prev_y = -1e300;
+        for (std::size_t k = 0; k < its.size(); ++k) {
+          int entry = -1;
+          for (std::size_t i = 0; i < g->group.size(); ++i)
+            if (g->group[i] == its[k]) entry = static_cast<int>(i);
+          QVERIFY(entry >= 0);
+          const double y = g->pos[static_cast<std::size_t>(entry)].y();
+          QVERIFY2(y > prev_y, qPrintable(QStringLiteral("line %1: %2 at y=%3 is not below the iteration before (y=%4)")
+                                              .arg(line)
+                                              .arg(QString::fromStdString(plan->groups[static_cast<std::size_t>(its[k])].label))
+                                              .arg(y)
+                                              .arg(prev_y)));
+          prev_y = y;
+        }
+      }
+    }
+  }
+
+  void aFittedLoopNestKeepsItsGroupLabelsReadable() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("nest.py"));
+    QVERIFY(write_file_atomic(path.toStdString(), std::string("# tensorcode: input x=float64:-1:1\n") + kNest).ok());
+    MainWindow w;
+    w.resize(1280, 800);
+    w.show();
+    QVERIFY(w.openPath(path));
+    QVERIFY(w.waitUntilSettled(120000));
+    GraphView* view = w.graph();
+    QVERIFY(view->groupPlan());
+    const GroupPlan& plan = *view->groupPlan();
+    // Open the second statement (line 7 with the directive) with a click on its box.
+    const int stmt = statement_group(plan, 7);
+    QVERIFY(stmt >= 0);
+    QTest::keyClick(view, Qt::Key_Home);  // fit
+    int entry = -1;
+    for (std::size_t e = 0; e < view->graphLayout()->group.size(); ++e)
+      if (view->graphLayout()->group[e] == stmt) entry = static_cast<int>(e);
+    QVERIFY(entry >= 0);
+    const QPoint at = view->nodeViewPos(view->graphLayout()->ids[static_cast<std::size_t>(entry)]).toPoint();
+    QVERIFY(view->rect().contains(at));
+    QTest::mouseClick(view, Qt::LeftButton, {}, at);
+    QVERIFY(w.waitUntilSettled(120000));
+    QVERIFY2(view->breadcrumb().contains(QStringLiteral("line 7")), qPrintable(view->breadcrumb()));
+    QTest::keyClick(view, Qt::Key_Home);  // fit the opened nest
+    QVERIFY(!view->grab().isNull());      // one frame painted at the fit zoom
+    // Every opened iteration is labelled, readable (at least 10 screen
+    // pixels of text) and in order down the view, at whatever zoom fit chose.
+    const auto its = iterations_of(plan, stmt);
+    QCOMPARE(its.size(), std::size_t{15});
+    double prev_y = -1e300;
+    for (int it : its) {
+      const GraphView::PaintedLabel* label = nullptr;
+      for (const auto& l : view->paintedGroupLabels())
+        if (l.group == it) label = &l;
+      // At a zoom where boxes hold their own text, their labels are the box text.
+      if (!label && view->scale() >= 0.42) continue;
+      QVERIFY2(label, qPrintable(QStringLiteral("%1 has no label at zoom %2")
+                                     .arg(QString::fromStdString(plan.groups[static_cast<std::size_t>(it)].label))
+                                     .arg(view->scale())));
+      QVERIFY2(label->rect.height() >= 10.0, qPrintable(QString::number(label->rect.height())));
+      QVERIFY(view->rect().intersects(label->rect.toRect()));
+      QVERIFY(label->rect.center().y() > prev_y);
+      prev_y = label->rect.center().y();
+    }
+    qInfo("fitted the opened nest at zoom %.2f", view->scale());
   }
 
   void theNeighbourhoodDoesNotFloodThroughConstants() {
