@@ -114,6 +114,28 @@ void SourceEditor::applyRewrite(const QString& text) {
   setCursorPosition(std::max(0, line + lines() - oldLines), index);
 }
 
+int SourceEditor::replaceAll(const QString& find, const QString& with) {
+  if (find.isEmpty() || isReadOnly()) return 0;
+  // Scintilla's own target search and replace, between one begin/end undo
+  // pair: a single Ctrl+Z restores the text, and the session sees the edits
+  // through textChanged like typed ones.
+  const QByteArray what = find.toUtf8(), by = with.toUtf8();
+  int count = 0;
+  long start = 0;
+  SendScintilla(SCI_SETSEARCHFLAGS, 0);  // plain text, any case
+  beginUndoAction();
+  for (;;) {
+    SendScintilla(SCI_SETTARGETSTART, start);
+    SendScintilla(SCI_SETTARGETEND, SendScintilla(SCI_GETLENGTH));
+    if (static_cast<long>(SendScintilla(SCI_SEARCHINTARGET, what.size(), what.constData())) < 0) break;
+    SendScintilla(SCI_REPLACETARGET, by.size(), by.constData());
+    start = static_cast<long>(SendScintilla(SCI_GETTARGETEND));  // after the replacement: never matched again
+    ++count;
+  }
+  endUndoAction();
+  return count;
+}
+
 void SourceEditor::showDiagnostics() {
   markerDeleteAll(kErrorMarker);
   markerDeleteAll(kWarningMarker);

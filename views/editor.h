@@ -29,6 +29,10 @@ class SourceEditor : public QsciScintilla, public Viewer {
   /// cuts the line, Ctrl++ zooms the text) so the window's actions get it;
   /// returns the descriptions of the commands that lost a key.
   QStringList yieldKeys(const QList<QKeySequence>& keys);
+  /// Replaces every occurrence of `find` (plain text, any case, as Find
+  /// matches) by `with` as one undo step; the number replaced (0 when
+  /// read-only or nothing matches).
+  int replaceAll(const QString& find, const QString& with);
 
  private:
   void showDiagnostics();

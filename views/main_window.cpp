@@ -157,7 +157,7 @@ void MainWindow::buildDocks() {
   findEdit_->setPlaceholderText(tr("Find in source (Ctrl+F, F3 next, Shift+F3 previous)"));
   findEdit_->setClearButtonEnabled(true);
   replaceEdit_ = new QLineEdit(src);
-  replaceEdit_->setPlaceholderText(tr("Replace with (Ctrl+H; Enter replaces and finds the next)"));
+  replaceEdit_->setPlaceholderText(tr("Replace with (Ctrl+H; Enter replaces and finds the next, Ctrl+Shift+H replaces all)"));
   replaceEdit_->setClearButtonEnabled(true);
   auto* findRow = new QHBoxLayout;
   findRow->setContentsMargins(0, 0, 0, 0);

@@ -112,6 +112,15 @@ void MainWindow::buildEditMenu() {
     if (findEdit_->text().isEmpty()) findEdit_->setFocus();
     else replaceEdit_->setFocus();
   });
+  act(edit, tr("Replace &All"), QKeySequence(tr("Ctrl+Shift+H")), [this] {
+    const QString t = findEdit_->text();
+    if (t.isEmpty() || session_->readOnly()) {
+      findEdit_->setFocus();
+      return;
+    }
+    const int n = editor_->replaceAll(t, replaceEdit_->text());
+    statusBar()->showMessage(n ? tr("replaced %n occurrence(s) of '%1'", nullptr, n).arg(t) : tr("'%1' not found").arg(t), 4000);
+  });
   act(edit, tr("&Go to Line…"), QKeySequence(tr("Ctrl+L")), [this] { goToLineDialog(); });
   act(edit, tr("Find &Node…"), QKeySequence(tr("Ctrl+G")), [this] {
     nodeSearch_->setFocus();

@@ -399,6 +399,37 @@ class HabitsTest : public QObject {
     }
   }
 
+  // Replace All (debugger habits): Ctrl+F, the word, Ctrl+H, its replacement,
+  // Ctrl+Shift+H replaces every occurrence, and one Ctrl+Z undoes them all.
+  void replaceAllReplacesEveryMatchAsOneUndoStep() {
+    MainWindow w;
+    Opened o;
+    openChoose(w, o);
+    SourceEditor* ed = w.editor();
+    const QString before = ed->text();
+    QCOMPARE(before.count(QLatin1Char('a')), 3);
+    ed->setFocus();
+    QTest::keyClick(ed, Qt::Key_F, Qt::ControlModifier);
+    QTRY_VERIFY(w.findEdit()->hasFocus());
+    QTest::keyClicks(w.findEdit(), QStringLiteral("a"));
+    QTest::keyClick(w.findEdit(), Qt::Key_H, Qt::ControlModifier);
+    QTRY_VERIFY(w.replaceEdit()->hasFocus());
+    QTest::keyClicks(w.replaceEdit(), QStringLiteral("bb"));
+    QTest::keyClick(w.replaceEdit(), Qt::Key_H, Qt::ControlModifier | Qt::ShiftModifier);
+    QString expected = before;
+    expected.replace(QLatin1Char('a'), QStringLiteral("bb"));
+    QCOMPARE(ed->text(), expected);
+    QVERIFY2(w.statusBar()->currentMessage().contains(QStringLiteral("3")), qPrintable(w.statusBar()->currentMessage()));
+    QVERIFY(w.waitUntilSettled(30000));
+    QCOMPARE(w.session()->source(), expected);
+    QVERIFY(w.session()->program());  // the renamed input compiles
+    ed->setFocus();
+    QTest::keyClick(ed, Qt::Key_Z, Qt::ControlModifier);
+    QCOMPARE(ed->text(), before);
+    QVERIFY(w.waitUntilSettled(30000));
+    QCOMPARE(w.session()->source(), before);
+  }
+
   // Item 7: a long Verify result neither widens the window nor squeezes the side docks.
   void aLongVerifyResultKeepsTheLayout() {
     MainWindow w;
