@@ -232,8 +232,15 @@ void MainWindow::buildRunMenu() {
     else stepForward();  // says why nothing moves
   });
   act(run, tr("Jump to Next &Change"), QKeySequence(tr("Ctrl+F10")), [this] {
-    if (session_->hasReplay()) timeline_->jumpToChange();
-    else stepForward();
+    if (!session_->hasReplay()) stepForward();  // says why nothing moves
+    else if (!timeline_->jumpToChange() && session_->selected() >= 0)
+      statusBar()->showMessage(tr("#%1 does not change after this step").arg(session_->selected()), 4000);
+  });
+  // Reverse stepping to a watchpoint, as rr's reverse-continue: the last step before this one where the value changed.
+  act(run, tr("Jump to &Previous Change"), QKeySequence(tr("Ctrl+Shift+F10")), [this] {
+    if (!session_->hasReplay()) stepForward();
+    else if (!timeline_->jumpToPreviousChange() && session_->selected() >= 0)
+      statusBar()->showMessage(tr("#%1 does not change before this step").arg(session_->selected()), 4000);
   });
 }
 

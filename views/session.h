@@ -178,6 +178,7 @@ class Session : public QObject {
   [[nodiscard]] const std::vector<double>& displayOutputs() const { return timeline_.outputs(cases_.exactRun().outputs); }
   /// First step after the current one where node `id`'s value differs from the step before; -1 if none.
   [[nodiscard]] int nextChange(NodeId id) const { return timeline_.nextChange(id); }
+  [[nodiscard]] int previousChange(NodeId id) const { return timeline_.previousChange(id); }
   /// Writes the state at the current step as a snapshot, on the worker.
   /// False (with `error`) only when there is nothing to save; the outcome
   /// arrives as snapshotSaved() or failed().

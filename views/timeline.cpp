@@ -2,7 +2,10 @@
 
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QAbstractListModel>
+#include <QCoreApplication>
 #include <QLabel>
+#include <QListView>
 #include <QMenu>
 #include <QPainter>
 #include <QSlider>
@@ -24,6 +27,47 @@
 
 namespace tc {
 namespace views {
+
+/// The event list beside the timeline (as Redux DevTools lists its actions):
+/// row 0 is the starting state, row s the event of step s with its outputs
+/// and the state it committed. Rows are made when shown, so a replay of a
+/// hundred thousand steps costs nothing until scrolled.
+class EventListModel : public QAbstractListModel {
+ public:
+  explicit EventListModel(Session* session, QObject* parent) : QAbstractListModel(parent), session_(session) {}
+  void reset() {
+    beginResetModel();
+    endResetModel();
+  }
+  int rowCount(const QModelIndex& parent = {}) const override {
+    if (parent.isValid() || !session_->hasReplay()) return 0;
+    return static_cast<int>(session_->replay().steps.size()) + 1;
+  }
+  QVariant data(const QModelIndex& index, int role) const override {
+    if (role != Qt::DisplayRole && role != Qt::ToolTipRole) return {};
+    const auto& replay = session_->replay();
+    const int base = session_->snapshotBase();
+    const int s = index.row();
+    auto state_text = [&](const std::vector<double>& state) {
+      QStringList parts;
+      for (std::size_t u = 0; u < replay.state_names.size() && u < state.size(); ++u)
+        parts << QStringLiteral("%1=%2").arg(QString::fromStdString(replay.state_names[u]), QString::fromStdString(format_short(state[u])));
+      return parts.join(QStringLiteral(", "));
+    };
+    if (s == 0) return EventListModel::tr("%1  start: %2").arg(base).arg(state_text(replay.initial_state));
+    if (s < 0 || static_cast<std::size_t>(s) > replay.steps.size()) return {};
+    const auto& rec = replay.steps[static_cast<std::size_t>(s - 1)];
+    QStringList event;
+    for (const auto& [k, v] : rec.inputs) event << QStringLiteral("%1=%2").arg(QString::fromStdString(k), QString::fromStdString(format_short(v)));
+    QString text = EventListModel::tr("%1  {%2} → %3").arg(base + s).arg(event.join(QStringLiteral(", ")), state_text(rec.state));
+    if (role == Qt::ToolTipRole) text = EventListModel::tr("step %1, line %2 of the event log: click to go there").arg(base + s).arg(rec.line);
+    return text;
+  }
+
+ private:
+  static QString tr(const char* s) { return QCoreApplication::translate("EventListModel", s); }
+  Session* session_;
+};
 
 /// The plot of state values over the steps: Qt Charts when the build has
 /// it, else a small painted fallback (so the IDE builds without Qt Charts).
@@ -262,7 +306,8 @@ TimelinePanel::TimelinePanel(Session* session, QWidget* parent) : QWidget(parent
   bar->addWidget(slider_, 1);
   position_ = new QLabel(tr("no event log"), this);
   bar->addWidget(position_);
-  auto* change = button(tr("Next change"), tr("Jump to the next step where the selected node's value changed"));
+  auto* previous = button(tr("◀ Change"), tr("Jump back to the last step where the selected node's value changed (Ctrl+Shift+F10)"));
+  auto* change = button(tr("Change ▶"), tr("Jump to the next step where the selected node's value changed (Ctrl+F10)"));
   // Snapshots behind one menu button keep the bar narrow enough for the centre column.
   auto* snap = button(tr("Snapshot"), tr("Save or restore the state as a snapshot"));
   snap->setPopupMode(QToolButton::InstantPopup);
@@ -277,15 +322,24 @@ TimelinePanel::TimelinePanel(Session* session, QWidget* parent) : QWidget(parent
   lay->addLayout(bar);
 
   auto* split = new QSplitter(Qt::Horizontal, this);
+  events_ = new QListView(split);
+  events_->setObjectName(QStringLiteral("TimelineEvents"));
+  eventModel_ = new EventListModel(session_, events_);
+  events_->setModel(eventModel_);
+  events_->setUniformItemSizes(true);  // rows are laid out without asking each for its size
+  events_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  events_->setSelectionMode(QAbstractItemView::SingleSelection);
+  events_->setMinimumWidth(150);
   table_ = new QTableWidget(0, 2, split);
   table_->setHorizontalHeaderLabels({tr("Name"), tr("Value")});
   table_->verticalHeader()->setVisible(false);
   table_->horizontalHeader()->setStretchLastSection(true);
   table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   plot_ = new StatePlot(split);
+  split->addWidget(events_);
   split->addWidget(table_);
   split->addWidget(plot_->widget());
-  split->setStretchFactor(1, 3);
+  split->setStretchFactor(2, 3);
   table_->setMinimumWidth(180);
   plot_->widget()->setMinimumHeight(120);
   lay->addWidget(split, 1);
@@ -297,6 +351,11 @@ TimelinePanel::TimelinePanel(Session* session, QWidget* parent) : QWidget(parent
   connect(fwd, &QToolButton::clicked, this, &TimelinePanel::stepForward);
   connect(last, &QToolButton::clicked, this, [this] { session_->setStep(static_cast<int>(session_->replay().steps.size())); });
   connect(change, &QToolButton::clicked, this, &TimelinePanel::jumpToChange);
+  connect(previous, &QToolButton::clicked, this, &TimelinePanel::jumpToPreviousChange);
+  // A click on an event goes to its step (row 0: the starting state).
+  connect(events_, &QListView::clicked, this, [this](const QModelIndex& index) {
+    if (!syncing_) session_->setStep(index.row());
+  });
   connect(save, &QAction::triggered, this, &TimelinePanel::saveSnapshotRequested);
   connect(restore, &QAction::triggered, this, &TimelinePanel::restoreSnapshotRequested);
   // The slider counts steps from the program's start, like "step N of M":
@@ -326,10 +385,18 @@ QStringList TimelinePanel::plotLegend() const { return plot_->legend(); }
 void TimelinePanel::stepForward() { session_->setStep(session_->step() + 1); }
 void TimelinePanel::stepBack() { session_->setStep(session_->step() - 1); }
 
-void TimelinePanel::jumpToChange() {
-  if (session_->selected() < 0) return;
+bool TimelinePanel::jumpToChange() {
+  if (session_->selected() < 0) return false;
   const int s = session_->nextChange(session_->selected());
   if (s > 0) session_->setStep(s);
+  return s > 0;
+}
+
+bool TimelinePanel::jumpToPreviousChange() {
+  if (session_->selected() < 0) return false;
+  const int s = session_->previousChange(session_->selected());
+  if (s > 0) session_->setStep(s);
+  return s > 0;
 }
 
 double TimelinePanel::shownValue(const QString& label) const {
@@ -348,6 +415,12 @@ void TimelinePanel::stepChanged() {
   const bool rebuilt = slider_->maximum() != base + n || !session_->hasReplay();
   slider_->setRange(0, base + n);
   slider_->setValue(base + step);
+  if (rebuilt || eventModel_->rowCount() != (session_->hasReplay() ? n + 1 : 0)) eventModel_->reset();
+  if (session_->hasReplay()) {
+    const QModelIndex current = eventModel_->index(step, 0);
+    events_->setCurrentIndex(current);
+    events_->scrollTo(current);
+  }
   syncing_ = false;
   if (!session_->hasReplay() || !program) {
     position_->setText(tr("no event log"));

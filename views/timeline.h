@@ -8,6 +8,7 @@
 #include "views/session.h"
 
 class QLabel;
+class QListView;
 class QSlider;
 class QTableWidget;
 class QToolButton;
@@ -16,6 +17,7 @@ namespace tc {
 namespace views {
 
 class StatePlot;
+class EventListModel;
 
 class TimelinePanel : public QWidget, public Viewer {
   Q_OBJECT
@@ -31,11 +33,15 @@ class TimelinePanel : public QWidget, public Viewer {
   [[nodiscard]] double shownValue(const QString& label) const;
   /// The plot's legend entries (state lines, then the current step's after and before markers).
   [[nodiscard]] QStringList plotLegend() const;
+  /// The event list beside the plot: row 0 the starting state, row s step s's event (click: go there).
+  [[nodiscard]] QListView* eventList() const { return events_; }
 
  public slots:
   void stepForward();
   void stepBack();
-  void jumpToChange();
+  /// To the next (previous) step where the selected node's value changed; false when there is none.
+  bool jumpToChange();
+  bool jumpToPreviousChange();
 
  signals:
   void openEventsRequested();
@@ -48,6 +54,8 @@ class TimelinePanel : public QWidget, public Viewer {
   QLabel* position_;
   QSlider* slider_;
   QTableWidget* table_;
+  QListView* events_;
+  EventListModel* eventModel_;
   StatePlot* plot_;
   bool syncing_ = false;
 };

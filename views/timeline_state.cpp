@@ -106,20 +106,23 @@ const std::vector<double>& Timeline::outputs(const std::vector<double>& otherwis
   return otherwise;
 }
 
-int Timeline::nextChange(NodeId id) const {
-  // Step s's values are those the event of step s computed; compare each with the step before.
+int Timeline::seekChange(NodeId id, SeekDirection direction) const {
+  // Step s's values are those the event of step s computed; core's seek
+  // compares each with the step before. Steps that kept no values (a large
+  // program) read as not computed.
   const auto& steps = replay_.steps;
+  if (id < 0 || steps.empty()) return -1;
   const auto i = static_cast<std::size_t>(id);
-  for (int s = std::max(step_, 1) + 1; s <= static_cast<int>(steps.size()); ++s) {
-    const auto& before = steps[static_cast<std::size_t>(s - 2)].values;
-    const auto& after = steps[static_cast<std::size_t>(s - 1)].values;
-    if (i >= before.size() || i >= after.size()) return -1;
-    const double a = before[i], b = after[i];
-    if (std::isnan(a) && std::isnan(b)) continue;
-    if (std::isnan(a) != std::isnan(b) || a != b) return s;
-  }
-  return -1;
+  auto value = [&](std::size_t s) {
+    const auto& v = steps[s - 1].values;
+    return i < v.size() ? v[i] : std::nan("");
+  };
+  const auto s = seek_change(static_cast<std::size_t>(std::max(step_, 1)), 1, steps.size(), direction, value);
+  return s ? static_cast<int>(*s) : -1;
 }
+
+int Timeline::nextChange(NodeId id) const { return seekChange(id, SeekDirection::Forward); }
+int Timeline::previousChange(NodeId id) const { return seekChange(id, SeekDirection::Backward); }
 
 }  // namespace views
 }  // namespace tc

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/event_log.h"
 #include "views/engine.h"
 
 namespace tc {
@@ -68,8 +69,11 @@ class Timeline {
   [[nodiscard]] const std::vector<double>& outputs(const std::vector<double>& otherwise) const;
   /// First step after the current one where node `id`'s value differs from the step before; -1 if none.
   [[nodiscard]] int nextChange(NodeId id) const;
+  /// Last step before the current one where node `id`'s value differs from the step before; -1 if none.
+  [[nodiscard]] int previousChange(NodeId id) const;
 
  private:
+  [[nodiscard]] int seekChange(NodeId id, SeekDirection direction) const;
   Replay replay_;
   bool has_replay_ = false;
   int step_ = 0;

@@ -1,6 +1,8 @@
 // The events-file loop shared by the CLI, the IDE and the bindings (see event_log.h).
 #include "runtime/event_log.h"
 
+#include <algorithm>
+#include <cmath>
 #include <string>
 
 namespace tc {
@@ -67,6 +69,23 @@ EventLogReplay replay_event_text(Runtime& rt, std::string_view text, std::string
     out.steps.push_back(std::move(**step));
   }
   return out;
+}
+
+std::optional<std::size_t> seek_change(std::size_t from, std::size_t first, std::size_t last, SeekDirection direction,
+                                       const std::function<double(std::size_t)>& value) {
+  auto changed = [&](std::size_t s) {
+    const double a = value(s - 1), b = value(s);
+    if (std::isnan(a) || std::isnan(b)) return std::isnan(a) != std::isnan(b);
+    return a != b;
+  };
+  if (direction == SeekDirection::Forward) {
+    for (std::size_t s = std::max(from, first) + 1; s <= last; ++s)
+      if (changed(s)) return s;
+  } else {
+    for (std::size_t s = std::min(from, last + 1); s-- > first + 1;)
+      if (changed(s)) return s;
+  }
+  return std::nullopt;
 }
 
 }  // namespace tc

@@ -5,6 +5,7 @@
 /// dispatched on the runtime, and the first line that fails stops the replay
 /// with its line number (the events before it stay committed).
 #include <cstddef>
+#include <functional>
 #include <optional>
 #include <string_view>
 #include <vector>
@@ -52,5 +53,18 @@ struct EventLogReplay {
 /// errors carry `file_name` and the failing line.
 [[nodiscard]] EventLogReplay replay_event_text(Runtime& rt, std::string_view text, std::string_view file_name,
                                                const EventLogOptions& options = {});
+
+/// Which way a debugger's "change" search goes from the current step.
+enum class SeekDirection { Forward, Backward };
+
+/// The step a debugger's "next change" or "previous change" (rr's
+/// reverse-continue to a watchpoint, a store's time travel) moves to: the
+/// nearest step s strictly after (Forward) or before (Backward) `from`, with
+/// first < s <= last, whose value differs from the value at step s - 1.
+/// `value(s)` is a node's or a state's value at step s; NaN (not computed at
+/// that step) equals NaN and differs from every number. nullopt: no such step.
+[[nodiscard]] std::optional<std::size_t> seek_change(std::size_t from, std::size_t first, std::size_t last,
+                                                     SeekDirection direction,
+                                                     const std::function<double(std::size_t)>& value);
 
 }  // namespace tc

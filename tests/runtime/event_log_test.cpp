@@ -2,6 +2,8 @@
 // (runtime/event_log.h), and Runtime::at, the snapshot of an earlier step.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "base/progress.h"
 #include "runtime/event_log.h"
 #include "runtime/runtime.h"
@@ -108,6 +110,33 @@ TEST(RuntimeAt, AnEarlierStepAsASnapshot) {
   EXPECT_FALSE(rt.at(outside, 2).ok());
   EXPECT_FALSE(rt.at(two, 51).ok());
   EXPECT_FALSE(rt.at(none, 0).ok());
+}
+
+// Time travel over a replay: the counter's committed state after each of the
+// events 1 1 0 1 1 is 0 (start), 1, 2, 2, 3, 4.
+TEST(EventLog, SeekChangeFindsTheNextAndThePreviousChange) {
+  Runtime rt = must(Runtime::create(testing::counter_program()));
+  const EventLogReplay r = replay_event_text(rt, "{\"event\": 1}\n{\"event\": 1}\n{\"event\": 0}\n{\"event\": 1}\n{\"event\": 1}\n", "e.jsonl");
+  ASSERT_FALSE(r.error);
+  auto state = [&](std::size_t s) { return s == 0 ? 0.0 : r.steps[s - 1].result.state.at(0); };
+  const std::size_t n = r.steps.size();
+  using D = SeekDirection;
+  EXPECT_EQ(seek_change(5, 0, n, D::Backward, state), std::optional<std::size_t>(5 - 1));
+  EXPECT_EQ(seek_change(4, 0, n, D::Backward, state), std::optional<std::size_t>(2));  // step 3 committed no change
+  EXPECT_EQ(seek_change(1, 0, n, D::Backward, state), std::nullopt);
+  EXPECT_EQ(seek_change(0, 0, n, D::Backward, state), std::nullopt);
+  EXPECT_EQ(seek_change(2, 0, n, D::Forward, state), std::optional<std::size_t>(4));
+  EXPECT_EQ(seek_change(5, 0, n, D::Forward, state), std::nullopt);
+  // From past the end, backwards starts at the last step; `first` bounds the search.
+  EXPECT_EQ(seek_change(99, 0, n, D::Backward, state), std::optional<std::size_t>(5));
+  EXPECT_EQ(seek_change(2, 2, n, D::Backward, state), std::nullopt);
+  // Not computed (NaN) equals not computed and differs from any number.
+  const double nan = std::nan("");
+  const std::vector<double> v{nan, nan, 1.0, 1.0, nan};
+  auto at = [&](std::size_t s) { return v[s]; };
+  EXPECT_EQ(seek_change(0, 0, 4, D::Forward, at), std::optional<std::size_t>(2));
+  EXPECT_EQ(seek_change(4, 0, 4, D::Backward, at), std::optional<std::size_t>(2));
+  EXPECT_EQ(seek_change(2, 0, 4, D::Forward, at), std::optional<std::size_t>(4));
 }
 
 }  // namespace

@@ -9,7 +9,9 @@
 #include <QComboBox>
 #include <QFile>
 #include <QInputDialog>
+#include <QDockWidget>
 #include <QLabel>
+#include <QListView>
 #include <QMessageBox>
 #include <QPushButton>
 #include <QSettings>
@@ -24,6 +26,7 @@
 #include <cmath>
 
 #include "views/editor.h"
+#include "views/graph_view.h"
 #include "views/main_window.h"
 #include "views/panels.h"
 #include "views/timeline.h"
@@ -290,6 +293,53 @@ class SingleOwnerTest : public QObject {
     // At step 0 there is only the starting state.
     w.session()->setStep(0);
     QVERIFY(!w.timeline()->plotLegend().contains(QStringLiteral("before (step 0)")));
+  }
+
+  // Time travel (issue 24, a debugger's habits): with the state node picked
+  // in the circuit by a click, Ctrl+Shift+F10 goes back to the last step
+  // where its value changed (rr's reverse-continue), Ctrl+F10 forward; a
+  // click on a row of the event list beside the timeline goes to its step.
+  void previousChangeAndTheEventListTravelInTime() {
+    MainWindow w;
+    showAndOpen(w, example("counter.json"));
+    QString err;
+    QVERIFY(w.session()->loadEvents(example("counter_events.jsonl"), &err));
+    QVERIFY(w.waitUntilSettled(30000));
+    if (auto* dock = w.findChild<QDockWidget*>(QStringLiteral("TimelineDock"))) dock->raise();
+    QListView* list = w.timeline()->eventList();
+    QVERIFY(list);
+    QCOMPARE(list->model()->rowCount(), 6);  // the start and the five events
+    QTRY_VERIFY(list->isVisible());
+    const QModelIndex last = list->model()->index(5, 0);
+    list->scrollTo(last);
+    QTest::mouseClick(list->viewport(), Qt::LeftButton, {}, list->visualRect(last).center());
+    QCOMPARE(w.session()->step(), 5);
+    const NodeId count = *w.session()->program()->find_named(Op::State, "count");
+    QVERIFY(w.waitUntilSettled(30000));
+    const QPoint at = w.graph()->nodeViewPos(count).toPoint();
+    QVERIFY(w.graph()->rect().contains(at));
+    QTest::mouseClick(w.graph(), Qt::LeftButton, {}, at);
+    QCOMPARE(w.session()->selected(), count);
+    // The state each event saw: 0 1 2 2 3, so it changed at steps 2, 3 and 5.
+    const auto back = Qt::ControlModifier | Qt::ShiftModifier;
+    QTest::keyClick(&w, Qt::Key_F10, back);
+    QCOMPARE(w.session()->step(), 3);
+    QCOMPARE(list->currentIndex().row(), 3);  // the list follows the step
+    QTest::keyClick(&w, Qt::Key_F10, back);
+    QCOMPARE(w.session()->step(), 2);
+    QTest::keyClick(&w, Qt::Key_F10, back);
+    QCOMPARE(w.session()->step(), 2);  // no earlier change: stays, and says so
+    QVERIFY2(w.statusBar()->currentMessage().contains(QStringLiteral("before this step")), qPrintable(w.statusBar()->currentMessage()));
+    QTest::keyClick(&w, Qt::Key_F10, Qt::ControlModifier);
+    QCOMPARE(w.session()->step(), 3);
+    QTest::keyClick(&w, Qt::Key_F10, Qt::ControlModifier);
+    QCOMPARE(w.session()->step(), 5);
+    // Row 0 is the starting state.
+    const QModelIndex start = list->model()->index(0, 0);
+    list->scrollTo(start);
+    QTest::mouseClick(list->viewport(), Qt::LeftButton, {}, list->visualRect(start).center());
+    QCOMPARE(w.session()->step(), 0);
+    QVERIFY2(list->model()->data(start).toString().contains(QStringLiteral("count=0")), qPrintable(list->model()->data(start).toString()));
   }
 };
 
