@@ -22,10 +22,16 @@ int run_compile(const CompileArgs& a) {
     report(text.error());
     return kRejected;
   }
-  auto opts = compile_options_from(a.program);
-  if (!opts) {
-    report(opts.error());
+  auto flags = compile_options_from(a.program);
+  if (!flags) {
+    report(flags.error());
     return kUsage;
+  }
+  // The file's compile directive (dtype and budgets saved by the IDE) under the flags.
+  auto opts = compile_options_for(a.program, *text);
+  if (!opts) {
+    report(opts.error(), a.program.path);
+    return kRejected;
   }
   auto compiled = compile_python(*text, *opts);
   if (!compiled) {
@@ -44,7 +50,8 @@ const CommandRegistration reg{
       add_output_option(sub, args->out, "write the artifact to this file (atomically) instead of stdout");
       sub.footer("Every function parameter needs a domain: int32[:MIN:MAX], bool, float64[:MIN:MAX] or "
                  "float32[:MIN:MAX], from --input or from a '# tensorcode: input NAME=DOMAIN' line of the file "
-                 "(--input wins).\nErrors are reported as FILE:LINE:COL: error: MESSAGE with exit status 3, and "
+                 "(--input wins). A '# tensorcode: compile dtype=float32 max-iterations=N max-nodes=N' line (the IDE's "
+                 "Compile Options) sets those three the same way: --dtype, --max-iterations and --max-nodes win.\nErrors are reported as FILE:LINE:COL: error: MESSAGE with exit status 3, and "
                  "nothing is written.");
       return [args] { return run_compile(*args); };
     }};

@@ -34,10 +34,11 @@ void add_program_options(CLI::App& sub, ProgramArgs& args, bool with_positional)
   g->add_option("--surrogate", args.surrogate, "surrogate gradient policy: sigmoid")->check(CLI::IsMember({"sigmoid"}));
   g->add_option("--temperature", args.temperature, "relaxation temperature, finite and > 0")
       ->check(finite_above(0, true));
-  g->add_option("--max-iterations", args.max_iterations, "budget of expanded loop iterations (default 1024)")
+  g->add_option("--max-iterations", args.max_iterations,
+                "budget of expanded loop iterations (default: the file's compile directive, else 1024)")
       ->check(count_range(1))
       ->type_name("N");
-  g->add_option("--max-nodes", args.max_nodes, "budget of circuit nodes (default 100000)")
+  g->add_option("--max-nodes", args.max_nodes, "budget of circuit nodes (default: the file's compile directive, else 100000)")
       ->check(count_range(1))
       ->type_name("N");
 }
@@ -69,9 +70,20 @@ Result<CompileOptions> compile_options_from(const ProgramArgs& args) {
       return make_error("--temperature must be finite and greater than 0");
     o.temperature = *args.temperature;
   }
-  o.max_iterations = args.max_iterations;
-  o.max_nodes = args.max_nodes;
+  if (args.max_iterations) o.max_iterations = *args.max_iterations;
+  if (args.max_nodes) o.max_nodes = *args.max_nodes;
   return o;
+}
+
+Result<CompileOptions> compile_options_for(const ProgramArgs& args, std::string_view source) {
+  auto o = compile_options_from(args);
+  if (!o) return o;
+  // The flags the user typed, which win over the file's directive.
+  CompileDirectives given;
+  if (!args.dtype.empty()) given.dtype = o->dtype;
+  if (args.max_iterations) given.max_iterations = *args.max_iterations;
+  if (args.max_nodes) given.max_nodes = *args.max_nodes;
+  return with_compile_directives(source, std::move(*o), given);
 }
 
 Result<LoadedProgram> load_program(const ProgramArgs& args) {
@@ -81,7 +93,7 @@ Result<LoadedProgram> load_program(const ProgramArgs& args) {
   if (!text) return text.error();
   LoadedProgram out;
   if (ends_with(args.path, ".py")) {
-    auto opts = compile_options_from(args);
+    auto opts = compile_options_for(args, *text);
     if (!opts) return opts.error();
     ModuleCompile compiled = compile_module(*text, *opts);
     if (!compiled.output) {

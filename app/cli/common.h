@@ -27,8 +27,9 @@ struct ProgramArgs {
   std::string semantics;
   std::string surrogate;
   std::optional<double> temperature;
-  std::size_t max_iterations = 1024;
-  std::size_t max_nodes = 100000;
+  // Unset: the file's `# tensorcode: compile` directive, else the default (1024, 100000).
+  std::optional<std::size_t> max_iterations;
+  std::optional<std::size_t> max_nodes;
 };
 
 /// Adds PROGRAM (positional) and the compile flags to `sub`. With
@@ -63,6 +64,9 @@ void add_threads_option(CLI::App& sub, unsigned& threads);
 
 /// Builds the compile options from the flags (domains parsed, budgets set).
 Result<CompileOptions> compile_options_from(const ProgramArgs& args);
+/// compile_options_from(args) under the compile directive of `source` (the
+/// IDE's Compile Options saved in the file): a flag given wins over the file.
+Result<CompileOptions> compile_options_for(const ProgramArgs& args, std::string_view source);
 
 /// Prints a diagnostic to stderr in the contract's one-line form.
 void report(const Diagnostic& d, const std::string& file = {});

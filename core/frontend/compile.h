@@ -115,5 +115,12 @@ Result<CompileDirectives> parse_compile_directives(std::string_view source, cons
 std::string set_compile_directives(std::string_view source, const CompileDirectives& d);
 /// Sets the options `d` gives.
 void apply_compile_directives(const CompileDirectives& d, CompileOptions& options);
+/// How every client compiling a file reads its compile directive: `options`
+/// with the settings of `source`'s `# tensorcode: compile` line, then those
+/// the caller was given explicitly (`given`: a CLI flag, a keyword argument)
+/// on top, so an explicit setting wins and the file's beats the default. A
+/// malformed directive is an error naming its line and column (in `options.filename`).
+Result<CompileOptions> with_compile_directives(std::string_view source, CompileOptions options,
+                                               const CompileDirectives& given = {});
 
 }  // namespace tc

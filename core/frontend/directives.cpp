@@ -222,4 +222,13 @@ void apply_compile_directives(const CompileDirectives& d, CompileOptions& option
   if (d.max_nodes) options.max_nodes = *d.max_nodes;
 }
 
+Result<CompileOptions> with_compile_directives(std::string_view source, CompileOptions options,
+                                               const CompileDirectives& given) {
+  auto file = parse_compile_directives(source, options.filename);
+  if (!file) return file.error();
+  apply_compile_directives(*file, options);
+  apply_compile_directives(given, options);
+  return options;
+}
+
 }  // namespace tc

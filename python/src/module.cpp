@@ -91,7 +91,15 @@ void bind_misc(py::module_& m) {
           auto parsed = tc::options::compile_options(py_to_json(options), tc::options::KeySpelling::Snake,
                                                      tc::HintSpelling::Python);
           if (!parsed) throw py::value_error(parsed.error().message);
-          tc::CompileOptions o = std::move(*parsed);
+          // The dtype and budgets given as arguments win over the source's
+          // `# tensorcode: compile` line; those not given come from it.
+          tc::CompileDirectives given;
+          if (options.contains("dtype")) given.dtype = parsed->dtype;
+          if (options.contains("max_iterations")) given.max_iterations = parsed->max_iterations;
+          if (options.contains("max_nodes")) given.max_nodes = parsed->max_nodes;
+          auto resolved = tc::with_compile_directives(source, std::move(*parsed), given);
+          if (!resolved) raise_diagnostic(ErrorKind::Compile, resolved.error());
+          tc::CompileOptions o = std::move(*resolved);
           for (const auto& [name, d] : domains) o.inputs.emplace_back(name, domain_of(d));
           o.use_input_directives = true;
           auto r = tc::compile_python(source, o);

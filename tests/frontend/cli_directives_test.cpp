@@ -63,5 +63,65 @@ TEST(CliDirectives, MalformedDirectiveIsALocatedError) {
   EXPECT_EQ(r.err.rfind(src + ":1:", 0), 0u) << r.err;
 }
 
+// The IDE's Compile Options (issue 24 item 8): a loop over the default
+// budget of 1024 iterations, saved with `# tensorcode: compile
+// max-iterations=4096`, compiles and runs on the CLI without a flag; an
+// explicit flag still wins, and so does --dtype over the file's dtype.
+std::string budget_file(const std::string& dir, const std::string& directive) {
+  const std::string body = "def total(x):\n    s = x\n    for i in range(2000):\n        s = s * 0.5 + x\n    return s\n";
+  return testing::write_temp(dir, "budget.py", "# tensorcode: input x=float64:-1:1\n" + directive + body);
+}
+
+TEST(CliDirectives, CompileDirectiveSetsTheBudgets) {
+  const std::string dir = testing::temp_dir();
+  const std::string plain = budget_file(dir, "");
+  auto r = run_cli({"compile", plain});
+  EXPECT_EQ(r.status, 3) << r.err;
+  EXPECT_NE(r.err.find("iteration budget"), std::string::npos) << r.err;
+  const std::string saved = budget_file(dir, "# tensorcode: compile max-iterations=4096\n");
+  r = run_cli({"compile", saved});
+  EXPECT_EQ(r.status, 0) << r.err;
+  r = run_cli({"run", saved, "--set", "x=0.5"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("1"), std::string::npos) << r.out;
+  // A flag given on the command line wins over the file's budget.
+  r = run_cli({"compile", saved, "--max-iterations", "100"});
+  EXPECT_EQ(r.status, 3) << r.err;
+  r = run_cli({"run", saved, "--set", "x=0.5", "--max-iterations", "100"});
+  EXPECT_EQ(r.status, 3) << r.err;
+  // max-nodes from the file refuses what the default would accept.
+  const std::string small = budget_file(dir, "# tensorcode: compile max-iterations=4096 max-nodes=50\n");
+  r = run_cli({"compile", small});
+  EXPECT_EQ(r.status, 3) << r.err;
+  EXPECT_NE(r.err.find("node"), std::string::npos) << r.err;
+}
+
+TEST(CliDirectives, CompileDirectiveSetsTheDtypeUnderTheFlag) {
+  const std::string dir = testing::temp_dir();
+  const std::string src = testing::write_temp(dir, "half.py",
+                                              "# tensorcode: input x=float64:-1:1\n# tensorcode: compile dtype=float32\n"
+                                              "def f(x):\n    return x * 0.1\n");
+  auto dtype_of = [](const std::string& artifact) { return nlohmann::json::parse(artifact)["dtype"].get<std::string>(); };
+  auto r = run_cli({"compile", src});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(dtype_of(r.out), "float32");
+  r = run_cli({"compile", src, "--dtype", "float64"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(dtype_of(r.out), "float64");
+}
+
+TEST(CliDirectives, MalformedCompileDirectiveIsALocatedError) {
+  const std::string dir = testing::temp_dir();
+  const std::string src = testing::write_temp(dir, "bad.py", "def f(x):\n    return x\n# tensorcode: compile speed=11\n");
+  for (const char* cmd : {"compile", "run"}) {
+    auto r = run_cli({cmd, src, "--input", "x=float64", "--set", "x=1"});
+    if (std::string(cmd) == "compile") r = run_cli({cmd, src, "--input", "x=float64"});
+    EXPECT_EQ(r.status, 3) << cmd << ": " << r.out << r.err;
+    EXPECT_EQ(r.err.rfind(src + ":3:", 0), 0u) << cmd << ": " << r.err;
+    EXPECT_NE(r.err.find("speed"), std::string::npos) << r.err;
+    EXPECT_EQ(r.out, "");
+  }
+}
+
 }  // namespace
 }  // namespace tc

@@ -50,6 +50,26 @@ def test_compile_directives_give_missing_domains():
     assert compile(src).run({"a": 2}) == {"result": 3}
 
 
+_LONG_LOOP = ("def total(x):\n    s = x\n    for i in range(2000):\n        s = s * 0.5 + x\n    return s\n")
+
+
+def test_the_compile_directive_of_the_source_sets_dtype_and_budgets():
+    # What the IDE's Compile Options save with a file (issue 24 item 8).
+    with pytest.raises(CompileError, match="iteration budget"):
+        compile(_LONG_LOOP, {"x": float64()})
+    saved = "# tensorcode: compile dtype=float32 max-iterations=4096\n" + _LONG_LOOP
+    p = compile(saved, {"x": float64()})
+    assert p.dtype == "float32"
+    # An argument given wins over the directive.
+    assert compile(saved, {"x": float64()}, dtype="float64").dtype == "float64"
+    with pytest.raises(CompileError, match="iteration budget"):
+        compile(saved, {"x": float64()}, max_iterations=100)
+    with pytest.raises(CompileError, match="node"):
+        compile("# tensorcode: compile max-iterations=4096 max-nodes=50\n" + _LONG_LOOP, {"x": float64()})
+    with pytest.raises(CompileError, match="speed"):
+        compile("# tensorcode: compile speed=11\n" + _LONG_LOOP, {"x": float64()})
+
+
 def test_compile_options_reach_the_core():
     p = compile(SOURCE, {"a": int32(min=-10, max=10), "b": float64()}, dtype="float32", semantics="hybrid",
                 temperature=0.5)

@@ -497,12 +497,16 @@ def _with_builtins_of_the_subset(fn):
 _compile_builtin = compile
 
 
-def compile(fn_or_source, inputs=None, *, dtype="float64", semantics="exact", surrogate="sigmoid",  # noqa: A001
-            temperature=1.0, max_iterations=1024, max_nodes=100000, function=None):
+def compile(fn_or_source, inputs=None, *, dtype=None, semantics="exact", surrogate="sigmoid",  # noqa: A001
+            temperature=1.0, max_iterations=None, max_nodes=None, function=None):
     """Compiles a Python function (its source via inspect.getsource; verify()
     then checks against the function itself) or source text to a Program.
     `inputs` maps every parameter to a domain; a parameter left out takes its
-    domain from a `# tensorcode: input NAME=DOMAIN` comment in the source."""
+    domain from a `# tensorcode: input NAME=DOMAIN` comment in the source.
+    dtype, max_iterations and max_nodes left as None come from a
+    `# tensorcode: compile dtype=... max-iterations=N max-nodes=N` comment in
+    the source (the IDE's Compile Options), else float64, 1024 and 100000; a
+    value given here wins. For a function only its own lines are the source."""
     import inspect as _inspect  # here, not at import: it is slow to import
     import textwrap as _textwrap
     if inputs is not None and not isinstance(inputs, dict):
@@ -556,9 +560,15 @@ def compile(fn_or_source, inputs=None, *, dtype="float64", semantics="exact", su
     else:
         raise TypeError(f"compile() takes a function or source text, not {type(fn_or_source).__name__}")
     try:
-        options = {"filename": filename, "function": fname, "dtype": dtype, "semantics": semantics,
-                   "surrogate": surrogate, "temperature": float(temperature),
-                   "max_iterations": int(max_iterations), "max_nodes": int(max_nodes)}
+        options = {"filename": filename, "function": fname, "semantics": semantics,
+                   "surrogate": surrogate, "temperature": float(temperature)}
+        # Only the settings given: the others are the source's compile directive's (core decides).
+        if dtype is not None:
+            options["dtype"] = dtype
+        if max_iterations is not None:
+            options["max_iterations"] = int(max_iterations)
+        if max_nodes is not None:
+            options["max_nodes"] = int(max_nodes)
         core, warnings = _core.compile_source(source, domains, options)
     except CompileError as e:
         if indent and e.column is not None:

@@ -101,8 +101,9 @@ class Program:
     __hash__: ClassVar[None]  # type: ignore[assignment]
 
 def compile(fn_or_source: Union[Callable[..., Any], str], inputs: Optional[Mapping[str, _DomainLike]] = None, *,
-            dtype: str = "float64", semantics: str = "exact", surrogate: str = "sigmoid", temperature: float = 1.0,
-            max_iterations: int = 1024, max_nodes: int = 100000, function: Optional[str] = None) -> Program: ...
+            dtype: Optional[str] = None, semantics: str = "exact", surrogate: str = "sigmoid", temperature: float = 1.0,
+            max_iterations: Optional[int] = None, max_nodes: Optional[int] = None,
+            function: Optional[str] = None) -> Program: ...
 
 class Builder(_core.Builder):
     def __init__(self, semantics: str = "exact", surrogate: str = "sigmoid", temperature: float = 1.0,
