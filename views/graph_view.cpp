@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace tc {
 namespace views {
@@ -602,15 +603,26 @@ int GraphView::entryOf(NodeId id) const {
   return -1;
 }
 
-int GraphView::rowLayer(std::size_t row) const {
-  if (!layout_ || row >= layout_->rows.size() || layout_->rows[row].entries.empty()) return 0;
-  const int e = layout_->rows[row].entries.front();
-  const auto i = static_cast<std::size_t>(e);
-  if (i < layout_->group.size() && layout_->group[i] >= 0 && plan_)
-    return plan_->groups[static_cast<std::size_t>(layout_->group[i])].layer_lo;
+QString GraphView::rowLabel(std::size_t row) const {
+  // A row of the grouped drawing holds boxes placed by their dependencies,
+  // each spanning many layers: the label gives the span ("L3-40"), since the
+  // first layer alone read the same on every row of an opened loop.
+  if (!layout_ || row >= layout_->rows.size() || layout_->rows[row].entries.empty()) return {};
   const auto& layers = session_->layers();
-  const auto id = static_cast<std::size_t>(layout_->ids[i]);
-  return id < layers.size() ? layers[id] : 0;
+  int lo = std::numeric_limits<int>::max(), hi = std::numeric_limits<int>::min();
+  for (int e : layout_->rows[row].entries) {
+    const auto i = static_cast<std::size_t>(e);
+    if (i < layout_->group.size() && layout_->group[i] >= 0 && plan_) {
+      const auto& grp = plan_->groups[static_cast<std::size_t>(layout_->group[i])];
+      lo = std::min(lo, grp.layer_lo);
+      hi = std::max(hi, grp.layer_hi);
+    } else if (const auto id = static_cast<std::size_t>(layout_->ids[i]); id < layers.size()) {
+      lo = std::min(lo, layers[id]);
+      hi = std::max(hi, layers[id]);
+    }
+  }
+  if (lo > hi) return {};
+  return lo == hi ? QStringLiteral("L%1").arg(lo) : QStringLiteral("L%1-%2").arg(lo).arg(hi);
 }
 
 void GraphView::paintLayerLabels(QPainter& p) {
@@ -622,7 +634,7 @@ void GraphView::paintLayerLabels(QPainter& p) {
   for (std::size_t r = 0; r < layout_->rows.size(); ++r) {
     const double y = toView(QPointF(0, layout_->rows[r].y)).y();
     if (y < 0 || y > height()) continue;
-    p.drawText(QRectF(2, y - 7, 40, 14), Qt::AlignLeft | Qt::AlignVCenter, QStringLiteral("L%1").arg(rowLayer(r)));
+    p.drawText(QRectF(2, y - 7, 40, 14), Qt::AlignLeft | Qt::AlignVCenter, rowLabel(r));
   }
 }
 

@@ -136,7 +136,7 @@ class GraphView : public QWidget, public Viewer {
   std::shared_ptr<const GroupPlan> plan_;
   std::vector<char> expanded_;
   QString groupLabel(int entry, int line) const;
-  int rowLayer(std::size_t row) const;
+  QString rowLabel(std::size_t row) const;
   // The parts of paintEvent, in drawing order.
   void paintOverview(QPainter& p);
   void paintLayerBands(QPainter& p, const QRectF& world);

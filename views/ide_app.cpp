@@ -72,7 +72,10 @@ int run_ide(int argc, char** argv) {
   QCommandLineOption step(QStringLiteral("step"), QStringLiteral("Move the timeline to this step (with --events)."),
                           QStringLiteral("N"));
   QCommandLineOption neighbourhood(QStringLiteral("neighbourhood"), QStringLiteral("Show the Neighbourhood tab (Graphviz around the selection)."));
-  parser.addOptions({screenshot, lang, size, timing, events, select, step, neighbourhood});
+  QCommandLineOption openGroup(QStringLiteral("open-group"),
+                               QStringLiteral("Open the circuit's group with this label (\"line 7\", \"line 7 · i=3\"; repeatable, in order) and fit."),
+                               QStringLiteral("LABEL"));
+  parser.addOptions({screenshot, lang, size, timing, events, select, step, neighbourhood, openGroup});
   parser.addPositionalArgument(QStringLiteral("FILE"), QStringLiteral("A .py source or a .json artifact to open."));
   parser.process(app);
 
@@ -140,6 +143,21 @@ int run_ide(int argc, char** argv) {
   }
   if (parser.isSet(neighbourhood)) window.showNeighbourhood();
   if (parser.isSet(step)) window.session()->setStep(parser.value(step).toInt());
+  // Groups opened as a click on their boxes does, each after the layout before it arrived.
+  for (const QString& label : parser.values(openGroup)) {
+    const GroupPlan* plan = window.graph()->groupPlan();
+    int found = -1;
+    for (std::size_t k = 0; plan && k < plan->groups.size() && found < 0; ++k)
+      if (QString::fromStdString(plan->groups[k].label) == label) found = static_cast<int>(k);
+    if (found < 0) {
+      std::fprintf(stderr, "error: --open-group %s: the circuit has no such group (circuits above 1,000 nodes are grouped)\n",
+                   qPrintable(label));
+      return 2;
+    }
+    window.graph()->toggleGroup(found);
+    window.waitUntilSettled(120000);
+  }
+  if (parser.isSet(openGroup)) window.graph()->fitAll();
   if (parser.isSet(select)) window.graph()->search(parser.value(select));
   else window.selectOutput();
   window.waitUntilSettled(120000);
