@@ -94,7 +94,7 @@ void BatchGradientTape::State::assign_slots(const Impl& m) {
           need(m.arg(n, 2));
         }
         break;
-      case Op::Relu: case Op::Sigmoid:
+      case Op::Relu: case Op::Sigmoid: case Op::Square:
         need(m.arg(n, 0));
         break;
       default:
@@ -261,6 +261,7 @@ TC_BATCH_CLONES void BatchGradientTape::State::fast_forward(Impl& m, double* T, 
       }
       case Op::Relu: { const double* x = a(0); for (std::size_t l = 0; l < lanes; ++l) r[l] = sem::relu<D>(x[l]); break; }
       case Op::Sigmoid: { const double* x = a(0); for (std::size_t l = 0; l < lanes; ++l) r[l] = sem::sigmoid(x[l]); break; }
+      case Op::Square: { const double* x = a(0); for (std::size_t l = 0; l < lanes; ++l) r[l] = sem::square<D>(x[l]); break; }
       case Op::Affine: case Op::SparseAffine: {
         // sem's accumulation order, term by term over the block.
         const LinearTerms& lin = m.program.nodes[i].linear();
@@ -449,6 +450,11 @@ TC_BATCH_CLONES void BatchGradientTape::State::fast_reverse(Impl& m, const doubl
       case Op::Sigmoid: {
         const double* x = v(0);
         push(m.arg(n, 0), rr, [&](std::size_t l) { return g[l] * sigmoid_slope(x[l]); });
+        break;
+      }
+      case Op::Square: {
+        const double* x = v(0);
+        push(m.arg(n, 0), rr, [&](std::size_t l) { return g[l] * sem::Unary<Op::Square>::slope(x[l]); });
         break;
       }
       case Op::Affine: case Op::SparseAffine: {

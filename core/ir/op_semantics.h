@@ -170,6 +170,8 @@ template <class L> TC_KERNEL V<L> div(V<L> a, V<L> b) { return L::div(a, b); }
 template <class L> TC_KERNEL V<L> neg(V<L> a) { return L::neg(a); }
 /// max(x, 0) with relu(-0) = relu(NaN) = +0 (neither rounds).
 template <class L> TC_KERNEL V<L> relu(V<L> a) { return L::if_then_else(L::gt(a, L::zero()), a, L::zero()); }
+/// x*x: one product, one rounding (the same bits as mul(x, x)).
+template <class L> TC_KERNEL V<L> square(V<L> a) { return L::mul(a, a); }
 
 /// The lanes where div, floordiv and mod fail.
 template <class L> TC_KERNEL typename L::M zero_divisor(V<L> b) { return L::eq(b, L::zero()); }
@@ -227,6 +229,10 @@ template <> struct Unary<Op::Relu> : UnaryOp<Op::Relu> {
   template <class L> static TC_KERNEL V<L> f(V<L> x) { return relu<L>(x); }
   static double slope(double x) { return x > 0.0 ? 1.0 : 0.0; }
 };
+template <> struct Unary<Op::Square> : UnaryOp<Op::Square> {
+  template <class L> static TC_KERNEL V<L> f(V<L> x) { return square<L>(x); }
+  static double slope(double x) { return 2.0 * x; }
+};
 template <> struct Unary<Op::Sigmoid> : UnaryOp<Op::Sigmoid> {
   template <class L> static TC_KERNEL V<L> f(V<L> x) { return sigmoid(x); }  // L is binary64 (Widened)
   static double slope(double x) { return sigmoid_slope(x); }
@@ -241,6 +247,7 @@ TC_KERNEL bool unary(Op op, Fn&& fn) {
     case Op::Neg: fn(Unary<Op::Neg>{}); return true;
     case Op::Relu: fn(Unary<Op::Relu>{}); return true;
     case Op::Sigmoid: fn(Unary<Op::Sigmoid>{}); return true;
+    case Op::Square: fn(Unary<Op::Square>{}); return true;
     case Op::Input: case Op::Parameter: case Op::Constant: case Op::State: case Op::Add: case Op::Sub:
     case Op::Mul: case Op::Div: case Op::FloorDiv: case Op::Mod: case Op::Lt: case Op::Le: case Op::Gt:
     case Op::Ge: case Op::Eq: case Op::Ne: case Op::Select: case Op::Gather: case Op::GatherOneHot:
@@ -251,7 +258,7 @@ TC_KERNEL bool unary(Op op, Fn&& fn) {
 }
 
 /// An op that is, bit for bit and error for error, another op over its
-/// argument repeated (square(x) is mul(x, x) would be one): consumers with
+/// argument repeated (square(x) is mul(x, x)): consumers with
 /// nothing of their own to say about it (the emitters) compute it as that
 /// op. nullopt for every other op.
 struct Composition {
@@ -259,7 +266,7 @@ struct Composition {
   int arity;  ///< how many times argument 0 is passed to it
 };
 inline std::optional<Composition> composition(Op op) {
-  (void)op;  // none yet
+  if (op == Op::Square) return Composition{Op::Mul, 2};
   return std::nullopt;
 }
 
@@ -404,7 +411,7 @@ inline Failure value(Op op, bool exact, const N& n, double& r) {
     case Op::Add: r = add<D>(n.x(0), n.x(1)); return {};
     case Op::Sub: r = sub<D>(n.x(0), n.x(1)); return {};
     case Op::Mul: r = mul<D>(n.x(0), n.x(1)); return {};
-    case Op::Neg: case Op::Relu: case Op::Sigmoid: {
+    case Op::Neg: case Op::Relu: case Op::Sigmoid: case Op::Square: {
       const double x = n.x(0);
       unary(op, [&](auto k) { r = decltype(k)::template f<D>(x); });
       return {};

@@ -231,6 +231,7 @@ std::optional<Interval> apply(Op op, std::span<const Interval> a) {
     case Op::Select: return select(a[0], a[1], a[2]);
     case Op::Relu: return relu(a[0]);
     case Op::Sigmoid: return sigmoid(a[0]);
+    case Op::Square: return square(a[0]);  // [0, max^2] when the argument spans 0
     case Op::Gather: return gather(a[0], a.subspan(1));
     case Op::Input:
     case Op::Parameter:

@@ -18,7 +18,8 @@ verification: message and i64 case index). No JSON: importing json (and re)
 would double the worker's start-up.
 
 relu and sigmoid are the contract's (section 4) word for word; sigmoid uses
-math.exp, as the C++ kernel uses exp from the same libm.
+math.exp, as the C++ kernel uses exp from the same libm. square is x * x
+(an int for an int, as the circuit's result type).
 """
 import builtins
 import math
@@ -56,6 +57,10 @@ def sigmoid(x):
     return e / (1 + e)
 
 
+def square(x):
+    return x * x
+
+
 class Sink:
     """sys.stdout/sys.stderr of user code: print() goes nowhere."""
 
@@ -71,7 +76,7 @@ class Sink:
 
 def load(source, filename):
     g = {'__name__': '__tensorcode_reference__', '__builtins__': builtins,
-         'relu': relu, 'sigmoid': sigmoid}
+         'relu': relu, 'sigmoid': sigmoid, 'square': square}
     exec(compile(source, filename, 'exec', dont_inherit=True), g)
     return g
 

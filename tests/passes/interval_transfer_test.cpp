@@ -51,6 +51,9 @@ const std::vector<Case> kCases = {
     {Op::Ge, {Interval::of(0, 3, true), Interval::of(5, 9, true)}, Interval::of(0, 0, true)},
     {Op::Eq, {Interval::of(0, 5, true), Interval::of(5, 9, true)}, Interval::of(0, 1, true)},
     {Op::Relu, {Interval::of(-3, 4, true)}, Interval::of(0, 4, true)},
+    // square: [0, max^2] when the argument spans 0, else between the squares of its ends.
+    {Op::Square, {Interval::of(-3, 5, true)}, Interval::of(0, 25, true)},
+    {Op::Square, {Interval::of(-5, -2, true)}, Interval::of(4, 25, true)},
     // Select: the decided side, else both.
     {Op::Select, {Interval::of(1, 1, true), Interval::of(0, 1, true), Interval::of(7, 8, true)},
      Interval::of(0, 1, true)},

@@ -741,6 +741,7 @@ export class Builder {
   ne(a: Arg, b: Arg): Value { return this.op('ne', a, b); }
   relu(a: Arg): Value { return this.op('relu', a); }
   sigmoid(a: Arg): Value { return this.op('sigmoid', a); }
+  square(a: Arg): Value { return this.op('square', a); }
   floordiv(a: Arg, b: Arg): Value { return this.op('floordiv', a, b); }
   mod(a: Arg, b: Arg): Value { return this.op('mod', a, b); }
 

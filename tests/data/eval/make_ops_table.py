@@ -80,6 +80,8 @@ def evaluate(case):
         r = a[0] if a[0] > 0 else 0.0
     elif op == "sigmoid":
         r = sigmoid(a[0])
+    elif op == "square":
+        r = a[0] * a[0]
     elif op == "gather":
         idx, vals = a[0], a[1:]
         if relaxed:
@@ -188,6 +190,13 @@ def cases():
         yield {"op": "div", "args": [1, 0], "dtype": dtype, "semantics": "relaxed"}
         yield {"op": "mul", "args": [1e200, 1e200], "dtype": dtype, "semantics": "relaxed"}
         yield {"op": "add", "args": [0.1, 0.2], "dtype": dtype, "semantics": "relaxed"}
+    # square (x*x, one rounding): exact, rounding, overflowing, tiny, in both
+    # widths and every semantics (it has one form).
+    for dtype in ("float64", "float32"):
+        for v in (3, -1.5, 0.1, 1e200, -2e19, 1e-200, 1.00000001):
+            yield {"op": "square", "args": [v], "dtype": dtype, "semantics": "exact"}
+        yield {"op": "square", "args": [-0.7], "dtype": dtype, "semantics": "relaxed"}
+        yield {"op": "square", "args": [2e154], "dtype": dtype, "semantics": "hybrid"}
 
 
 def main():
