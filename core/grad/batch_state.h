@@ -61,25 +61,30 @@ struct BatchGradientTape::State {
   /// block flags (any failure or non-finite value anywhere, even where the
   /// per-case semantics would not look) run the per-case code.
   bool fast = false;
-  static constexpr std::size_t kBlock = 64;
+  /// 256 lanes, as run_batch's float64 blocks: a block pays a dispatch per
+  /// node, so short blocks spend more on dispatch than on arithmetic (64
+  /// lanes: long_loop's reverse pass cost 3x more per case).
+  static constexpr std::size_t kBlock = 256;
   static constexpr std::size_t kMinBlockCases = 8;
+  /// Constants, parameters and state: one value for every case, read as a
+  /// scalar by the kernels of both passes (never a column).
+  std::vector<std::uint8_t> uniform;
   /// Per node: its column in a record's block (the values some derivative
-  /// rule reads), or -1 for values the reverse pass never reads.
+  /// rule reads), or -1. The forward writes these nodes there directly.
   std::vector<std::int32_t> slot_of;
   std::size_t nslots = 0;
-  /// Constants, parameters and state that rules read: one value for every
-  /// case, so a record keeps none of them; per node its column in the
-  /// reverse pass's scratch U (or -1).
-  std::vector<std::int32_t> uniform_of;
-  std::vector<NodeId> uniform_ids;
   void assign_slots(const Impl& m);
-  /// Per node: its column in the forward's block scratch T, or -1 for a node
-  /// the forward never computes. A column is given back once the last node
-  /// that reads it is done and reused for a later node, so the block's
-  /// working set is the live values, not the whole circuit (767 columns of
-  /// 64 doubles are 392 KiB, past L1 and most of L2; the live ones of a
-  /// loop-shaped circuit fit L1). Leaves, outputs and the values a record
-  /// keeps (slot_of) hold their column to the end. Set after assign_slots.
+  /// Per add or sub: the mul it computes inside its own loop (the mul's only
+  /// reader, and nothing else needs the product: not the reverse pass, not a
+  /// value test, not a domain check), or -1. The product is rounded as its
+  /// own node would be, so the bits are the same; the mul gets no column.
+  std::vector<NodeId> fused_mul;
+  /// Per node: its column in the forward's block scratch T, or -1 (uniform
+  /// values, record slots, fused muls, nodes outside the cone). A column is
+  /// given back once the last node that reads it is done and reused for a
+  /// later node, so the block's working set is the live values, not the
+  /// whole circuit. Inputs and outputs hold their column to the end. Set
+  /// after assign_slots.
   std::vector<std::int32_t> col_of;
   std::size_t ncols = 0;
   /// Per node: 1 when the float64 forward tests its value for finiteness.
@@ -90,47 +95,79 @@ struct BatchGradientTape::State {
   /// the outputs are tested themselves. Every non-finite value of a lane
   /// thus still flags it.
   std::vector<std::uint8_t> finite_check;
+  /// A constant of the cone is non-finite or outside its domain: every lane
+  /// is flagged and the per-case code says whether a case really meets it.
+  bool constant_bad = false;
   void assign_columns(const Impl& m);
+  /// The reverse pass's plan, fixed by the program's structure alone:
+  /// rev_nodes are the nodes it differentiates (carrying, reached from an
+  /// output at all), in the order it does. A node's adjoint lives in column
+  /// acol from its first push to the end of its own rule, then the column
+  /// is reused (leaves keep theirs to the end), so the working set is the
+  /// live adjoints. full: every lane of the block reaches the node (all its
+  /// paths from the outputs avoid a select's unchosen side in some case),
+  /// so it keeps no per-lane reached mask and its pushes blend nothing.
+  /// alias_args (bit k: argument k): the arguments whose adjoint starts as
+  /// this node's adjoint itself (an add's or sub's first push of g: 0.0 + g
+  /// is g, since no adjoint is ever -0.0: it is a sum that starts at +0.0),
+  /// so they share its column and the push computes nothing. For
+  /// long_loop's chain of sums every add's push is such a one.
+  std::vector<NodeId> rev_nodes;
+  std::vector<std::int32_t> acol;
+  std::vector<std::uint8_t> full;
+  std::vector<std::uint8_t> alias_args;
+  std::size_t nacols = 0;
+  void assign_adjoints(const Impl& m);
   /// Per worker, kept between calls (fresh buffers of this size cost page
-  /// faults on every call): the forward block, and the reverse's adjoints,
-  /// reached lanes and leaf gradients.
+  /// faults on every call): the forward's block columns and record block
+  /// (for a forward without a record), its column pointers, and the
+  /// reverse's adjoints, reached lanes and leaf gradients.
   struct Scratch {
-    std::vector<double> T, A, G, U;
-    std::vector<std::uint8_t> R;
+    std::vector<double> T, K, A, G;
+    std::vector<std::uint8_t> R, touched;
+    std::vector<const double*> P;
   };
   std::vector<Scratch> scratch;
   Scratch& scratch_of(std::size_t w, const Impl& m) {
     if (scratch.size() <= w) scratch.resize(w + 1);
     Scratch& s = scratch[w];
-    if (s.T.empty()) {
-      const std::size_t n = m.nodes.size() * kBlock;
+    if (s.P.empty()) {
       s.T.resize(std::max<std::size_t>(ncols, 1) * kBlock);
-      s.A.resize(n);
-      s.R.resize(n);
+      s.K.resize(std::max<std::size_t>(nslots, 1) * kBlock);
+      s.A.resize(std::max<std::size_t>(nacols, 1) * kBlock);
+      s.R.resize(std::max<std::size_t>(nacols, 1) * kBlock);
       s.G.resize(std::max<std::size_t>(m.leaves.size(), 1) * kBlock);
-      s.U.resize(std::max<std::size_t>(uniform_ids.size(), 1) * kBlock);
+      s.touched.resize(m.nodes.size());
+      s.P.resize(std::max<std::size_t>(m.nodes.size(), 1));
     }
     return s;
   }
 
   /// Block forward over `lanes` cases from `start`: node id's values at
-  /// T[col_of[id] * kBlock + lane] (valid at the end for the nodes that hold
-  /// their column); flag[lane] != 0 for a case the block cannot
-  /// vouch for. Inputs from the columns, parameters and state from `fixed`.
-  static void fast_forward(Impl& m, double* T, const std::int32_t* col_of, const std::uint8_t* finite_check,
-                           std::size_t start, std::size_t lanes,
-                           std::span<const std::span<const double>> columns, const std::vector<NodeId>& input_ids,
-                           const std::vector<std::pair<std::size_t, double>>& fixed, bool fixed_ok, double* flag);
-  /// Block reverse over the lanes with active[lane], reading node id's values
-  /// at T[slot_of[id] * kBlock + lane] (U[uniform_of[id] * kBlock + lane]
-  /// for the uniform ones): writes per lane and
-  /// reported leaf the gradient into G[leaf * kBlock + lane]; A and R are
-  /// adjoint and reached scratch of kBlock values per node.
-  static void fast_reverse(Impl& m, const double* T, const double* U, const State& st, std::size_t start,
-                           std::size_t lanes,
-                           std::span<const std::span<const double>> seeds, const std::uint8_t* active, double* A,
-                           std::uint8_t* R, double* G);
+  /// P[id][lane] once it returns (nullptr for uniform values, which are
+  /// uval[id], and for fused muls); the record's values go to K (slot_of).
+  /// flag[lane] != 0 for a case the block cannot vouch for. Inputs from the
+  /// columns; uval holds the constants (rounded) and the parameters and
+  /// state of the call.
+  static void fast_forward(Impl& m, const State& st, double* T, double* K, const double** P, const double* uval,
+                           std::size_t start, std::size_t lanes, std::span<const std::span<const double>> columns,
+                           bool fixed_ok, double* flag);
+  /// Block reverse over a record block K (values at K[slot_of[id] * kBlock
+  /// + lane], uniform ones uval[id]): writes per lane and reported leaf the
+  /// gradient into G[leaf * kBlock + lane]. Every lane is computed; the
+  /// caller reads only the lanes whose forward the block vouched for.
+  static void fast_reverse(Impl& m, const State& st, const double* K, const double* uval, std::size_t start,
+                           std::size_t lanes, std::span<const std::span<const double>> seeds, Scratch& sc);
   static bool fast_eligible(const Impl& m);
+  /// Per node: a constant's value (rounded to the dtype), a parameter's or
+  /// state's value of this call (`fixed`: node, value), 0 elsewhere.
+  std::vector<double> uniform_values(const Impl& m, const std::vector<std::pair<std::size_t, double>>& fixed) const {
+    std::vector<double> u(m.nodes.size(), 0.0);
+    for (std::size_t i = 0; i < u.size(); ++i)
+      if (m.nodes[i].op == Op::Constant) u[i] = m.f32 ? round_f32(m.program.nodes[i].value) : m.program.nodes[i].value;
+    for (const auto& [id, v] : fixed) u[id] = v;
+    return u;
+  }
 
   explicit State(GradientTape t) : base(std::move(t)) {}
   Impl& worker(std::size_t k) { return k == 0 ? *base.impl_ : *extra[k - 1]; }

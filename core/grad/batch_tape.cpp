@@ -113,6 +113,7 @@ Result<BatchGradientTape> BatchGradientTape::create(const Program& program, cons
   if (state->fast) {
     state->assign_slots(m);
     state->assign_columns(m);
+    state->assign_adjoints(m);
   }
   return BatchGradientTape(std::move(state));
 }
@@ -224,30 +225,26 @@ Status BatchGradientTape::forward(std::span<const std::span<const double>> colum
 
   if (blocks) {
     st.scratch.resize(std::max(st.scratch.size(), nthreads));  // no resizing inside the workers
+    const std::vector<double> uval = st.uniform_values(base, fixed_values);
     for_cases(nblocks, nthreads, [&](std::size_t w, std::size_t begin, std::size_t end) {
       TapeImpl& m = st.worker(w);
-      double* T = st.scratch_of(w, m).T.data();
-      double flag[Bk];
+      State::Scratch& sc = st.scratch_of(w, m);
+      const double** P = sc.P.data();
+      alignas(64) double flag[Bk];
       for (std::size_t blk = begin; blk < end; ++blk) {
         const std::size_t start = blk * Bk, lanes = std::min(Bk, count - start);
         if (!options.mask_failures && start > first_bad.load(std::memory_order_relaxed)) return;
-        // The block runs in the worker's scratch (it stays in cache); the
-        // record keeps only the columns the reverse pass reads.
-        State::fast_forward(m, T, st.col_of.data(), st.finite_check.data(), start, lanes, columns, st.input_ids,
-                            fixed_values, fixed_status.ok(), flag);
-        if (record) {
-          double* keep = record->blocks_.get() + blk * st.nslots * Bk;
-          for (std::size_t id = 0; id < stride; ++id)
-            if (st.slot_of[id] >= 0) {
-              const double* from = T + static_cast<std::size_t>(st.col_of[id]) * Bk;
-              std::copy(from, from + lanes, keep + static_cast<std::size_t>(st.slot_of[id]) * Bk);
-            }
-        }
+        // The block's columns live in the worker's scratch (they stay in
+        // cache); the values the reverse pass reads go straight to the record.
+        double* K = record ? record->blocks_.get() + blk * st.nslots * Bk : sc.K.data();
+        State::fast_forward(m, st, sc.T.data(), K, P, uval.data(), start, lanes, columns, fixed_status.ok(), flag);
         for (std::size_t l = 0; l < lanes; ++l) {
           const std::size_t c = start + l;
           if (flag[l] == 0.0) {
-            for (std::size_t o = 0; o < nout; ++o)
-              outputs[o * count + c] = T[static_cast<std::size_t>(st.col_of[m.out_ids[o]]) * Bk + l];
+            for (std::size_t o = 0; o < nout; ++o) {
+              const auto out = static_cast<std::size_t>(m.out_ids[o]);
+              outputs[o * count + c] = P[out] ? P[out][l] : uval[out];
+            }
             continue;
           }
           if (!options.mask_failures && c > first_bad.load(std::memory_order_relaxed)) return;
@@ -337,31 +334,18 @@ Status BatchGradientTape::reverse(BatchRecord& record, std::span<const std::span
     constexpr std::size_t Bk = State::kBlock;
     const std::size_t nblocks = (count + Bk - 1) / Bk;
     st.scratch.resize(std::max(st.scratch.size(), nthreads));  // no resizing inside the workers
+    const std::vector<double> uval = st.uniform_values(base, record.fixed_);
     for_cases(nblocks, nthreads, [&](std::size_t w, std::size_t begin, std::size_t end) {
       TapeImpl& m = st.worker(w);
       State::Scratch& sc = st.scratch_of(w, m);
-      // Uniform values, for as many lanes as a block of this batch has.
-      const std::size_t width = std::min(Bk, count);
-      for (std::size_t u = 0; u < st.uniform_ids.size(); ++u) {
-        const auto id = static_cast<std::size_t>(st.uniform_ids[u]);
-        double v = m.program.nodes[id].value;  // a constant, rounded as the forward rounds it
-        if (m.nodes[id].op == Op::Constant) {
-          if (m.f32) v = round_f32(v);
-        } else {
-          for (const auto& [fid, fv] : record.fixed_)
-            if (fid == id) v = fv;
-        }
-        std::fill_n(sc.U.data() + u * Bk, width, v);
-      }
       std::vector<double> seed(nout), grads(nleaves);
       std::uint8_t active[Bk];
       for (std::size_t blk = begin; blk < end; ++blk) {
         const std::size_t start = blk * Bk, lanes = std::min(Bk, count - start);
         if (!options.mask_failures && start > first_bad.load(std::memory_order_relaxed)) return;
-        const double* T = record.blocks_.get() + blk * st.nslots * Bk;
+        const double* K = record.blocks_.get() + blk * st.nslots * Bk;
         for (std::size_t l = 0; l < lanes; ++l) active[l] = !record.failed_[start + l] && !record.slow_[start + l];
-        State::fast_reverse(m, T, sc.U.data(), st, start, lanes, seeds, active, sc.A.data(), sc.R.data(),
-                            sc.G.data());
+        State::fast_reverse(m, st, K, uval.data(), start, lanes, seeds, sc);
         for (std::size_t l = 0; l < lanes; ++l) {
           const std::size_t c = start + l;
           if (record.failed_[c]) {
