@@ -29,7 +29,11 @@
 //                           AVX2 on an AVX-512 machine.
 //
 // Measured: Evaluator::run_batch over 100,000 cases (float64, float32, and
-// float64 on every core), and the checked single-case run() per case. The
+// float64 on every core), and the checked single-case run() per case, each
+// on the interpreter (BM_batched_*, BM_scalar_run) and on the compiled plan
+// (BM_compiled_*, BM_compiled_run; core/eval/compiled_plan.h), whose compile
+// time from an empty cache (this run's own TC_CACHE_DIR) and load time from
+// the cache are printed too. The
 // summary at the end prints `NAME  X ns/case` and each batched ratio to the
 // limit of its own dtype (for the all-cores run: wall time, per-core cost,
 // and its speed-up over one thread), and run() over BM_native.
@@ -178,9 +182,24 @@ void BM_native_soa_avx2(benchmark::State& state) {
   per_case(state, kCases);
 }
 
-void run_batched(benchmark::State& state, tc::Dtype dtype, unsigned threads) {
+/// An evaluator of long_loop on the given plan; a compiled one is compiled
+/// (or found in the cache) before anything is timed.
+tc::Result<tc::Evaluator> long_loop_evaluator(tc::Dtype dtype, tc::EvalPlan plan) {
+  tc::EvalOptions o;
+  o.plan = plan;
+  auto ev = tc::Evaluator::create(long_loop_circuit(dtype), o);
+  if (!ev || plan != tc::EvalPlan::Compiled) return ev;
+  tc::Env env;
+  env.inputs["x"] = 1.0;
+  (void)ev->run(env);
+  if (!ev->plan_status().compiled) return tc::make_error("no compiled plan: " + ev->plan_status().reason);
+  return ev;
+}
+
+void run_batched(benchmark::State& state, tc::Dtype dtype, unsigned threads,
+                 tc::EvalPlan plan = tc::EvalPlan::Interpreter) {
   const tc::Program p = long_loop_circuit(dtype);
-  auto ev = tc::Evaluator::create(p);
+  auto ev = long_loop_evaluator(dtype, plan);
   if (!ev) {
     state.SkipWithError(ev.error().message.c_str());
     return;
@@ -203,8 +222,12 @@ void run_batched(benchmark::State& state, tc::Dtype dtype, unsigned threads) {
 
 /// The checked scalar entry point (what run, replay, the IDE and the Python
 /// package call), one case per call.
-void BM_scalar_run(benchmark::State& state) {
-  auto ev = tc::Evaluator::create(long_loop_circuit(tc::Dtype::Float64));
+void scalar_run(benchmark::State& state, tc::EvalPlan plan) {
+  auto ev = long_loop_evaluator(tc::Dtype::Float64, plan);
+  if (!ev) {
+    state.SkipWithError(ev.error().message.c_str());
+    return;
+  }
   const auto& xs = inputs();
   tc::Env env;
   env.inputs["x"] = 0;
@@ -220,9 +243,17 @@ void BM_scalar_run(benchmark::State& state) {
   per_case(state, kScalarCases);
 }
 
+void BM_scalar_run(benchmark::State& state) { scalar_run(state, tc::EvalPlan::Interpreter); }
+void BM_compiled_run(benchmark::State& state) { scalar_run(state, tc::EvalPlan::Compiled); }
+
 void BM_batched_float64(benchmark::State& state) { run_batched(state, tc::Dtype::Float64, 1); }
 void BM_batched_float32(benchmark::State& state) { run_batched(state, tc::Dtype::Float32, 1); }
 void BM_batched_float64_threads(benchmark::State& state) { run_batched(state, tc::Dtype::Float64, 0); }
+void BM_compiled_float64(benchmark::State& state) { run_batched(state, tc::Dtype::Float64, 1, tc::EvalPlan::Compiled); }
+void BM_compiled_float32(benchmark::State& state) { run_batched(state, tc::Dtype::Float32, 1, tc::EvalPlan::Compiled); }
+void BM_compiled_float64_threads(benchmark::State& state) {
+  run_batched(state, tc::Dtype::Float64, 0, tc::EvalPlan::Compiled);
+}
 
 BENCHMARK(BM_native)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_native_soa)->Unit(benchmark::kMillisecond);
@@ -232,6 +263,10 @@ BENCHMARK(BM_batched_float64)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_batched_float32)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_batched_float64_threads)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_scalar_run)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_compiled_float64)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_compiled_float32)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_compiled_float64_threads)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_compiled_run)->Unit(benchmark::kMillisecond);
 
 /// Keeps each benchmark's median (or its single run) CPU and wall time.
 class MedianReporter : public benchmark::ConsoleReporter {
@@ -270,9 +305,15 @@ bool same_results() {
   std::vector<float> soa32(kCases);
   tc_bench::long_loop_soa_f32(inputs_f32().data(), soa32.data(), kCases);
   std::vector<std::span<const double>> cols{std::span<const double>(xs.data(), xs.size())};
-  for (unsigned threads : {1u, 0u}) {
-    auto ev = tc::Evaluator::create(long_loop_circuit(tc::Dtype::Float64));
-    if (!ev) return false;
+  for (unsigned run = 0; run < 4; ++run) {
+    const unsigned threads = run % 2 ? 0u : 1u;
+    const tc::EvalPlan plan = run < 2 ? tc::EvalPlan::Interpreter : tc::EvalPlan::Compiled;
+    auto ev = long_loop_evaluator(tc::Dtype::Float64, plan);
+    if (!ev) {
+      std::fprintf(stderr, "%s\n", ev.error().message.c_str());
+      if (plan == tc::EvalPlan::Compiled) continue;  // no compiler: the compiled rows are skipped
+      return false;
+    }
     tc::BatchResult out;
     if (!ev->run_batch(cols, kCases, tc::Env{}, out, threads) || !out.errors.empty()) return false;
     for (std::size_t c = 0; c < kCases; ++c) {
@@ -285,7 +326,7 @@ bool same_results() {
     }
     // float32: the batch computes in binary32 columns, run() in binary64
     // rounded per node; both must be the native binary32 loops' bits.
-    auto ev32 = tc::Evaluator::create(long_loop_circuit(tc::Dtype::Float32));
+    auto ev32 = long_loop_evaluator(tc::Dtype::Float32, plan);
     if (!ev32) return false;
     if (!ev32->run_batch(cols, kCases, tc::Env{}, out, threads) || !out.errors.empty()) return false;
     tc::Env env;
@@ -313,7 +354,28 @@ bool same_results() {
 
 }  // namespace
 
+/// Seconds to get a compiled plan of long_loop: from an empty cache
+/// (writing the C, compiling, loading) and then from the cache.
+struct CompileTimes {
+  double cold = 0, hit = 0;
+};
+CompileTimes compile_times(tc::Dtype dtype) {
+  CompileTimes t;
+  for (double* slot : {&t.cold, &t.hit}) {
+    auto ev = long_loop_evaluator(dtype, tc::EvalPlan::Compiled);
+    if (!ev) return {};
+    *slot = ev->plan_status().compile_seconds;
+    if ((slot == &t.hit) != ev->plan_status().cache_hit) return {};
+  }
+  return t;
+}
+
 int main(int argc, char** argv) {
+  // The compile times are measured from an empty cache of this run's own
+  // (TC_CACHE_DIR, unless the caller chose one).
+  char cache_tmpl[] = "/tmp/tc-eval-bench-XXXXXX";
+  if (!std::getenv("TC_CACHE_DIR") && mkdtemp(cache_tmpl)) setenv("TC_CACHE_DIR", cache_tmpl, 1);
+  const CompileTimes ct64 = compile_times(tc::Dtype::Float64), ct32 = compile_times(tc::Dtype::Float32);
   if (!same_results()) {
     std::fprintf(stderr, "long_loop: evaluator and native results differ\n");
     return 1;
@@ -362,6 +424,30 @@ int main(int argc, char** argv) {
     std::printf("%-28s %9.1f ns/case  (wall, %u cores) per-core ratio/float64 limit %.2f, speed-up over 1 thread %.2f\n",
                 "BM_batched_float64_threads", t, cores, lim_wall > 0 ? t * cores / lim_wall : 0.0, one > 0 ? one / t : 0.0);
   }
+  auto compiled_row = [&](const char* name, double lim, const char* what) {
+    if (!cpu.count(name)) return;
+    const double t = ns(name);
+    std::printf("%-28s %9.1f ns/case  ratio/%s limit %.2f (target 1.5)\n", name, t, what, lim > 0 ? t / lim : 0.0);
+  };
+  compiled_row("BM_compiled_float64", lim64, "float64");
+  compiled_row("BM_compiled_float32", lim32, "float32");
+  if (wall.count("BM_compiled_float64_threads")) {
+    const double t = wall["BM_compiled_float64_threads"] * per;
+    const double one = wall.count("BM_compiled_float64") ? wall["BM_compiled_float64"] * per : 0.0;
+    std::printf("%-28s %9.1f ns/case  (wall, %u cores) per-core cost/one thread %.2f (target 1.2), speed-up %.2f\n",
+                "BM_compiled_float64_threads", t, cores, one > 0 ? t * cores / one : 0.0, one > 0 ? one / t : 0.0);
+  }
+  if (cpu.count("BM_compiled_run")) {
+    const double t = cpu["BM_compiled_run"] * 1e6 / static_cast<double>(kScalarCases);
+    const double native = ns("BM_native");
+    std::printf("%-28s %9.1f ns/case  ratio/BM_native %.2f (target 2)\n", "BM_compiled_run", t, native > 0 ? t / native : 0.0);
+  }
+  if (ct64.cold > 0)
+    std::printf("compiled plan, long_loop (3,002 nodes): float64 compile %.2f s, from cache %.1f ms; float32 compile %.2f s, "
+                "from cache %.1f ms\n",
+                ct64.cold, ct64.hit * 1e3, ct32.cold, ct32.hit * 1e3);
+  else
+    std::printf("compiled plan: not available here (no C compiler?): the BM_compiled rows were skipped\n");
   if (cpu.count("BM_scalar_run")) {
     const double t = cpu["BM_scalar_run"] * 1e6 / static_cast<double>(kScalarCases);
     const double native = ns("BM_native");

@@ -17,7 +17,9 @@
 /// input reports the input's node. The code needs only <math.h> and must be
 /// compiled without floating-point contraction (-ffp-contract=off; the
 /// source also says `#pragma STDC FP_CONTRACT OFF`) and without fast-math.
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "base/result.h"
 #include "emit/checked_plan.h"
@@ -40,7 +42,37 @@ struct CExport {
 Result<CExport> emit_c(const Program& program, const CExportOptions& options = {});
 CExport emit_c(const CheckedPlan& plan, const CExportOptions& options);
 
+/// The evaluator's compiled plan (core/eval/compiled_plan.h) as C99, written
+/// from the same per-node spelling as the exporter:
+///   int  NAME_one(const double *in, const double *prm, double *out);
+///   void NAME_block(long n, const double *const *in, const double *prm,
+///                   double *const *out, int *flags);
+/// `in` holds the inputs (input id order; NAME_block: one column each),
+/// `prm` the parameter values (CheckedPlan::params order, already checked
+/// and rounded), `out` the outputs. Every needed node is computed with the
+/// exporter's IEEE operations; every check that fires (input, domain,
+/// division, index, selector, and finiteness where `finite_check` asks)
+/// sets the case's flag (NAME_one's result, flags[c]) instead of naming a
+/// node: a flagged case is decided and worded by the evaluator itself.
+struct CKernelOptions {
+  std::string name = "tc_plan";
+  /// [node] test the value for inf/NaN; empty: wherever the exporter does.
+  std::vector<std::uint8_t> finite_check;
+  /// [node] float32: computed in binary32 variables (ops.def's Native
+  /// column: bit-identical to binary64 then rounding); empty: every node.
+  std::vector<std::uint8_t> native_f32;
+  /// NAME_block's vectors per node (each 64 bytes: 8 float64 or 16 float32
+  /// cases), interleaved so that dependent chains overlap.
+  std::size_t copies = 8;
+};
+std::string emit_c_kernel(const CheckedPlan& plan, const CKernelOptions& options);
+
 /// Whether `name` is usable as the prefix (a C identifier, not reserved).
 bool valid_c_name(const std::string& name);
+
+/// The prefix a file's name gives (`emit -o gated.c`, the IDE's export):
+/// its stem with every other byte turned into '_', "tc_" in front where it
+/// would not start with a letter; "tc_program" when that is still unusable.
+std::string c_name_for_file(const std::string& path);
 
 }  // namespace tc::emit

@@ -122,27 +122,47 @@ void run_range(Worker<T>& w, std::span<const std::span<const double>> columns, s
       std::copy(src, src + m, out.next_state[u].begin() + static_cast<std::ptrdiff_t>(start));
     }
     if (!any_flagged(acc, m)) continue;
-    for (std::size_t i = 0; i < m; ++i) {
-      if (acc[i] == T(0)) continue;
-      const std::size_t c = start + i;
-      // The precise verdict: check the inputs, then evaluate lazily.
-      std::optional<Diagnostic> bad;
-      for (std::size_t k = 0; k < p.inputs.size() && !bad; ++k)
-        bad = check_input(p, static_cast<int>(k), columns[k][c], w.case_inputs[k]);
-      if (!bad && !eval_case(p, w.case_inputs.data(), fixed, w.ws, w.err)) bad = w.err;
-      if (bad) {
-        out.failed[c] = 1;
-        for (auto& col : out.outputs) col[c] = kNaNOf<double>;
-        for (auto& col : out.next_state) col[c] = kNaNOf<double>;
-        errors.emplace_back(c, std::move(*bad));
-        continue;
-      }
-      for (std::size_t o = 0; o < nout; ++o) out.outputs[o][c] = w.ws.values[static_cast<std::size_t>(p.targets[o])];
-      for (std::size_t u = 0; u < nupd; ++u)
-        out.next_state[u][c] = w.ws.values[static_cast<std::size_t>(p.targets[nout + u])];
-    }
+    for (std::size_t i = 0; i < m; ++i)
+      if (acc[i] != T(0)) rerun_case(p, columns, start + i, fixed, w.ws, w.case_inputs, w.err, out, errors);
   }
 }
+
+}  // namespace
+
+void rerun_case(const Prepared& p, std::span<const std::span<const double>> columns, std::size_t c, const Fixed& fixed,
+                Workspace& ws, std::vector<double>& case_inputs, Diagnostic& err, BatchResult& out,
+                std::vector<std::pair<std::size_t, Diagnostic>>& errors) {
+  const std::size_t nout = p.program.outputs.size();
+  const std::size_t nupd = p.program.updates.size();
+  // The precise verdict: check the inputs, then evaluate lazily.
+  std::optional<Diagnostic> bad;
+  for (std::size_t k = 0; k < p.inputs.size() && !bad; ++k)
+    bad = check_input(p, static_cast<int>(k), columns[k][c], case_inputs[k]);
+  if (!bad && !eval_case(p, case_inputs.data(), fixed, ws, err)) bad = err;
+  if (bad) {
+    out.failed[c] = 1;
+    for (auto& col : out.outputs) col[c] = kNaNOf<double>;
+    for (auto& col : out.next_state) col[c] = kNaNOf<double>;
+    errors.emplace_back(c, std::move(*bad));
+    return;
+  }
+  for (std::size_t o = 0; o < nout; ++o) out.outputs[o][c] = ws.values[static_cast<std::size_t>(p.targets[o])];
+  for (std::size_t u = 0; u < nupd; ++u) out.next_state[u][c] = ws.values[static_cast<std::size_t>(p.targets[nout + u])];
+}
+
+Status check_batch_columns(const Prepared& p, std::span<const std::span<const double>> columns, std::size_t count) {
+  if (columns.size() != p.inputs.size())
+    return make_error("run_batch: expected " + std::to_string(p.inputs.size()) + " input columns, got " +
+                      std::to_string(columns.size()));
+  for (std::size_t k = 0; k < columns.size(); ++k)
+    if (columns[k].size() < count)
+      return make_error("run_batch: the column of input '" +
+                        p.program.nodes[static_cast<std::size_t>(p.inputs[k])].name + "' has " +
+                        std::to_string(columns[k].size()) + " values, expected " + std::to_string(count));
+  return ok_status();
+}
+
+namespace {
 
 /// How the cases are split: block length, chunks of whole blocks, threads.
 struct Shape {
@@ -178,14 +198,7 @@ void run_all(const Prepared& p, std::span<const std::span<const double>> columns
 
 Status run_batch_impl(const Prepared& p, std::span<const std::span<const double>> columns, std::size_t count,
                       const Env& fixed_env, BatchResult& out, unsigned threads) {
-  if (columns.size() != p.inputs.size())
-    return make_error("run_batch: expected " + std::to_string(p.inputs.size()) + " input columns, got " +
-                      std::to_string(columns.size()));
-  for (std::size_t k = 0; k < columns.size(); ++k)
-    if (columns[k].size() < count)
-      return make_error("run_batch: the column of input '" +
-                        p.program.nodes[static_cast<std::size_t>(p.inputs[k])].name + "' has " +
-                        std::to_string(columns[k].size()) + " values, expected " + std::to_string(count));
+  if (Status s = check_batch_columns(p, columns, count); !s) return s;
   auto fixed = resolve_fixed(p, fixed_env);
   if (!fixed) return fixed.error();
 

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 
+#include "eval/compiled_plan.h"
 #include "eval/prepared.h"
 #include "base/number_text.h"
 
@@ -17,7 +18,9 @@ using eval_detail::Mode;
 using eval_detail::Prepared;
 
 struct Evaluator::Impl {
+  explicit Impl(EvalPlan choice) : plan(choice) {}
   Prepared p;
+  eval_detail::PlanState plan;  ///< the compiled plan, if any (compiled_plan.h)
 };
 
 const eval_detail::Prepared& eval_detail::prepared_of(const Evaluator& ev) { return ev.impl_->p; }
@@ -110,7 +113,7 @@ std::optional<Diagnostic> check_input(const Prepared& p, int k, double raw, doub
 
 Result<Evaluator> Evaluator::create(const Program& program, EvalOptions options) {
   if (Status s = validate(program); !s) return s.error();
-  auto impl = std::make_unique<Impl>();
+  auto impl = std::make_unique<Impl>(options.plan);
   Prepared& p = impl->p;
   p.program = program;
   p.f32 = options.dtype.value_or(program.dtype) == Dtype::Float32;
@@ -233,6 +236,13 @@ Result<CaseResult> Evaluator::run(const Env& env, CaseTrace* trace) const {
   }
   auto fixed = eval_detail::resolve_fixed(p, env);
   if (!fixed) return fixed.error();
+  // The compiled plan answers a case that raised no flag; a flagged one (or
+  // a traced one) is the interpreter's to decide and to word.
+  if (!trace)
+    if (const auto* k = impl_->plan.kernel_for(p, static_cast<double>(p.order.size()), false)) {
+      CaseResult out;
+      if (eval_detail::run_case_compiled(*k, p, inputs.data(), *fixed, out)) return out;
+    }
   // One workspace per thread, reused across calls (and evaluators), so run()
   // allocates nothing for the nodes once it has seen a program this large.
   // A binding that calls run() again from inside gets a fresh one.
@@ -269,7 +279,12 @@ Result<CaseResult> Evaluator::run(const Env& env, CaseTrace* trace) const {
 
 Status Evaluator::run_batch(std::span<const std::span<const double>> columns, std::size_t count, const Env& fixed,
                             BatchResult& out, unsigned threads) const {
-  return eval_detail::run_batch_impl(impl_->p, columns, count, fixed, out, threads);
+  const Prepared& p = impl_->p;
+  if (const auto* k = impl_->plan.kernel_for(p, static_cast<double>(count) * static_cast<double>(p.order.size()), true))
+    return eval_detail::run_batch_compiled(*k, p, columns, count, fixed, out, threads);
+  return eval_detail::run_batch_impl(p, columns, count, fixed, out, threads);
 }
+
+PlanStatus Evaluator::plan_status() const { return impl_->plan.status(); }
 
 }  // namespace tc

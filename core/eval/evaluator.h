@@ -46,10 +46,30 @@ struct Env {
   std::map<std::string, double, std::less<>> state;
 };
 
+/// How run() and run_batch() compute; the results are the same either way
+/// (docs/evaluator.md, "The compiled plan").
+enum class EvalPlan : std::uint8_t {
+  /// The interpreter, until the work seen would have paid for compiling
+  /// (or for finding the plan in the on-disk cache): then the compiled plan.
+  Auto,
+  Interpreter,  ///< never compile
+  Compiled,     ///< compile (or load) at the first call; the interpreter when that fails
+};
+
 struct EvalOptions {
   const Bindings* bindings = nullptr;       ///< must outlive the Evaluator
   std::optional<Semantics> semantics;       ///< replaces the root semantics (nodes from include keep theirs)
   std::optional<Dtype> dtype;               ///< replaces the program's dtype
+  EvalPlan plan = EvalPlan::Auto;
+};
+
+/// Whether an evaluator runs its compiled plan, and why not.
+struct PlanStatus {
+  bool compiled = false;       ///< run() (without a trace) and run_batch() call compiled code
+  std::string reason;          ///< why not (no compiler, host calls, ...); empty when compiled or not tried yet
+  bool cache_hit = false;      ///< the shared object came from the on-disk cache
+  double compile_seconds = 0;  ///< writing the C, compiling (or finding) and loading it
+  std::string path;            ///< the shared object
 };
 
 /// Values one case produced.
@@ -105,6 +125,9 @@ class Evaluator {
   /// and in the same order whatever the thread count.
   [[nodiscard]] Status run_batch(std::span<const std::span<const double>> columns, std::size_t count,
                                  const Env& fixed, BatchResult& out, unsigned threads = 1) const;
+
+  /// The compiled plan's state (EvalOptions::plan).
+  [[nodiscard]] PlanStatus plan_status() const;
 
  private:
   friend const eval_detail::Prepared& eval_detail::prepared_of(const Evaluator& ev);

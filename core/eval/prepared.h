@@ -144,6 +144,15 @@ void build_lazy_plan(Prepared& p);
 /// Fills p.plan (after everything else in `p` is prepared).
 void build_plan(Prepared& p);
 
+/// A case the batched paths flagged, decided by the checked scalar
+/// evaluator: its outputs, or its error (appended to `errors`).
+void rerun_case(const Prepared& p, std::span<const std::span<const double>> columns, std::size_t c, const Fixed& fixed,
+                Workspace& ws, std::vector<double>& case_inputs, Diagnostic& err, BatchResult& out,
+                std::vector<std::pair<std::size_t, Diagnostic>>& errors);
+
+/// run_batch's argument checks (one column per input, each `count` long).
+Status check_batch_columns(const Prepared& p, std::span<const std::span<const double>> columns, std::size_t count);
+
 /// The batched fast path; see batch.cpp.
 Status run_batch_impl(const Prepared& p, std::span<const std::span<const double>> columns, std::size_t count,
                       const Env& fixed_env, BatchResult& out, unsigned threads);
