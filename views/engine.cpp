@@ -13,6 +13,8 @@
 // The precompiled Qt headers define `emit` as a keyword macro; the engine's
 // tc::emit namespace needs the plain word (this file emits no signals).
 #undef emit
+#include "emit/c_emitter.h"
+#include "emit/onnx_emitter.h"
 #include "emit/spirv.h"
 #include "emit/wasm_emitter.h"
 #include "emit/wgsl_emitter.h"
@@ -471,7 +473,31 @@ Result<std::string> export_target(const Program& program, const std::string& tar
     if (!w.ok()) return w.error();
     return std::string(w->begin(), w->end());
   }
+  if (target == "onnx") {
+    auto m = tc::emit::emit_onnx(program);
+    if (!m.ok()) return m.error();
+    return std::string(m->begin(), m->end());
+  }
   return make_error("unknown export target '" + target + "'");
+}
+
+Result<CSourcePair> export_c(const Program& program, const std::string& source_path) {
+  // As `emit --target c -o FILE.c`: the prefix from the file's stem, FILE.h beside it, included by name.
+  const auto slash = source_path.find_last_of('/');
+  const auto dot = source_path.find_last_of('.');
+  const bool has_ext = dot != std::string::npos && (slash == std::string::npos || dot > slash);
+  if (has_ext && source_path.substr(dot) == ".h")
+    return make_error(source_path + ": give the C source's name (FILE.c); its header FILE.h is written beside it");
+  CSourcePair out;
+  out.header_path = (has_ext ? source_path.substr(0, dot) : source_path) + ".h";
+  tc::emit::CExportOptions options;
+  options.name = tc::emit::c_name_for_file(source_path);
+  options.header_file = out.header_path.substr(slash == std::string::npos ? 0 : slash + 1);
+  auto code = tc::emit::emit_c(program, options);
+  if (!code.ok()) return code.error();
+  out.source = std::move(code->source);
+  out.header = std::move(code->header);
+  return out;
 }
 
 std::vector<std::string> export_targets() {

@@ -191,8 +191,16 @@ VerifyResult verify_source(const std::string& source, const std::string& filenam
 /// Exports. Each returns the file content or an error.
 Result<std::string> export_artifact(const Program& program);
 Result<std::string> export_optimized(const Program& program);
-/// target: "wgsl", "spirv", "wasm".
+/// target: "wgsl", "spirv", "wasm", "onnx" (the model's bytes, as `emit --target onnx`).
 Result<std::string> export_target(const Program& program, const std::string& target);
+/// The C export of `emit --target c -o FILE.c`: the source for `source_path`
+/// and its header FILE.h beside it (the source includes it by name), the
+/// functions prefixed with the file's stem. Refuses a path ending in .h.
+struct CSourcePair {
+  std::string source, header;
+  std::string header_path;
+};
+Result<CSourcePair> export_c(const Program& program, const std::string& source_path);
 /// Which of export_target's targets this build supports.
 std::vector<std::string> export_targets();
 

@@ -1,5 +1,6 @@
 #include "views/graph_view.h"
 
+#include "views/comparison.h"
 #include "views/copy_actions.h"
 #include "views/node_search.h"
 
@@ -185,6 +186,14 @@ void GraphView::setOverlay(Overlay o) {
   update();
 }
 
+void GraphView::setComparison(const Comparison* c) {
+  comparison_ = c;
+  if (c) connect(c, &Comparison::changed, this, [this] {
+      rebuildOverview();
+      update();
+    });
+}
+
 void GraphView::fitAll() {
   if (!layout_ || layout_->ids.empty() || width() <= 0 || height() <= 0) return;
   const QRectF b = layout_->bounds;
@@ -262,6 +271,9 @@ QColor GraphView::fillFor(NodeId id) const {
   auto program = laid_out_ ? laid_out_ : session_->program();
   if (!program || static_cast<std::size_t>(id) >= program->nodes.size()) return Qt::white;
   const Node& n = program->nodes[static_cast<std::size_t>(id)];
+  // Comparing: what changed wins over every overlay.
+  if (comparison_)
+    if (const QColor c = Comparison::fill(comparison_->mark(id)); c.isValid()) return c;
   if (overlay_ == Overlay::Values) {
     const auto& vals = session_->displayValues();
     if (static_cast<std::size_t>(id) < vals.size()) {
@@ -366,6 +378,7 @@ void GraphView::paintEvent(QPaintEvent*) {
   paintMinimap(p);
   paintCaption(p);
   if (mode_ == Mode::Whole) paintLegend(p);
+  if (comparison_ && comparison_->active()) paint_compare_legend(p, rect(), *comparison_);
   if (session_->compileFailed()) paintOutOfDate(p);
   emit framePainted();
 }
@@ -477,8 +490,17 @@ void GraphView::paintBoxes(QPainter& p, const std::vector<int>& vis, bool text) 
       b = QPen(QColor(0x6a, 0x4c, 0x9c), 1.6);
       b.setCosmetic(true);
     }
+    QColor groupFill(0xec, 0xe6, 0xf6);
+    if (comparison_ && !isSel) {
+      const auto m = isGroup && plan_ ? comparison_->groupMark(*plan_, g.group[i]) : comparison_->mark(id);
+      if (const QColor c = Comparison::border(m); c.isValid()) {
+        b = QPen(c, 2.5, m == Comparison::Mark::LostInput ? Qt::DashLine : Qt::SolidLine);
+        b.setCosmetic(true);
+      }
+      if (const QColor c = Comparison::fill(m); c.isValid() && isGroup) groupFill = c;
+    }
     p.setPen(b);
-    p.setBrush(isGroup ? QColor(0xec, 0xe6, 0xf6) : fillFor(id));
+    p.setBrush(isGroup ? groupFill : fillFor(id));
     if (text) p.drawRoundedRect(r, 5, 5);
     else p.drawRect(r);
     // Analysis warnings stay visible under every overlay: a red corner mark.

@@ -17,6 +17,8 @@ class QPainter;
 namespace tc {
 namespace views {
 
+class Comparison;
+
 class GraphView : public QWidget, public Viewer {
   Q_OBJECT
  public:
@@ -64,6 +66,8 @@ class GraphView : public QWidget, public Viewer {
   [[nodiscard]] double scale() const { return scale_; }
   void setOverlay(Overlay o);
   [[nodiscard]] Overlay overlay() const { return overlay_; }
+  /// Colours nodes and groups by what `c` marks them (added, changed, a removed node fed it, value differs); null: none.
+  void setComparison(const Comparison* c);
 
  public slots:
   void fitAll();
@@ -116,6 +120,7 @@ class GraphView : public QWidget, public Viewer {
   Session* session_;
   Mode mode_;
   Overlay overlay_ = Overlay::Values;
+  const Comparison* comparison_ = nullptr;
   std::shared_ptr<GraphLayout> layout_;
   std::shared_ptr<const Program> laid_out_;  // program of layout_
   NodeId centre_ = -1;                       // neighbourhood centre of layout_

@@ -13,8 +13,10 @@
 #include <cstring>
 #include <ctime>
 
+#include "views/comparison.h"
 #include "views/graph_view.h"
 #include "views/main_window.h"
+#include "views/panels.h"
 
 namespace tc {
 namespace views {
@@ -72,10 +74,18 @@ int run_ide(int argc, char** argv) {
   QCommandLineOption step(QStringLiteral("step"), QStringLiteral("Move the timeline to this step (with --events)."),
                           QStringLiteral("N"));
   QCommandLineOption neighbourhood(QStringLiteral("neighbourhood"), QStringLiteral("Show the Neighbourhood tab (Graphviz around the selection)."));
+  QCommandLineOption compare(QStringLiteral("compare"),
+                             QStringLiteral("Compare FILE with OTHER (a .json artifact or a .py source), as File > Compare with Artifact."),
+                             QStringLiteral("OTHER"));
+  QCommandLineOption setInput(QStringLiteral("set"), QStringLiteral("Set input NAME of the current case to VALUE (repeatable)."),
+                              QStringLiteral("NAME=VALUE"));
+  QCommandLineOption pinThenSet(QStringLiteral("pin-then-set"),
+                                QStringLiteral("Pin the run of FILE's case (Run > Pin This Run), then set input NAME to VALUE (repeatable)."),
+                                QStringLiteral("NAME=VALUE"));
   QCommandLineOption openGroup(QStringLiteral("open-group"),
                                QStringLiteral("Open the circuit's group with this label (\"line 7\", \"line 7 · i=3\"; repeatable, in order) and fit."),
                                QStringLiteral("LABEL"));
-  parser.addOptions({screenshot, lang, size, timing, events, select, step, neighbourhood, openGroup});
+  parser.addOptions({screenshot, lang, size, timing, events, select, step, neighbourhood, compare, setInput, pinThenSet, openGroup});
   parser.addPositionalArgument(QStringLiteral("FILE"), QStringLiteral("A .py source or a .json artifact to open."));
   parser.process(app);
 
@@ -143,6 +153,31 @@ int run_ide(int argc, char** argv) {
   }
   if (parser.isSet(neighbourhood)) window.showNeighbourhood();
   if (parser.isSet(step)) window.session()->setStep(parser.value(step).toInt());
+  // --set and --pin-then-set: NAME=VALUE items into the current case.
+  auto setCase = [&](const QCommandLineOption& option) {
+    Case c = window.session()->currentCase();
+    for (const QString& item : parser.values(option)) {
+      const auto eq = item.indexOf(QLatin1Char('='));
+      bool ok = false;
+      const double v = eq > 0 ? item.mid(eq + 1).toDouble(&ok) : 0.0;
+      if (!ok) {
+        std::fprintf(stderr, "error: --%s %s: give NAME=VALUE\n", qPrintable(option.names().front()), qPrintable(item));
+        return false;
+      }
+      c[item.left(eq).toStdString()] = v;
+    }
+    window.inputs()->applyCase(c);  // as typed into the Inputs panel, which shows it
+    return window.waitUntilSettled(120000);
+  };
+  if (parser.isSet(setInput) && !setCase(setInput)) return 2;
+  QString compareError;
+  if (parser.isSet(compare) && !window.comparison()->compareWithFile(parser.value(compare), &compareError))
+    std::fprintf(stderr, "error: %s\n", qPrintable(compareError));
+  if (parser.isSet(pinThenSet)) {
+    if (!window.comparison()->pinRun(&compareError)) std::fprintf(stderr, "error: %s\n", qPrintable(compareError));
+    if (!setCase(pinThenSet)) return 2;
+  }
+  if (parser.isSet(compare)) window.waitUntilSettled(120000);
   // Groups opened as a click on their boxes does, each after the layout before it arrived.
   for (const QString& label : parser.values(openGroup)) {
     const GroupPlan* plan = window.graph()->groupPlan();

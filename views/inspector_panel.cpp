@@ -1,6 +1,7 @@
 // The Inspector: per-node values and gradients of the case or the step, and the selected node's detail (views/panels.h).
 #include "views/panels.h"
 
+#include "views/comparison.h"
 #include "views/copy_actions.h"
 
 #include <QCheckBox>
@@ -259,6 +260,11 @@ void InspectorPanel::selectionChanged() {
 
 QString InspectorPanel::detailText() const { return detail_->text(); }
 
+void InspectorPanel::setComparison(const Comparison* c) {
+  comparison_ = c;
+  if (c) connect(c, &Comparison::changed, this, &InspectorPanel::updateDetail);
+}
+
 void InspectorPanel::updateDetail() {
   const auto program = session_->program();
   const NodeId id = session_->selected();
@@ -312,6 +318,7 @@ void InspectorPanel::updateDetail() {
   if (i < iv.size()) html += QStringLiteral("<br>") + tr("interval: [%1, %2]").arg(num(iv[i].first), num(iv[i].second));
   for (const auto& [wid, msg] : session_->analysis().warnings)
     if (wid == id) html += QStringLiteral("<br><span style='color:#c02020'>%1</span>").arg(QString::fromStdString(msg).toHtmlEscaped());
+  if (comparison_) html += comparison_->detailHtml(id);
   detail_->setText(html);
 }
 

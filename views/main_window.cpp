@@ -29,6 +29,7 @@
 #include <QVBoxLayout>
 
 #include "base/atomic_file.h"
+#include "views/comparison.h"
 #include "views/editor.h"
 #include "views/graph_view.h"
 #include "views/panels.h"
@@ -53,6 +54,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), session_(new Sess
   centre_->addTab(neighbourhood_, tr("Neighbourhood"));
   setCentralWidget(centre_);
   buildDocks();
+  buildCompareDock();
   buildActions();
 
   auto* sb = statusBar();
@@ -134,6 +136,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), session_(new Sess
 
 MainWindow::~MainWindow() {
   session_->removeViewer(this);
+  delete comparison_;  // a viewer of the session: before it
   // Views unregister from the session when they die, so they must go before it.
   for (QDockWidget* d : findChildren<QDockWidget*>(QString(), Qt::FindDirectChildrenOnly)) delete d;
   delete takeCentralWidget();
@@ -353,8 +356,16 @@ bool MainWindow::exportTo(const QString& kind, const QString& path, QString* err
     if (k == "artifact") content = export_artifact(*p);
     else if (k == "optimized") content = export_optimized(*p);
     else if (k == "dot") content = to_dot(*p, layers);
-    else content = export_target(*p, k);
-    const Status st = content.ok() ? write_file_atomic(file, *content) : Status(content.error());
+    else if (k != "c") content = export_target(*p, k);
+    Status st = ok_status();
+    if (k == "c") {
+      // Both files made before either is written; the header first, as the source includes it.
+      auto code = export_c(*p, file);
+      if (!code.ok()) st = Status(code.error());
+      else if (st = write_file_atomic(code->header_path, code->header); st.ok()) st = write_file_atomic(file, code->source);
+    } else {
+      st = content.ok() ? write_file_atomic(file, *content) : Status(content.error());
+    }
     const QString err = st.ok() ? QString() : QString::fromStdString(st.error().format());
     return [this, err, path, done] {
       if (done) done(err);
@@ -368,7 +379,8 @@ QString MainWindow::defaultExportPath(const QString& kind) const {
   static const std::map<QString, QString> suffix = {
       {QStringLiteral("artifact"), QStringLiteral(".json")},  {QStringLiteral("optimized"), QStringLiteral(".opt.json")},
       {QStringLiteral("dot"), QStringLiteral(".dot")},        {QStringLiteral("wgsl"), QStringLiteral(".wgsl")},
-      {QStringLiteral("spirv"), QStringLiteral(".spv")},      {QStringLiteral("wasm"), QStringLiteral(".wasm")}};
+      {QStringLiteral("spirv"), QStringLiteral(".spv")},      {QStringLiteral("wasm"), QStringLiteral(".wasm")},
+      {QStringLiteral("onnx"), QStringLiteral(".onnx")},      {QStringLiteral("c"), QStringLiteral(".c")}};
   const QFileInfo src(session_->filePath());
   const QString dir = session_->filePath().isEmpty() ? QDir::currentPath() : src.absolutePath();
   QString base = session_->filePath().isEmpty() ? QStringLiteral("untitled") : src.completeBaseName();
@@ -379,7 +391,9 @@ QString MainWindow::defaultExportPath(const QString& kind) const {
   // Never propose a file that is already there (a different gated.json beside
   // gated.py): the first free "NAME-2", "NAME-3", ... instead.
   QString path = QDir(dir).filePath(base + ext);
-  for (int n = 2; QFileInfo::exists(path) && n < 1000; ++n) path = QDir(dir).filePath(base + QStringLiteral("-%1").arg(n) + ext);
+  // A C export writes FILE.h too: neither may be there.
+  auto taken = [&](const QString& p) { return QFileInfo::exists(p) || (kind == QLatin1String("c") && QFileInfo::exists(cHeaderPath(p))); };
+  for (int n = 2; taken(path) && n < 1000; ++n) path = QDir(dir).filePath(base + QStringLiteral("-%1").arg(n) + ext);
   return path;
 }
 
@@ -404,17 +418,44 @@ void MainWindow::exportDialog(const QString& kind) {
   else if (kind == QLatin1String("wgsl")) filter = tr("WGSL (*.wgsl)");
   else if (kind == QLatin1String("spirv")) filter = tr("SPIR-V (*.spv *.spvasm)");
   else if (kind == QLatin1String("wasm")) filter = tr("WebAssembly (*.wasm *.wat)");
+  else if (kind == QLatin1String("onnx")) filter = tr("ONNX models (*.onnx)");
+  else if (kind == QLatin1String("c")) filter = tr("C sources (*.c)");
   const QString note = exportWarning(kind);
   if (!note.isEmpty()) statusBar()->showMessage(note, 12000);
   const QString path = QFileDialog::getSaveFileName(this, note.isEmpty() ? tr("Export") : tr("Export (float32)"), defaultExportPath(kind), filter);
   if (path.isEmpty()) return;
-  QString err;
   const bool f32 = !note.isEmpty();
-  if (!exportTo(kind, path, &err, [this, path, f32](const QString& e) {
-        if (!e.isEmpty()) warn(tr("Export"), e);
-        else statusBar()->showMessage(f32 ? tr("exported %1 (float32)").arg(path) : tr("exported %1").arg(path), 8000);
-      }))
-    warn(tr("Export"), err);
+  auto start = [this, kind, path, f32] {
+    QString err;
+    if (!exportTo(kind, path, &err, [this, path, f32](const QString& e) {
+          if (!e.isEmpty()) warn(tr("Export"), e);
+          else statusBar()->showMessage(f32 ? tr("exported %1 (float32)").arg(path) : tr("exported %1").arg(path), 8000);
+        }))
+      warn(tr("Export"), err);
+  };
+  // The file dialog asked about FILE.c; the header beside it would be replaced without a word.
+  const QString header = cHeaderPath(path);
+  if (kind != QLatin1String("c") || header == path || !QFileInfo::exists(header)) {
+    start();
+    return;
+  }
+  auto* box = new QMessageBox(QMessageBox::Question, tr("Export"),
+                              tr("%1 already exists beside %2. Replace it with the exported header?")
+                                  .arg(QFileInfo(header).fileName(), QFileInfo(path).fileName()),
+                              QMessageBox::Yes | QMessageBox::Cancel, this);
+  box->setObjectName(QStringLiteral("ReplaceHeaderBox"));
+  box->setAttribute(Qt::WA_DeleteOnClose);
+  box->setWindowModality(Qt::WindowModal);
+  connect(box, &QMessageBox::finished, this, [start, box](int) {
+    if (box->clickedButton() == box->button(QMessageBox::Yes)) start();
+  });
+  box->open();
+}
+
+QString MainWindow::cHeaderPath(const QString& source) {
+  // As core's export_c: FILE.c's header is FILE.h.
+  const QFileInfo f(source);
+  return f.suffix().isEmpty() ? source + QStringLiteral(".h") : f.path() + QLatin1Char('/') + f.completeBaseName() + QStringLiteral(".h");
 }
 
 void MainWindow::warn(const QString& title, const QString& text) {

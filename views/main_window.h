@@ -19,6 +19,8 @@ class QTreeWidget;
 namespace tc {
 namespace views {
 
+class Comparison;
+class ComparePanel;
 class GraphView;
 class InputsPanel;
 class InspectorPanel;
@@ -44,10 +46,12 @@ class MainWindow : public QMainWindow, public Viewer {
   ProblemsView* problems() { return problems_; }
   TimelinePanel* timeline() { return timeline_; }
   VerifyPanel* verifyPanel() { return verify_; }
+  Comparison* comparison() { return comparison_; }
+  ComparePanel* comparePanel() { return comparePanel_; }
 
   bool openPath(const QString& path);
   bool savePath(const QString& path);
-  /// Writes one export kind ("artifact", "optimized", "dot", "wgsl", "spirv", "wasm")
+  /// Writes one export kind ("artifact", "optimized", "dot", "wgsl", "spirv", "wasm", "onnx", "c": FILE.c and FILE.h beside it)
   /// on the worker. False (with `error`) when refused at once (nothing
   /// compiled, the source broken); otherwise the outcome arrives as
   /// exported() and in `done` ("" on success, else the error).
@@ -65,6 +69,8 @@ class MainWindow : public QMainWindow, public Viewer {
   [[nodiscard]] const QString& lastWarning() const { return lastWarning_; }
   /// The file name, folder and extension the export dialog proposes for `kind`.
   [[nodiscard]] QString defaultExportPath(const QString& kind) const;
+  /// The header a C export to `source` writes beside it (FILE.h for FILE.c).
+  static QString cHeaderPath(const QString& source);
   /// A note shown before exporting `kind` ("" when none): WGSL, SPIR-V and WASM compute in float32.
   [[nodiscard]] QString exportWarning(const QString& kind) const;
   /// F10 and the other step actions: false (with a status message) when no event log is open.
@@ -88,6 +94,11 @@ class MainWindow : public QMainWindow, public Viewer {
   void buildRunMenu();
   void buildProgramMenu();
   void buildHelpMenu();
+  /// main_window_compare.cpp: File's Compare entries, Run's Pin This Run, the Compare dock.
+  void addCompareActions(QMenu* file);
+  void addPinActions(QMenu* run);
+  void buildCompareDock();
+  void compareDialog();
   /// Program > Compile Options: a window-modal dialog; accepting rewrites the directive line.
   void compileOptionsDialog();
   /// Help > Keyboard Shortcuts: every menu entry that has one.
@@ -134,6 +145,8 @@ class MainWindow : public QMainWindow, public Viewer {
   ProblemsView* problems_;
   TimelinePanel* timeline_;
   VerifyPanel* verify_;
+  Comparison* comparison_ = nullptr;
+  ComparePanel* comparePanel_ = nullptr;
   QTabWidget* centre_;
   QLineEdit* findEdit_;
   QLineEdit* nodeSearch_;

@@ -87,6 +87,12 @@ void MainWindow::buildFileMenu() {
     const auto targets = export_targets();
     a->setEnabled(std::find(targets.begin(), targets.end(), std::string(kind)) != targets.end());
   }
+  exp->addSeparator();
+  // As `emit --target c` and `--target onnx`: stateless, call-free programs (others are refused with core's reason).
+  act(exp, tr("C source and header…"), {}, [this] { exportDialog(QStringLiteral("c")); });
+  act(exp, tr("ONNX model…"), {}, [this] { exportDialog(QStringLiteral("onnx")); });
+  file->addSeparator();
+  addCompareActions(file);
   file->addSeparator();
   // QKeySequence::Quit is empty on some platforms (offscreen): spelled out.
   act(file, tr("&Quit"), QKeySequence(tr("Ctrl+Q")), [this] { close(); });
@@ -242,6 +248,8 @@ void MainWindow::buildRunMenu() {
     else if (!timeline_->jumpToPreviousChange() && session_->selected() >= 0)
       statusBar()->showMessage(tr("#%1 does not change before this step").arg(session_->selected()), 4000);
   });
+  run->addSeparator();
+  addPinActions(run);
 }
 
 void MainWindow::buildProgramMenu() {

@@ -93,9 +93,12 @@ class InspectorPanel : public QWidget, public Viewer {
   [[nodiscard]] QTableView* tableView() const { return table_; }
   /// Temperature from a slider position (log scale 0.05 .. 20).
   static double temperatureAt(int position);
+  /// While `c` compares, the detail shows the other side's node and value beside this one.
+  void setComparison(const class Comparison* c);
 
  private:
   void updateDetail();
+  const class Comparison* comparison_ = nullptr;
   Session* session_;
   QComboBox* semantics_;
   QSlider* temperature_;

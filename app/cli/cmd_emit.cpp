@@ -29,22 +29,12 @@ struct EmitArgs {
   std::string c_name;
 };
 
-/// The C prefix made of a file name's stem: other bytes become '_'.
-std::string c_name_from(const std::string& path) {
-  std::string stem = path.substr(path.find_last_of('/') == std::string::npos ? 0 : path.find_last_of('/') + 1);
-  if (auto dot = stem.find('.'); dot != std::string::npos) stem.resize(dot);
-  std::string s;
-  for (unsigned char ch : stem) s += std::isalnum(ch) ? static_cast<char>(ch) : '_';
-  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0])) || s[0] == '_') s = "tc_" + s;
-  return emit::valid_c_name(s) ? s : "tc_program";
-}
-
 /// `emit --target c`: with -o FILE.c also FILE.h beside it (the source
 /// includes it); on standard output one source with the declarations inside.
 int write_c(const EmitArgs& args, const Program& p, const std::function<int(const Diagnostic&)>& fail) {
   const bool to_stdout = args.output.empty() || args.output == "-";
   emit::CExportOptions o;
-  o.name = !args.c_name.empty() ? args.c_name : to_stdout ? "tc_program" : c_name_from(args.output);
+  o.name = !args.c_name.empty() ? args.c_name : to_stdout ? "tc_program" : emit::c_name_for_file(args.output);
   std::string header_path;
   if (!to_stdout) {
     const auto slash = args.output.find_last_of('/');
