@@ -730,16 +730,6 @@ std::string c_name_for_file(const std::string& path) {
   return valid_c_name(s) ? s : "tc_program";
 }
 
-std::string c_name_for_file(const std::string& path) {
-  const auto slash = path.find_last_of('/');
-  std::string stem = path.substr(slash == std::string::npos ? 0 : slash + 1);
-  if (auto dot = stem.find('.'); dot != std::string::npos) stem.resize(dot);
-  std::string s;
-  for (unsigned char ch : stem) s += std::isalnum(ch) ? static_cast<char>(ch) : '_';
-  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0])) || s[0] == '_') s = "tc_" + s;
-  return valid_c_name(s) ? s : "tc_program";
-}
-
 std::string emit_c_kernel(const CheckedPlan& plan, const CKernelOptions& options) {
   CExportOptions names;
   names.name = options.name;

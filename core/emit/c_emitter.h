@@ -75,9 +75,4 @@ bool valid_c_name(const std::string& name);
 /// would not start with a letter; "tc_program" when that is still unusable.
 std::string c_name_for_file(const std::string& path);
 
-/// The prefix a file's name gives (`emit -o gated.c`, the IDE's export):
-/// its stem with every other byte turned into '_', "tc_" in front where it
-/// would not start with a letter; "tc_program" when that is still unusable.
-std::string c_name_for_file(const std::string& path);
-
 }  // namespace tc::emit
