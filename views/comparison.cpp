@@ -229,6 +229,12 @@ void Comparison::remark() {
       for (NodeId arg : n.args)
         if (removed[static_cast<std::size_t>(arg)] && static_cast<std::size_t>(n.id) < a_to_b.size()) raise(a_to_b[static_cast<std::size_t>(n.id)], Mark::LostInput);
   for (const auto& c : d.changed) raise(c.b, Mark::Changed);
+  // The circuit draws a used constant inside its users' boxes (and groups
+  // never hold one): an edited constant shows as a change of its users.
+  for (const auto& n : current_->nodes)
+    for (NodeId arg : n.args)
+      if (current_->nodes[static_cast<std::size_t>(arg)].op == Op::Constant && marks_[static_cast<std::size_t>(arg)] == Mark::Changed)
+        raise(n.id, Mark::Changed);
   for (NodeId b : d.added) raise(b, Mark::Added);
   // Values only where the current values belong to this program.
   const auto& shown = session_->displayValues();
@@ -314,12 +320,18 @@ QString Comparison::detailHtml(NodeId id) const {
   if (m == Mark::None || !diff_) return {};
   const NodeId a = partner(id);
   QString html = QStringLiteral("<hr>") + tr("compared with <b>%1</b>: %2").arg(label_.toHtmlEscaped(), markName(m));
+  bool own = false;
   for (const auto& c : diff_->changed)
     if (c.b == id) {
       QStringList fields;
       for (auto f : node_field_names(c.fields)) fields << QString::fromUtf8(f.data(), static_cast<qsizetype>(f.size()));
       html += QStringLiteral(" (%1)").arg(fields.join(QStringLiteral(", ")));
+      own = true;
     }
+  if (m == Mark::Changed && !own)
+    for (NodeId arg : current_->nodes[static_cast<std::size_t>(id)].args)
+      if (current_->nodes[static_cast<std::size_t>(arg)].op == Op::Constant && mark(arg) == Mark::Changed)
+        html += QStringLiteral(" ") + tr("(its constant %1 changed)").arg(QStringLiteral("%") + QString::number(arg));
   const auto& shown = session_->displayValues();
   const auto i = static_cast<std::size_t>(id);
   const QString mine = i < shown.size() ? num(shown[i]) : tr("n/a");

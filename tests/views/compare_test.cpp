@@ -250,6 +250,51 @@ class CompareTest : public QObject {
     QVERIFY(rowStartingWith(w.comparePanel()->list(), QStringLiteral("no differences")));
   }
 
+  // Issue 28's groups: in a grouped circuit (grid.py, 1,292 nodes) a closed
+  // group takes the mark of what changed inside it.
+  void aClosedGroupShowsThatSomethingInsideChanged() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("grid.py"));
+    QVERIFY(QFile::copy(data("grid.py"), path));
+    MainWindow w;
+    showAndOpen(w, path);
+    const GroupPlan* plan = w.graph()->groupPlan();
+    QVERIFY(plan);
+    // Line 8 is `        s = s + (t if t > 0 else -0.5 * t)`: -0.5 becomes -0.25 by keys.
+    SourceEditor* ed = w.editor();
+    const int col = ed->text(7).indexOf(QStringLiteral("0.5"));
+    QVERIFY(col > 0);
+    ed->setFocus();
+    ed->setCursorPosition(7, col + 2);
+    QTest::keyClick(ed, Qt::Key_Delete);
+    QTest::keyClicks(ed, QStringLiteral("25"));
+    QVERIFY(w.waitUntilSettled(60000));
+    QVERIFY2(ed->text(7).contains(QStringLiteral("-0.25 * t")), qPrintable(ed->text(7)));
+    findAction(&w, QStringLiteral("Compare with &Saved Version"))->trigger();
+    QVERIFY(w.waitUntilSettled(60000));
+    Comparison* c = w.comparison();
+    QVERIFY(c->active());
+    plan = w.graph()->groupPlan();
+    int line7 = -1, line8 = -1;
+    for (std::size_t k = 0; k < plan->groups.size(); ++k) {
+      if (plan->groups[k].parent >= 0) continue;
+      if (plan->groups[k].line == 7) line7 = static_cast<int>(k);
+      if (plan->groups[k].line == 8) line8 = static_cast<int>(k);
+    }
+    QVERIFY(line7 >= 0 && line8 >= 0);
+    QCOMPARE(c->groupMark(*plan, line8), Comparison::Mark::Changed);
+    QCOMPARE(c->groupMark(*plan, line7), Comparison::Mark::Same);
+    // The closed group's box is painted in the changed colour; line 7's is not.
+    NodeId in7 = -1, in8 = -1;
+    for (std::size_t i = 0; i < plan->top.size(); ++i) {
+      if (plan->top[i] == line7 && in7 < 0) in7 = static_cast<NodeId>(i);
+      if (plan->top[i] == line8 && in8 < 0) in8 = static_cast<NodeId>(i);
+    }
+    w.graph()->fitAll();
+    QVERIFY(pixelsOfColour(w, in8, Comparison::fill(Comparison::Mark::Changed)) > 0);
+    QCOMPARE(pixelsOfColour(w, in7, Comparison::fill(Comparison::Mark::Changed)), 0);
+  }
+
   // Issue 24: a run pinned for comparison; another case highlights the values that differ.
   void aPinnedRunHighlightsTheValuesThatDiffer() {
     MainWindow w;
