@@ -332,6 +332,8 @@ void BatchGradientTape::State::assign_adjoints(const Impl& m) {
   full.assign(n, 0);
   alias_args.assign(n, 0);
   rev_nodes.clear();
+  push_first.clear();
+  seed_first.assign(m.out_ids.size(), 0);
   nacols = 0;
   std::vector<std::int32_t> free_cols, holders;  // holders: per column, the nodes whose adjoint it is
   std::vector<std::uint8_t> touched(n, 0), leaf(n, 0);
@@ -357,9 +359,10 @@ void BatchGradientTape::State::assign_adjoints(const Impl& m) {
     if (--holders[static_cast<std::size_t>(acol[t])] == 0) free_cols.push_back(acol[t]);
   };
   // The seeds reach every lane.
-  for (NodeId id : m.out_ids) {
-    const auto t = static_cast<std::size_t>(id);
+  for (std::size_t o = 0; o < m.out_ids.size(); ++o) {
+    const auto t = static_cast<std::size_t>(m.out_ids[o]);
     if (!m.nodes[t].carries) continue;
+    seed_first[o] = !touched[t];
     if (!touched[t]) take(t);
     touched[t] = 1;
     full[t] = 1;
@@ -369,12 +372,13 @@ void BatchGradientTape::State::assign_adjoints(const Impl& m) {
     Rule rule;
   };
   std::vector<Push> rule;
+  std::vector<std::uint8_t> firsts;
   for (auto it = m.order.rbegin(); it != m.order.rend(); ++it) {
     const auto i = static_cast<std::size_t>(*it);
     const Impl::TNode& t = m.nodes[i];
     if (!t.carries || !touched[i]) continue;
-    rev_nodes.push_back(*it);
     rule.clear();
+    firsts.clear();
     for_each_push(m, t, *it, [&](int k, Rule r, std::size_t) { rule.push_back({k, r}); });
     // An add's or sub's first push of g (unmasked) to an argument it reads
     // once starts that adjoint as g itself: the argument shares this
@@ -395,6 +399,7 @@ void BatchGradientTape::State::assign_adjoints(const Impl& m) {
     for (const Push& p : rule) {
       const auto a = static_cast<std::size_t>(m.arg(t, p.k));
       const bool masked = p.rule == Rule::PickYes || p.rule == Rule::PickNo || !full[i];
+      firsts.push_back(!touched[a]);
       if (!touched[a]) {
         const bool alias = may_alias(p);
         if (alias && pushes[a] == 1) {
@@ -415,7 +420,14 @@ void BatchGradientTape::State::assign_adjoints(const Impl& m) {
       if (!masked) full[a] = 1;
     }
     if (!kept) release(i);
+    // A node whose every push is shared computes nothing: the pass skips it.
+    if (std::popcount(static_cast<unsigned>(alias_args[i])) != static_cast<int>(rule.size())) {
+      rev_nodes.push_back(*it);
+      push_first.insert(push_first.end(), firsts.begin(), firsts.end());
+    }
   }
+  leaf_reached.assign(m.leaves.size(), 0);
+  for (std::size_t k = 0; k < m.leaves.size(); ++k) leaf_reached[k] = touched[static_cast<std::size_t>(m.leaves[k].node)];
 }
 
 // Compiled three times, for x86-64, AVX2 and AVX-512F (picked at load time):
@@ -628,10 +640,10 @@ TC_BATCH_CLONES void BatchGradientTape::State::fast_reverse(Impl& m, const State
   std::uint8_t* R = sc.R.data();
   double* G = sc.G.data();
   // A node's adjoint (and reached lanes, where it keeps them) is set by the
-  // first push to it (all pushes come from later nodes, processed first), so
-  // nothing is zeroed per block but one flag per node.
-  std::uint8_t* touched = sc.touched.data();
-  for (NodeId id : m.order) touched[static_cast<std::size_t>(id)] = 0;
+  // first push to it (all pushes come from later nodes, processed first):
+  // nothing is zeroed per block. Which push is first is the plan's
+  // (push_first, one per push in the order the rules run).
+  const std::uint8_t* first_of = st.push_first.data();
   auto val = [&](NodeId id) {
     const auto i = static_cast<std::size_t>(id);
     return st.uniform[i] ? Opnd{nullptr, uval[i]} : Opnd{K + static_cast<std::size_t>(st.slot_of[i]) * B, 0.0};
@@ -639,12 +651,10 @@ TC_BATCH_CLONES void BatchGradientTape::State::fast_reverse(Impl& m, const State
   // push(): adj += contribution from 0, as in the per-case pass, in the
   // lanes of `mask` (nullptr: every lane). A node every lane reaches keeps
   // no mask; the others record the lanes that reached them.
-  auto push = [&](NodeId to, const std::uint8_t* mask, auto&& contribution) {
+  auto push_to = [&](NodeId to, bool first, const std::uint8_t* mask, auto&& contribution) {
     const auto t = static_cast<std::size_t>(to);
     double* __restrict adj = A + static_cast<std::size_t>(st.acol[t]) * B;
     std::uint8_t* __restrict hit = st.full[t] ? nullptr : R + static_cast<std::size_t>(st.acol[t]) * B;
-    const bool first = !touched[t];
-    touched[t] = 1;
     if (!mask) {  // then t is full: hit is nullptr
       if (first) for (std::size_t l = 0; l < lanes; ++l) adj[l] = 0.0 + contribution(l);
       else for (std::size_t l = 0; l < lanes; ++l) adj[l] = adj[l] + contribution(l);
@@ -667,8 +677,9 @@ TC_BATCH_CLONES void BatchGradientTape::State::fast_reverse(Impl& m, const State
     const NodeId out = m.out_ids[o];
     if (!m.nodes[static_cast<std::size_t>(out)].carries) continue;
     const std::span<const double> s = seeds[o];
-    if (s.size() == 1) push(out, nullptr, [&](std::size_t) { return s[0]; });
-    else push(out, nullptr, [&](std::size_t l) { return s[start + l]; });
+    const bool first = st.seed_first[o] != 0;
+    if (s.size() == 1) push_to(out, first, nullptr, [&](std::size_t) { return s[0]; });
+    else push_to(out, first, nullptr, [&](std::size_t l) { return s[start + l]; });
   }
   alignas(64) std::uint8_t pick[B];
   alignas(64) double dx[B];
@@ -702,12 +713,12 @@ TC_BATCH_CLONES void BatchGradientTape::State::fast_reverse(Impl& m, const State
     }
     for_each_push(m, n, id, [&](int k, Rule rule, std::size_t j) {
       const NodeId to = m.arg(n, k);
+      const bool first = *first_of++ != 0;
+      // (push below is this push's: it reads `first` and `to`.)
+      auto push = [&](NodeId t, const std::uint8_t* mask, auto&& contribution) { push_to(t, first, mask, contribution); };
       switch (rule) {
         case Rule::G:
-          if (st.alias_args[i] >> k & 1) {
-            touched[static_cast<std::size_t>(to)] = 1;  // its column is g already
-            return;
-          }
+          if (st.alias_args[i] >> k & 1) return;  // its column is g already
           push(to, rr, [&](std::size_t l) { return g[l]; });
           return;
         case Rule::NegG: push(to, rr, [&](std::size_t l) { return -g[l]; }); return;
@@ -770,7 +781,7 @@ TC_BATCH_CLONES void BatchGradientTape::State::fast_reverse(Impl& m, const State
   for (std::size_t k = 0; k < m.leaves.size(); ++k) {
     const auto leaf = static_cast<std::size_t>(m.leaves[k].node);
     double* out = G + k * B;
-    if (!touched[leaf]) {
+    if (!st.leaf_reached[k]) {
       for (std::size_t l = 0; l < lanes; ++l) out[l] = 0.0;
       continue;
     }

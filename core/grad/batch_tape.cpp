@@ -18,7 +18,7 @@ namespace tc {
 
 void BatchBufferRelease::operator()(double* p) const {
   if (pool) pool->give(size, p);
-  else delete[] p;
+  else free_aligned(p);
 }
 
 namespace {
