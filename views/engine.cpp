@@ -170,7 +170,7 @@ NodeGradients node_gradients(const Program& program, const Case& inputs, std::si
   for (const auto& [k, v] : params) env.params[k] = v;
   for (const auto& [k, v] : state) env.state[k] = v;
   // Every node's adjoint from core's one reverse pass (grad/node_adjoints.h).
-  auto r = tc::node_adjoints(program, env, opts);
+  auto r = tc::node_adjoints(program, env, opts, &g.forward);
   if (!r.ok()) {
     g.error = r.error();
     // The select whose jump term needs the undefined value, by the diagnostic's code (never its words).

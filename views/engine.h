@@ -80,6 +80,10 @@ struct NodeGradients {
   std::optional<Diagnostic> error;
   std::vector<double> adjoint;  ///< per node; NaN where unknown
   std::map<std::string, double> inputs;  ///< gradients reported for differentiable inputs/parameters
+  /// Per node, the value of the gradient's forward pass (core's
+  /// GradientTape::forward_values), kept when the derivative fails: it holds
+  /// the untaken branches a lazy run skips. NaN where undefined or outside the cone.
+  std::vector<double> forward;
   /// A hybrid derivative that needs an undefined unchosen value: the select
   /// whose jump term needs it and the node that failed (else -1).
   NodeId failed_select = -1;

@@ -6,6 +6,7 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QFont>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -38,6 +39,20 @@ QString num(double v) { return QString::fromStdString(format_number(v)); }
 QString op_qname(Op op) {
   const auto n = op_name(op);
   return QString::fromUtf8(n.data(), static_cast<qsizetype>(n.size()));
+}
+
+/// A node the lazy run skipped (an untaken branch) whose value the gradient's
+/// forward pass computed, else NaN. The exact gradient's forward values are
+/// the exact run's; the hybrid one's too (a relaxed one's are not). Never for
+/// a replay step: the gradients belong to the case, not to the step.
+double untakenValue(const Session& s, std::size_t i) {
+  const auto& shown = s.displayValues();
+  if (s.showingStep() || i >= shown.size() || !std::isnan(shown[i])) return std::nan("");
+  for (const NodeGradients* g : {&s.exactGrad(), &s.chosenGrad()}) {
+    if (g == &s.chosenGrad() && s.semantics() != Semantics::Hybrid) break;
+    if (i < g->forward.size() && !std::isnan(g->forward[i])) return g->forward[i];
+  }
+  return std::nan("");
 }
 
 }  // namespace
@@ -87,6 +102,18 @@ QVariant InspectorModel::data(const QModelIndex& index, int role) const {
     return tip ? num(v[id]) : QString::fromStdString(format_short(v[id]));
   };
   if (role == Qt::TextAlignmentRole && index.column() >= Value) return int(Qt::AlignRight | Qt::AlignVCenter);
+  if (index.column() == Value && (role == Qt::ForegroundRole || role == Qt::FontRole || tip)) {
+    const double u = untakenValue(*session_, id);
+    if (!std::isnan(u)) {
+      if (role == Qt::ForegroundRole) return QColor(0x70, 0x70, 0x80);
+      if (role == Qt::FontRole) {
+        QFont f;
+        f.setItalic(true);
+        return f;
+      }
+      return tr("untaken branch: %1 (the run skipped it; the gradient's forward pass computed it)").arg(num(u));
+    }
+  }
   if (role == Qt::ForegroundRole && index.column() == ChosenGrad && !session_->chosenGrad().ok &&
       (static_cast<NodeId>(id) == session_->chosenGrad().failed_node || static_cast<NodeId>(id) == session_->chosenGrad().failed_select))
     return QColor(0xc0, 0x20, 0x20);
@@ -106,7 +133,10 @@ QVariant InspectorModel::data(const QModelIndex& index, int role) const {
       if (!n.name.empty()) s += QLatin1Char(' ') + QString::fromStdString(n.name);
       return s;
     }
-    case Value: return at(session_->displayValues());
+    case Value: {
+      const double u = untakenValue(*session_, id);
+      return std::isnan(u) ? at(session_->displayValues()) : QVariant(QString::fromStdString(format_short(u)));
+    }
     case ChosenValue: return at(session_->chosenRun().trace.values);
     case ExactGrad: return at(session_->exactGrad().adjoint);
     case ChosenGrad: {
@@ -292,6 +322,8 @@ void InspectorPanel::updateDetail() {
         if (names[u] == n.name)
           html += QStringLiteral(" ") + tr("(the state the step saw; it committed <b>%1</b>)").arg(num(after[u]));
     }
+  } else if (const double u = untakenValue(*session_, i); !std::isnan(u)) {
+    html += QStringLiteral("<br>") + tr("value: untaken branch: <b>%1</b> (the run skipped it; the gradient's forward pass computed it)").arg(num(u));
   } else {
     html += QStringLiteral("<br>") + tr("value: <b>%1</b>").arg(val(session_->displayValues()));
   }

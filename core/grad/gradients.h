@@ -111,6 +111,12 @@ class GradientTape {
   /// with GradWrt::AllNodes (otherwise nodes that cannot carry a derivative
   /// from a reported leaf may read 0 where a hybrid rule would give more).
   void node_adjoints(std::span<double> per_node) const;
+  /// After a forward pass, successful or not: every node's value as that pass
+  /// computed it (one per program node, by id). Unlike a lazy evaluation it
+  /// includes the unchosen branches of the cone's selects, which the hybrid
+  /// rules read. NaN for nodes outside the cone, undefined ones (failed or
+  /// needing a failed node), and for all when no forward pass ran.
+  void forward_values(std::span<double> per_node) const;
 
  private:
   friend class BatchGradientTape;  // runs copies of the prepared tape, one per thread

@@ -24,6 +24,10 @@ struct NodeAdjoints {
 /// ignored (GradWrt::AllNodes). Errors are the gradient API's, naming the
 /// node: a failing forward, a hybrid decision whose unchosen branch is
 /// undefined, a forward-only binding on a derivative path.
-Result<NodeAdjoints> node_adjoints(const Program& program, const Env& env, const GradOptions& options = {});
+/// `forward_values`, when given, receives GradientTape::forward_values() of
+/// the pass, also when it fails: the values a debugger can show for nodes a
+/// lazy run skipped (the untaken branches the hybrid rules read).
+Result<NodeAdjoints> node_adjoints(const Program& program, const Env& env, const GradOptions& options = {},
+                                   std::vector<double>* forward_values = nullptr);
 
 }  // namespace tc

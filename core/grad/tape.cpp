@@ -138,9 +138,10 @@ Result<GradientTape> GradientTape::create(const Program& program, const std::vec
 Status GradientTape::forward(const Env& env, std::span<double> outputs) {
   Impl& m = *impl_;
   TC_ASSERT(outputs.size() == m.out_ids.size());
-  m.ready = false;
+  m.ready = m.forwarded = false;
   if (Status s = m.load_leaves(env); !s) return s;
   m.forward_pass();
+  m.forwarded = true;
   std::int32_t poison = 0;
   for (std::size_t k = 0; k < m.out_ids.size(); ++k) {
     const std::int32_t q = m.fail[static_cast<std::size_t>(m.out_ids[k])];

@@ -75,6 +75,7 @@ struct GradientTape::Impl {
   std::vector<std::uint8_t> reached;
   std::vector<std::string> why;  ///< failure message of a node that failed itself
   bool ready = false;            ///< the buffers hold a successful forward pass
+  bool forwarded = false;        ///< the value tables hold a forward pass, maybe a failing one
 
   void use_own_tables() {
     val = own_val.data();

@@ -87,6 +87,38 @@ TEST(NodeAdjoints, HybridFailureNamesTheSelect) {
   EXPECT_TRUE(node_adjoints(*p, Env{{{"x", 3.0}, {"y", 0.0}}, {}, {}}, exact).ok());
 }
 
+TEST(NodeAdjoints, ForwardValuesHoldTheUntakenBranchAndNaNWhereUndefined) {
+  // select(x > 2, 1 / (x - 1), x * x): at x = 1.5 the division is untaken,
+  // a lazy run skips it, the forward pass computes 2; at x = 1 it fails and
+  // the hybrid derivative fails, yet the other values are still given.
+  Builder b(Semantics::Hybrid);
+  Value x = b.input("x");
+  Value d = 1.0 / (x - 1.0);
+  Value sq = x * x;
+  Value out = b.select(x > 2, d, sq);
+  Value unused = x * 9.0;
+  auto p = b.build({{"y", out}, {"z", unused}});
+  ASSERT_TRUE(p.ok()) << p.error().message;
+  GradOptions o;
+  o.output = "y";
+  std::vector<double> fwd;
+  auto r = node_adjoints(*p, Env{{{"x", 1.5}}, {}, {}}, o, &fwd);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  ASSERT_EQ(fwd.size(), p->nodes.size());
+  EXPECT_EQ(fwd[static_cast<std::size_t>(d.id())], 2.0);
+  EXPECT_EQ(fwd[static_cast<std::size_t>(sq.id())], 2.25);
+  EXPECT_EQ(fwd[static_cast<std::size_t>(out.id())], 2.25);
+  EXPECT_TRUE(std::isnan(fwd[static_cast<std::size_t>(unused.id())]));  // outside the cone
+  r = node_adjoints(*p, Env{{{"x", 1.0}}, {}, {}}, o, &fwd);
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(std::isnan(fwd[static_cast<std::size_t>(d.id())]));
+  EXPECT_EQ(fwd[static_cast<std::size_t>(sq.id())], 1.0);
+  // No forward pass at all (a missing input): nothing is given.
+  r = node_adjoints(*p, Env{}, o, &fwd);
+  ASSERT_FALSE(r.ok());
+  for (double v : fwd) EXPECT_TRUE(std::isnan(v));
+}
+
 // The independent construction: node k becomes add(k', p_k).
 struct Probe {
   Program program;

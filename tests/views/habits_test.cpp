@@ -30,6 +30,7 @@
 #include <QTimer>
 #include <Qsci/qscicommandset.h>
 
+#include <cmath>
 #include <functional>
 #include <memory>
 
@@ -397,6 +398,40 @@ class HabitsTest : public QObject {
       const QString cell = m2->data(m2->index(n.id, InspectorModel::Value), Qt::DisplayRole).toString();
       QCOMPARE(cell, QString::fromStdString(format_short(n.value)));
     }
+  }
+
+  // Item 12: the lazy run skips the untaken branch, but the gradient's forward
+  // pass computed it; clicking that division at x = 1.5 shows its value.
+  void anUntakenBranchShowsTheValueTheGradientComputed() {
+    MainWindow w;
+    w.resize(1280, 800);
+    w.show();
+    QVERIFY(w.openPath(data("near_pole.py")));
+    QVERIFY(w.waitUntilSettled(30000));
+    typeIntoCell(w.inputs()->table(), w.inputs()->rowOf(QStringLiteral("x")), 4, QStringLiteral("1.5"));
+    QVERIFY(w.waitUntilSettled(30000));
+    QVERIFY(w.session()->chosenGrad().ok);
+    auto p = w.session()->program();
+    NodeId div = -1;
+    for (const auto& n : p->nodes)
+      if (n.op == Op::Div) div = n.id;
+    QVERIFY(div >= 0);
+    QVERIFY(std::isnan(w.session()->exactRun().trace.values[static_cast<std::size_t>(div)]));  // the lazy run skipped it
+    QTableView* t = w.inspector()->tableView();
+    t->scrollTo(t->model()->index(div, 0));
+    QTest::mouseClick(t->viewport(), Qt::LeftButton, {}, t->visualRect(t->model()->index(div, 0)).center());
+    QCOMPARE(w.session()->selected(), div);
+    const QString detail = w.inspector()->detailText();
+    QVERIFY2(!detail.contains(QStringLiteral("not computed")), qPrintable(detail));
+    QVERIFY2(detail.contains(QStringLiteral("untaken branch: <b>2</b>")), qPrintable(detail));  // 1 / (1.5 - 1)
+    auto* m = w.inspector()->model();
+    QCOMPARE(m->data(m->index(div, InspectorModel::Value), Qt::DisplayRole).toString(), QStringLiteral("2"));
+    // At x = 1 the division fails: undefined, never a made-up value.
+    typeIntoCell(w.inputs()->table(), w.inputs()->rowOf(QStringLiteral("x")), 4, QStringLiteral("1"));
+    QVERIFY(w.waitUntilSettled(30000));
+    QVERIFY(!w.session()->chosenGrad().ok);
+    QCOMPARE(m->data(m->index(div, InspectorModel::Value), Qt::DisplayRole).toString(), QString::fromUtf8("—"));
+    QVERIFY2(!w.inspector()->detailText().contains(QStringLiteral("untaken branch")), qPrintable(w.inspector()->detailText()));
   }
 
   // Replace All (debugger habits): Ctrl+F, the word, Ctrl+H, its replacement,
