@@ -2,6 +2,296 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="de_DE">
     <context>
+        <name>QMenu</name>
+        <message>
+            <source>Copy &amp;Value</source>
+            <translation>&amp;Wert kopieren</translation>
+        </message>
+        <message>
+            <source>Copy Node &amp;Id</source>
+            <translation>Knoten-&amp;ID kopieren</translation>
+        </message>
+        <message>
+            <source>Copy IR &amp;Line</source>
+            <translation>IR-&amp;Zeile kopieren</translation>
+        </message>
+        <message>
+            <source>Show in &amp;Source</source>
+            <translation>Im &amp;Quelltext zeigen</translation>
+        </message>
+    </context>
+    <context>
+        <name>QObject</name>
+        <message>
+            <source>not computed</source>
+            <translation>nicht berechnet</translation>
+        </message>
+        <message>
+            <source>none</source>
+            <translation>keine</translation>
+        </message>
+    </context>
+    <context>
+        <name>tc::views::ComparePanel</name>
+        <message>
+            <source>Stop Comparing</source>
+            <translation>Vergleich beenden</translation>
+        </message>
+        <message>
+            <source>Difference</source>
+            <translation>Differenz</translation>
+        </message>
+        <message>
+            <source>This side</source>
+            <translation>Diese Seite</translation>
+        </message>
+        <message>
+            <source>Other side</source>
+            <translation>Andere Seite</translation>
+        </message>
+        <message>
+            <source>Not comparing. File &gt; Compare with Artifact or Compare with Saved Version diffs the circuit with another one; Run &gt; Pin This Run keeps the current values to compare later runs and steps with.</source>
+            <translation>Kein Vergleich. Datei &gt; Mit Artefakt vergleichen oder Mit gespeicherter Version vergleichen stellt die Schaltung einer anderen gegenüber; Ausführen &gt; Diesen Lauf für den Vergleich festhalten behält die aktuellen Werte, um spätere Läufe und Schritte damit zu vergleichen.</translation>
+        </message>
+        <message>
+            <source>Comparing with %1…</source>
+            <translation>Vergleich mit %1…</translation>
+        </message>
+        <message>
+            <source>Compared with &lt;b&gt;%1&lt;/b&gt;: %2 changed, %3 added, %4 removed, %5 unchanged; %6 value(s) differ on this case.</source>
+            <translation>Verglichen mit &lt;b&gt;%1&lt;/b&gt;: %2 geändert, %3 hinzugefügt, %4 entfernt, %5 unverändert; %6 Wert(e) weichen in diesem Fall ab.</translation>
+        </message>
+        <message>
+            <source>… and %1 more</source>
+            <translation>… und %1 weitere</translation>
+        </message>
+        <message>
+            <source>Program</source>
+            <translation>Programm</translation>
+        </message>
+        <message>
+            <source>Inputs, parameters and state</source>
+            <translation>Eingaben, Parameter und Zustand</translation>
+        </message>
+        <message>
+            <source>Outputs</source>
+            <translation>Ausgaben</translation>
+        </message>
+        <message>
+            <source>output %1: %2</source>
+            <translation>Ausgabe %1: %2</translation>
+        </message>
+        <message>
+            <source>, same circuit</source>
+            <translation>, gleiche Schaltung</translation>
+        </message>
+        <message>
+            <source>, circuit changed</source>
+            <translation>, Schaltung geändert</translation>
+        </message>
+        <message>
+            <source>, differs on this case</source>
+            <translation>, weicht in diesem Fall ab</translation>
+        </message>
+        <message>
+            <source>, same value on this case</source>
+            <translation>, gleicher Wert in diesem Fall</translation>
+        </message>
+        <message>
+            <source>error: %1</source>
+            <translation>Fehler: %1</translation>
+        </message>
+        <message>
+            <source>Outputs (%1)</source>
+            <translation>Ausgaben (%1)</translation>
+        </message>
+        <message>
+            <source>Changed nodes</source>
+            <translation>Geänderte Knoten</translation>
+        </message>
+        <message>
+            <source>%1 changed (%2)</source>
+            <translation>%1 geändert (%2)</translation>
+        </message>
+        <message>
+            <source>Added nodes</source>
+            <translation>Hinzugefügte Knoten</translation>
+        </message>
+        <message>
+            <source>%1 added</source>
+            <translation>%1 hinzugefügt</translation>
+        </message>
+        <message>
+            <source>Removed nodes</source>
+            <translation>Entfernte Knoten</translation>
+        </message>
+        <message>
+            <source>%1 removed (fed %2 here)</source>
+            <translation>%1 entfernt (speiste hier %2)</translation>
+        </message>
+        <message>
+            <source>%1 removed</source>
+            <translation>%1 entfernt</translation>
+        </message>
+        <message>
+            <source>Values that differ on this case</source>
+            <translation>Werte, die in diesem Fall abweichen</translation>
+        </message>
+        <message>
+            <source>no differences</source>
+            <translation>keine Unterschiede</translation>
+        </message>
+    </context>
+    <context>
+        <name>tc::views::Comparison</name>
+        <message>
+            <source>cannot open %1: %2</source>
+            <translation>%1 kann nicht geöffnet werden: %2</translation>
+        </message>
+        <message>
+            <source>the source does not compile</source>
+            <translation>der Quelltext lässt sich nicht kompilieren</translation>
+        </message>
+        <message>
+            <source>Compare</source>
+            <translation>Vergleich</translation>
+        </message>
+        <message>
+            <source>cannot compare with %1: %2</source>
+            <translation>Vergleich mit %1 nicht möglich: %2</translation>
+        </message>
+        <message>
+            <source>an artifact has no saved versions: compare it with another artifact</source>
+            <translation>ein Artefakt hat keine gespeicherten Versionen: vergleichen Sie es mit einem anderen Artefakt</translation>
+        </message>
+        <message>
+            <source>the source has not been saved yet: nothing to compare with</source>
+            <translation>der Quelltext wurde noch nicht gespeichert: nichts zum Vergleichen</translation>
+        </message>
+        <message>
+            <source>%1 as saved</source>
+            <translation>%1 wie gespeichert</translation>
+        </message>
+        <message>
+            <source>the source does not compile: there is no run to pin</source>
+            <translation>der Quelltext lässt sich nicht kompilieren: es gibt keinen Lauf zum Festhalten</translation>
+        </message>
+        <message>
+            <source>no program: nothing to pin</source>
+            <translation>kein Programm: nichts zum Festhalten</translation>
+        </message>
+        <message>
+            <source>step %1</source>
+            <translation>Schritt %1</translation>
+        </message>
+        <message>
+            <source>pinned run (%1)</source>
+            <translation>festgehaltener Lauf (%1)</translation>
+        </message>
+        <message>
+            <source>added</source>
+            <translation>hinzugefügt</translation>
+        </message>
+        <message>
+            <source>changed</source>
+            <translation>geändert</translation>
+        </message>
+        <message>
+            <source>a removed node fed it</source>
+            <translation>ein entfernter Knoten speiste ihn</translation>
+        </message>
+        <message>
+            <source>value differs</source>
+            <translation>Wert weicht ab</translation>
+        </message>
+        <message>
+            <source>same</source>
+            <translation>gleich</translation>
+        </message>
+        <message>
+            <source>compared with &lt;b&gt;%1&lt;/b&gt;: %2</source>
+            <translation>verglichen mit &lt;b&gt;%1&lt;/b&gt;: %2</translation>
+        </message>
+        <message>
+            <source>(its constant %1 changed)</source>
+            <translation>(seine Konstante %1 wurde geändert)</translation>
+        </message>
+        <message>
+            <source>n/a</source>
+            <translation>k. A.</translation>
+        </message>
+        <message>
+            <source>this side: &lt;b&gt;%1&lt;/b&gt; &amp;nbsp; other side: no such node</source>
+            <translation>diese Seite: &lt;b&gt;%1&lt;/b&gt; &amp;nbsp; andere Seite: kein solcher Knoten</translation>
+        </message>
+        <message>
+            <source>this side: &lt;b&gt;%1&lt;/b&gt; &amp;nbsp; other side (%2): &lt;b&gt;%3&lt;/b&gt;</source>
+            <translation>diese Seite: &lt;b&gt;%1&lt;/b&gt; &amp;nbsp; andere Seite (%2): &lt;b&gt;%3&lt;/b&gt;</translation>
+        </message>
+        <message>
+            <source>not run</source>
+            <translation>nicht ausgeführt</translation>
+        </message>
+        <message>
+            <source>other side: &lt;tt&gt;%1&lt;/tt&gt;</source>
+            <translation>andere Seite: &lt;tt&gt;%1&lt;/tt&gt;</translation>
+        </message>
+        <message>
+            <source>compared with %1</source>
+            <translation>verglichen mit %1</translation>
+        </message>
+    </context>
+    <context>
+        <name>tc::views::CompileOptionsDialog</name>
+        <message>
+            <source>Compile Options</source>
+            <translation>Kompilieroptionen</translation>
+        </message>
+        <message>
+            <source>The number type the circuit computes in</source>
+            <translation>Der Zahlentyp, in dem die Schaltung rechnet</translation>
+        </message>
+        <message>
+            <source>&amp;Dtype:</source>
+            <translation>&amp;Datentyp:</translation>
+        </message>
+        <message>
+            <source>Loop iterations the compiler may expand, all loops of the function together</source>
+            <translation>Schleifendurchläufe, die der Compiler ausrollen darf, alle Schleifen der Funktion zusammen</translation>
+        </message>
+        <message>
+            <source>Max &amp;iterations:</source>
+            <translation>Max. &amp;Durchläufe:</translation>
+        </message>
+        <message>
+            <source>Nodes the circuit may have</source>
+            <translation>Knoten, die die Schaltung haben darf</translation>
+        </message>
+        <message>
+            <source>Max &amp;nodes:</source>
+            <translation>Max. &amp;Knoten:</translation>
+        </message>
+        <message>
+            <source>Saved in the file as a '# tensorcode: compile' line.</source>
+            <translation>In der Datei als Zeile '# tensorcode: compile' gespeichert.</translation>
+        </message>
+    </context>
+    <context>
+        <name>tc::views::EventListModel</name>
+        <message>
+            <source>%1  start: %2</source>
+            <translation>%1  Start: %2</translation>
+        </message>
+        <message>
+            <source>%1  {%2} → %3</source>
+            <translation>%1  {%2} → %3</translation>
+        </message>
+        <message>
+            <source>step %1, line %2 of the event log: click to go there</source>
+            <translation>Schritt %1, Zeile %2 des Ereignisprotokolls: zum Hinspringen klicken</translation>
+        </message>
+    </context>
+    <context>
         <name>tc::views::GraphView</name>
         <message>
             <source>not computed</source>
@@ -73,6 +363,14 @@
         <message>
             <source>%1 nodes in %2 boxes, grouped by statement and loop iteration (click a group to open it)</source>
             <translation>%1 Knoten in %2 Kästen, gruppiert nach Anweisung und Schleifendurchlauf (Gruppe zum Öffnen anklicken)</translation>
+        </message>
+        <message>
+            <source>No circuit: the artifact could not be loaded (see Problems).</source>
+            <translation>Keine Schaltung: das Artefakt konnte nicht geladen werden (siehe Probleme).</translation>
+        </message>
+        <message>
+            <source>open: %1</source>
+            <translation>geöffnet: %1</translation>
         </message>
     </context>
     <context>
@@ -224,6 +522,22 @@
             <source>fails</source>
             <translation>scheitert</translation>
         </message>
+        <message>
+            <source>∂ chosen (exact)</source>
+            <translation>∂ gewählt (exakt)</translation>
+        </message>
+        <message>
+            <source>untaken branch: %1 (the run skipped it; the gradient's forward pass computed it)</source>
+            <translation>nicht genommener Zweig: %1 (der Lauf hat ihn übersprungen; der Vorwärtslauf des Gradienten hat ihn berechnet)</translation>
+        </message>
+        <message>
+            <source>not computed: the gradient failed (%1)</source>
+            <translation>nicht berechnet: der Gradient ist fehlgeschlagen (%1)</translation>
+        </message>
+        <message>
+            <source>n/a</source>
+            <translation>k. A.</translation>
+        </message>
     </context>
     <context>
         <name>tc::views::InspectorPanel</name>
@@ -311,6 +625,14 @@
             <source>loop iteration: %1</source>
             <translation>Schleifendurchlauf: %1</translation>
         </message>
+        <message>
+            <source>Copy &amp;Row</source>
+            <translation>&amp;Zeile kopieren</translation>
+        </message>
+        <message>
+            <source>value: untaken branch: &lt;b&gt;%1&lt;/b&gt; (the run skipped it; the gradient's forward pass computed it)</source>
+            <translation>Wert: nicht genommener Zweig: &lt;b&gt;%1&lt;/b&gt; (der Lauf hat ihn übersprungen; der Vorwärtslauf des Gradienten hat ihn berechnet)</translation>
+        </message>
     </context>
     <context>
         <name>tc::views::IrTextView</name>
@@ -380,10 +702,6 @@
         <message>
             <source>Graph</source>
             <translation>Graph</translation>
-        </message>
-        <message>
-            <source>Find node: id or name (Ctrl+G)</source>
-            <translation>Knoten suchen: ID oder Name (Strg+G)</translation>
         </message>
         <message>
             <source>no node matches '%1'</source>
@@ -717,10 +1035,6 @@
             <translation>Im Quelltext suchen (Strg+F, F3 weiter, Umschalt+F3 zurück)</translation>
         </message>
         <message>
-            <source>Replace with (Ctrl+H; Enter replaces and finds the next)</source>
-            <translation>Ersetzen durch (Strg+H; Eingabe ersetzt und sucht weiter)</translation>
-        </message>
-        <message>
             <source>WGSL…</source>
             <translation>WGSL…</translation>
         </message>
@@ -808,6 +1122,193 @@
             <source>Line (1 to %1):</source>
             <translation>Zeile (1 bis %1):</translation>
         </message>
+        <message>
+            <source>Replace with (Ctrl+H; Enter replaces and finds the next, Ctrl+Shift+H replaces all)</source>
+            <translation>Ersetzen durch (Strg+H; Eingabe ersetzt und sucht weiter, Strg+Umschalt+H ersetzt alle)</translation>
+        </message>
+        <message>
+            <source>Find node: id, name, op or line N (Ctrl+G)</source>
+            <translation>Knoten suchen: ID, Name, Op oder Zeile N (Strg+G)</translation>
+        </message>
+        <message>
+            <source>Return shows the next match</source>
+            <translation>Eingabe zeigt den nächsten Treffer</translation>
+        </message>
+        <message>
+            <source>%1 of %2</source>
+            <translation>%1 von %2</translation>
+        </message>
+        <message>
+            <source>no match</source>
+            <translation>kein Treffer</translation>
+        </message>
+        <message>
+            <source>out of date: %1</source>
+            <translation>veraltet: %1</translation>
+        </message>
+        <message>
+            <source>the source was saved, the named cases were not: %1</source>
+            <translation>der Quelltext wurde gespeichert, die benannten Fälle nicht: %1</translation>
+        </message>
+        <message>
+            <source>ONNX models (*.onnx)</source>
+            <translation>ONNX-Modelle (*.onnx)</translation>
+        </message>
+        <message>
+            <source>C sources (*.c)</source>
+            <translation>C-Quelltexte (*.c)</translation>
+        </message>
+        <message>
+            <source>%1 already exists beside %2. Replace it with the exported header?</source>
+            <translation>%1 existiert bereits neben %2. Durch den exportierten Header ersetzen?</translation>
+        </message>
+        <message>
+            <source>Compare</source>
+            <translation>Vergleich</translation>
+        </message>
+        <message>
+            <source>Compare with &amp;Artifact…</source>
+            <translation>Mit &amp;Artefakt vergleichen…</translation>
+        </message>
+        <message>
+            <source>Compare with &amp;Saved Version</source>
+            <translation>Mit &amp;gespeicherter Version vergleichen</translation>
+        </message>
+        <message>
+            <source>Stop Comparing</source>
+            <translation>Vergleich beenden</translation>
+        </message>
+        <message>
+            <source>&amp;Pin This Run for Comparison</source>
+            <translation>Diesen Lauf für den Vergleich &amp;festhalten</translation>
+        </message>
+        <message>
+            <source>Ctrl+Shift+P</source>
+            <translation>Ctrl+Shift+P</translation>
+        </message>
+        <message>
+            <source>Pin run</source>
+            <translation>Lauf festhalten</translation>
+        </message>
+        <message>
+            <source>%1: change the case or the step to see what differs</source>
+            <translation>%1: ändern Sie den Fall oder den Schritt, um die Unterschiede zu sehen</translation>
+        </message>
+        <message>
+            <source>Next &amp;Difference</source>
+            <translation>Nächster &amp;Unterschied</translation>
+        </message>
+        <message>
+            <source>no difference to go to</source>
+            <translation>kein Unterschied, zu dem gesprungen werden kann</translation>
+        </message>
+        <message>
+            <source>Previous Difference</source>
+            <translation>Vorheriger Unterschied</translation>
+        </message>
+        <message>
+            <source>Shift+F8</source>
+            <translation>Shift+F8</translation>
+        </message>
+        <message>
+            <source>Compare with</source>
+            <translation>Vergleichen mit</translation>
+        </message>
+        <message>
+            <source>Programs (*.json *.py);;Artifacts (*.json);;Python (*.py)</source>
+            <translation>Programme (*.json *.py);;Artefakte (*.json);;Python (*.py)</translation>
+        </message>
+        <message>
+            <source>Ctrl+Shift+S</source>
+            <translation>Ctrl+Shift+S</translation>
+        </message>
+        <message>
+            <source>C source and header…</source>
+            <translation>C-Quelltext und Header…</translation>
+        </message>
+        <message>
+            <source>ONNX model…</source>
+            <translation>ONNX-Modell…</translation>
+        </message>
+        <message>
+            <source>Ctrl+Q</source>
+            <translation>Ctrl+Q</translation>
+        </message>
+        <message>
+            <source>Replace &amp;All</source>
+            <translation>&amp;Alle ersetzen</translation>
+        </message>
+        <message>
+            <source>Ctrl+Shift+H</source>
+            <translation>Ctrl+Shift+H</translation>
+        </message>
+        <message numerus="yes">
+            <source>replaced %n occurrence(s) of '%1'</source>
+            <translation>
+                <numerusform>%n Vorkommen von '%1' ersetzt</numerusform>
+                <numerusform>%n Vorkommen von '%1' ersetzt</numerusform>
+            </translation>
+        </message>
+        <message>
+            <source>#%1 does not change after this step</source>
+            <translation>#%1 ändert sich nach diesem Schritt nicht</translation>
+        </message>
+        <message>
+            <source>Jump to &amp;Previous Change</source>
+            <translation>Zur &amp;vorherigen Änderung springen</translation>
+        </message>
+        <message>
+            <source>Ctrl+Shift+F10</source>
+            <translation>Ctrl+Shift+F10</translation>
+        </message>
+        <message>
+            <source>#%1 does not change before this step</source>
+            <translation>#%1 ändert sich vor diesem Schritt nicht</translation>
+        </message>
+        <message>
+            <source>&amp;Program</source>
+            <translation>&amp;Programm</translation>
+        </message>
+        <message>
+            <source>Compile &amp;Options…</source>
+            <translation>Kompilier&amp;optionen…</translation>
+        </message>
+        <message>
+            <source>Ctrl+Shift+B</source>
+            <translation>Ctrl+Shift+B</translation>
+        </message>
+        <message>
+            <source>an artifact is already compiled: its options cannot change</source>
+            <translation>ein Artefakt ist bereits kompiliert: seine Optionen können sich nicht ändern</translation>
+        </message>
+        <message>
+            <source>&amp;Keyboard Shortcuts</source>
+            <translation>&amp;Tastenkürzel</translation>
+        </message>
+        <message>
+            <source>IDE &amp;Documentation</source>
+            <translation>IDE-&amp;Dokumentation</translation>
+        </message>
+        <message>
+            <source>the IDE guide is docs/ide.md in the tensorcode sources</source>
+            <translation>die IDE-Anleitung ist docs/ide.md in den tensorcode-Quellen</translation>
+        </message>
+        <message>
+            <source>Keyboard Shortcuts</source>
+            <translation>Tastenkürzel</translation>
+        </message>
+        <message>
+            <source>Menu</source>
+            <translation>Menü</translation>
+        </message>
+        <message>
+            <source>Action</source>
+            <translation>Aktion</translation>
+        </message>
+        <message>
+            <source>Shortcut</source>
+            <translation>Tastenkürzel</translation>
+        </message>
     </context>
     <context>
         <name>tc::views::ProblemsView</name>
@@ -856,13 +1357,6 @@
         <message>
             <source>compile or open a program first</source>
             <translation>kompilieren oder öffnen Sie zuerst ein Programm</translation>
-        </message>
-        <message numerus="yes">
-            <source>event log loaded: %n step(s), paused at step 0</source>
-            <translation>
-                <numerusform>Ereignisprotokoll geladen: %n Schritt, angehalten bei Schritt 0</numerusform>
-                <numerusform>Ereignisprotokoll geladen: %n Schritte, angehalten bei Schritt 0</numerusform>
-            </translation>
         </message>
         <message>
             <source>no program to snapshot</source>
@@ -948,6 +1442,13 @@
             <source>Save snapshot</source>
             <translation>Snapshot speichern</translation>
         </message>
+        <message numerus="yes">
+            <source>event log loaded: %n step(s), paused at step %1</source>
+            <translation>
+                <numerusform>Ereignisprotokoll geladen: %n Schritt, angehalten bei Schritt %1</numerusform>
+                <numerusform>Ereignisprotokoll geladen: %n Schritte, angehalten bei Schritt %1</numerusform>
+            </translation>
+        </message>
     </context>
     <context>
         <name>tc::views::SourceEditor</name>
@@ -993,14 +1494,6 @@
         <message>
             <source>no event log</source>
             <translation>kein Ereignisprotokoll</translation>
-        </message>
-        <message>
-            <source>Next change</source>
-            <translation>Nächste Änderung</translation>
-        </message>
-        <message>
-            <source>Jump to the next step where the selected node's value changed</source>
-            <translation>Zum nächsten Schritt springen, an dem sich der Wert des gewählten Knotens ändert</translation>
         </message>
         <message>
             <source>Save snapshot…</source>
@@ -1055,10 +1548,6 @@
             <translation>Schritt</translation>
         </message>
         <message>
-            <source>current step</source>
-            <translation>aktueller Schritt</translation>
-        </message>
-        <message>
             <source>Open…</source>
             <translation>Öffnen…</translation>
         </message>
@@ -1085,6 +1574,42 @@
         <message>
             <source>the state this step committed</source>
             <translation>der Zustand, den dieser Schritt schrieb</translation>
+        </message>
+        <message>
+            <source>after (step 0)</source>
+            <translation>nachher (Schritt 0)</translation>
+        </message>
+        <message>
+            <source>before (step 0)</source>
+            <translation>vorher (Schritt 0)</translation>
+        </message>
+        <message>
+            <source>after (step %1)</source>
+            <translation>nachher (Schritt %1)</translation>
+        </message>
+        <message>
+            <source>before (step %1)</source>
+            <translation>vorher (Schritt %1)</translation>
+        </message>
+        <message>
+            <source>◀ Change</source>
+            <translation>◀ Änderung</translation>
+        </message>
+        <message>
+            <source>Jump back to the last step where the selected node's value changed (Ctrl+Shift+F10)</source>
+            <translation>Zurück zum letzten Schritt, in dem sich der Wert des gewählten Knotens geändert hat (Strg+Umschalt+F10)</translation>
+        </message>
+        <message>
+            <source>Change ▶</source>
+            <translation>Änderung ▶</translation>
+        </message>
+        <message>
+            <source>Jump to the next step where the selected node's value changed (Ctrl+F10)</source>
+            <translation>Zum nächsten Schritt, in dem sich der Wert des gewählten Knotens ändert (Strg+F10)</translation>
+        </message>
+        <message>
+            <source>%1 (after each step)</source>
+            <translation>%1 (nach jedem Schritt)</translation>
         </message>
     </context>
     <context>

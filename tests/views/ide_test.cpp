@@ -393,6 +393,10 @@ class IdeTest : public QObject {
     QCOMPARE(w.menuBar()->actions().first()->text(), QStringLiteral("&Datei"));
     QCOMPARE(QCoreApplication::translate("tc::views::InputsPanel", "Parameter"), QStringLiteral("Parameter"));
     QCOMPARE(QCoreApplication::translate("tc::views::MainWindow", "Circuit"), QStringLiteral("Schaltung"));
+    // The debugger habits' strings are translated too (fill_de.py fails on a missing one).
+    QCOMPARE(QCoreApplication::translate("tc::views::MainWindow", "Replace &All"), QStringLiteral("&Alle ersetzen"));
+    QCOMPARE(QCoreApplication::translate("tc::views::MainWindow", "Jump to &Previous Change"),
+             QString::fromUtf8("Zur &vorherigen Änderung springen"));
   }
 };
 
