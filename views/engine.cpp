@@ -13,7 +13,7 @@
 // The precompiled Qt headers define `emit` as a keyword macro; the engine's
 // tc::emit namespace needs the plain word (this file emits no signals).
 #undef emit
-#include "emit/c_emitter.h"
+#include "codegen/c_emitter.h"
 #include "emit/onnx_emitter.h"
 #include "emit/spirv.h"
 #include "emit/wasm_emitter.h"

@@ -11,7 +11,7 @@
 
 #include "common.h"
 #include "options.h"
-#include "emit/c_emitter.h"
+#include "codegen/c_emitter.h"
 #include "emit/onnx_emitter.h"
 #include "emit/spirv.h"
 #include "emit/wasm_emitter.h"

@@ -1,5 +1,5 @@
 #include "emit/onnx_emitter.h"
-#include "emit/emit_form.h"
+#include "codegen/emit_form.h"
 
 #include <cmath>
 #include <cstring>

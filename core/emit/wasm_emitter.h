@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "base/result.h"
-#include "emit/emit_plan.h"
+#include "codegen/emit_plan.h"
 #include "ir/program.h"
 
 namespace tc::emit {

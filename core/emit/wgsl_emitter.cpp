@@ -1,5 +1,5 @@
 #include "emit/wgsl_emitter.h"
-#include "emit/emit_form.h"
+#include "codegen/emit_form.h"
 
 #include "base/bits.h"
 #include <cmath>

@@ -1,9 +1,9 @@
 // The compiled plan's C source (compiled_plan.h): the program as the
 // evaluator prepared it (its dtype and per-node semantics), handed to the C
 // exporter's kernel writer, so an op's meaning is spelled once, in
-// core/emit/c_emitter.cpp, for the exporter and for this plan alike.
-#include "emit/c_emitter.h"
-#include "emit/checked_plan.h"
+// core/codegen/c_emitter.cpp, for the exporter and for this plan alike.
+#include "codegen/c_emitter.h"
+#include "codegen/checked_plan.h"
 #include "eval/compiled_plan.h"
 #include "eval/prepared.h"
 

@@ -4,7 +4,7 @@
 #include <chrono>
 #include <cstring>
 
-#include "emit/emit_plan.h"
+#include "codegen/emit_plan.h"
 #include "emit/spirv.h"
 #include "emit/wgsl_emitter.h"
 #include "vulkan/vk_context.h"

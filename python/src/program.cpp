@@ -7,7 +7,7 @@
 #include <cmath>
 #include <limits>
 
-#include "emit/c_emitter.h"
+#include "codegen/c_emitter.h"
 #include "emit/onnx_emitter.h"
 #include "ir/artifact.h"
 #include "ir/printer.h"

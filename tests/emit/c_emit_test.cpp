@@ -13,7 +13,7 @@
 #include <fstream>
 
 #include "base/atomic_file.h"
-#include "emit/c_emitter.h"
+#include "codegen/c_emitter.h"
 #include "emit/export_programs.h"
 #include "ir/artifact.h"
 #include "support/examples.h"

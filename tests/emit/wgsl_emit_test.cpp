@@ -10,7 +10,7 @@
 #include <sstream>
 
 #include "base/atomic_file.h"
-#include "emit/emit_plan.h"
+#include "codegen/emit_plan.h"
 #include "emit/program_gen.h"
 #include "emit/spirv.h"
 #include "emit/wasm_emitter.h"

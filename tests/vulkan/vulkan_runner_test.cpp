@@ -14,7 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "emit/emit_plan.h"
+#include "codegen/emit_plan.h"
 #include "emit/program_gen.h"
 #include "eval/evaluator.h"
 #include "vulkan/runner.h"

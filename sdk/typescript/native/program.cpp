@@ -6,7 +6,7 @@
 #include <cstdint>
 
 #include "emit/wasm_emitter.h"
-#include "emit/c_emitter.h"
+#include "codegen/c_emitter.h"
 #include "emit/onnx_emitter.h"
 #include "emit/wgsl_emitter.h"
 #include "frontend/compile.h"

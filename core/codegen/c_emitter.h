@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "base/result.h"
-#include "emit/checked_plan.h"
+#include "codegen/checked_plan.h"
 #include "ir/program.h"
 
 namespace tc::emit {

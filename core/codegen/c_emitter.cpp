@@ -1,5 +1,5 @@
-#include "emit/c_emitter.h"
-#include "emit/emit_form.h"
+#include "codegen/c_emitter.h"
+#include "codegen/emit_form.h"
 
 #include <cctype>
 #include <cmath>

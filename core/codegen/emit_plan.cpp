@@ -1,4 +1,4 @@
-#include "emit/emit_plan.h"
+#include "codegen/emit_plan.h"
 
 #include "base/bits.h"
 #include <cfloat>

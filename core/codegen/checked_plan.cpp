@@ -1,4 +1,4 @@
-#include "emit/checked_plan.h"
+#include "codegen/checked_plan.h"
 
 #include <cmath>
 
