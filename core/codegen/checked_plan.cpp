@@ -16,27 +16,17 @@ bool domain_implied(Op op, const Domain& d) { return is_comparison(op) && d.lo()
 }  // namespace
 
 Result<CheckedPlan> make_checked_plan(const Program& program, std::string_view target) {
-  if (Status s = validate(program); !s.ok()) return s.error();
-  const std::string t(target);
-  if (program.has_state())
-    return make_error("the " + t + " backend runs stateless programs only; this program has state");
-  if (program.has_calls()) {
-    NodeId c = program.nodes_of(Op::Call).front();
-    return make_error("the " + t + " backend cannot run host calls: " + describe_node(program, c) +
-                          " calls binding '" + program.nodes[static_cast<std::size_t>(c)].name + "'",
-                      program.nodes[static_cast<std::size_t>(c)].location, c);
-  }
-  if (program.outputs.empty()) return make_error("the program has no outputs");
-  if (program.nodes.size() > static_cast<std::size_t>(kMaxEncodableNode))
-    return make_error("the " + t + " backend supports at most " + std::to_string(kMaxEncodableNode) + " nodes");
+  auto uses = trace_uses(program, target);
+  if (!uses) return uses.error();
 
   CheckedPlan plan;
   plan.program = program;
   plan.f32 = program.dtype == Dtype::Float32;
   const std::size_t n = program.nodes.size();
-  plan.needed.assign(n, 0);
-  plan.always_live.assign(n, 0);
-  plan.users.assign(n, {});
+  plan.needed = std::move(uses->needed);
+  plan.always_live = std::move(uses->always_live);
+  plan.users = std::move(uses->users);
+  plan.output_nodes = std::move(uses->output_nodes);
   plan.own_check.assign(n, 0);
   plan.check_domain.assign(n, 0);
   plan.leaf_error.assign(n, 0);
@@ -44,39 +34,6 @@ Result<CheckedPlan> make_checked_plan(const Program& program, std::string_view t
   plan.value.assign(n, 0.0);
   plan.inputs = program.nodes_of(Op::Input);
   plan.params = program.nodes_of(Op::Parameter);
-  for (const auto& [name, id] : program.outputs) {
-    plan.output_nodes.push_back(id);
-    plan.needed[static_cast<std::size_t>(id)] = 1;
-    plan.always_live[static_cast<std::size_t>(id)] = 1;
-  }
-
-  for (std::size_t i = n; i-- > 0;) {
-    if (!plan.needed[i]) continue;
-    const Node& node = program.nodes[i];
-    const auto id = static_cast<NodeId>(i);
-    if (program.semantics_of(node) == Semantics::Relaxed && !is_leaf(node.op))
-      return make_error("the " + t + " backend runs exact (or hybrid) forward semantics only; " +
-                            describe_node(program, id) + " uses relaxed semantics",
-                        node.location, id);
-    const bool live = plan.always_live[i] != 0;
-    auto edge = [&](NodeId arg, UseEdge::Kind kind) {
-      const auto a = static_cast<std::size_t>(arg);
-      plan.needed[a] = 1;
-      plan.users[a].push_back({id, kind});
-      if (live && kind == UseEdge::Always) plan.always_live[a] = 1;
-    };
-    const auto& args = node.args;
-    switch (node.op) {
-      case Op::Select:
-        edge(args[0], UseEdge::Always);
-        edge(args[1], UseEdge::SelectYes);
-        edge(args[2], UseEdge::SelectNo);
-        break;
-      default:  // every other op reads all its arguments
-        for (NodeId a : args) edge(a, UseEdge::Always);
-        break;
-    }
-  }
 
   // Parameters are checked once per run by the evaluator (a bad value fails
   // every case), so an export with a bad value is refused, with its words.

@@ -44,7 +44,7 @@ F32Check f32_check(const Domain& d) {
   return c;
 }
 
-Result<Plan> make_plan(const Program& program, std::string_view target) {
+Result<UseGraph> trace_uses(const Program& program, std::string_view target) {
   if (Status s = validate(program); !s.ok()) return s.error();
   const std::string t(target);
   if (program.has_state())
@@ -55,45 +55,36 @@ Result<Plan> make_plan(const Program& program, std::string_view target) {
                           " calls binding '" + program.nodes[static_cast<std::size_t>(c)].name + "'",
                       program.nodes[static_cast<std::size_t>(c)].location, c);
   }
+  if (program.outputs.empty()) return make_error("the program has no outputs");
   if (program.nodes.size() > static_cast<std::size_t>(kMaxEncodableNode))
     return make_error("the " + t + " backend supports at most " + std::to_string(kMaxEncodableNode) + " nodes");
-  if (program.outputs.empty()) return make_error("the program has no outputs");
 
-  Plan plan;
-  plan.program = program;
+  UseGraph g;
   const std::size_t n = program.nodes.size();
-  plan.needed.assign(n, 0);
-  plan.always_live.assign(n, 0);
-  plan.users.assign(n, {});
-  plan.leaf_value.assign(n, 0.0f);
-  plan.leaf_nonfinite.assign(n, 0);
-  plan.leaf_error.assign(n, 0);
-  plan.check.assign(n, std::nullopt);
-  plan.constant_index.assign(n, -1);
-
+  g.needed.assign(n, 0);
+  g.always_live.assign(n, 0);
+  g.users.assign(n, {});
   for (const auto& [name, id] : program.outputs) {
-    plan.output_nodes.push_back(id);
-    plan.needed[static_cast<std::size_t>(id)] = 1;
-    plan.always_live[static_cast<std::size_t>(id)] = 1;
+    g.output_nodes.push_back(id);
+    g.needed[static_cast<std::size_t>(id)] = 1;
+    g.always_live[static_cast<std::size_t>(id)] = 1;
   }
-  // Every input is a column of the case buffer, needed or not, so the case
-  // layout depends only on the program's inputs.
-  plan.inputs = program.nodes_of(Op::Input);
-
+  // Users come before their arguments (ids are topological), so one walk
+  // from the last node down sees every user of a node before the node.
   for (std::size_t i = n; i-- > 0;) {
-    if (!plan.needed[i]) continue;
+    if (!g.needed[i]) continue;
     const Node& node = program.nodes[i];
     const NodeId id = static_cast<NodeId>(i);
     if (program.semantics_of(node) == Semantics::Relaxed && !is_leaf(node.op))
       return make_error("the " + t + " backend runs exact (or hybrid) forward semantics only; " +
                             describe_node(program, id) + " uses relaxed semantics",
                         node.location, id);
-    const bool live = plan.always_live[i] != 0;
+    const bool live = g.always_live[i] != 0;
     auto edge = [&](NodeId arg, UseEdge::Kind kind) {
-      auto a = static_cast<std::size_t>(arg);
-      plan.needed[a] = 1;
-      plan.users[a].push_back({id, kind});
-      if (live && kind == UseEdge::Always) plan.always_live[a] = 1;
+      const auto a = static_cast<std::size_t>(arg);
+      g.needed[a] = 1;
+      g.users[a].push_back({id, kind});
+      if (live && kind == UseEdge::Always) g.always_live[a] = 1;
     };
     const auto& args = node.args;
     switch (node.op) {
@@ -107,6 +98,28 @@ Result<Plan> make_plan(const Program& program, std::string_view target) {
         break;
     }
   }
+  return g;
+}
+
+Result<Plan> make_plan(const Program& program, std::string_view target) {
+  auto uses = trace_uses(program, target);
+  if (!uses) return uses.error();
+
+  Plan plan;
+  plan.program = program;
+  const std::size_t n = program.nodes.size();
+  plan.needed = std::move(uses->needed);
+  plan.always_live = std::move(uses->always_live);
+  plan.users = std::move(uses->users);
+  plan.output_nodes = std::move(uses->output_nodes);
+  plan.leaf_value.assign(n, 0.0f);
+  plan.leaf_nonfinite.assign(n, 0);
+  plan.leaf_error.assign(n, 0);
+  plan.check.assign(n, std::nullopt);
+  plan.constant_index.assign(n, -1);
+  // Every input is a column of the case buffer, needed or not, so the case
+  // layout depends only on the program's inputs.
+  plan.inputs = program.nodes_of(Op::Input);
 
   std::unordered_map<std::uint32_t, std::int32_t> by_bits;
   for (std::size_t i = 0; i < n; ++i) {

@@ -85,6 +85,22 @@ struct Plan {
   std::size_t needed_count = 0;
 };
 
+/// What every plan starts from: which nodes some output needs, which are
+/// live in every case (reached from an output without passing a select's
+/// branch), and each needed node's users.
+struct UseGraph {
+  std::vector<std::uint8_t> needed;
+  std::vector<std::uint8_t> always_live;
+  std::vector<std::vector<UseEdge>> users;
+  std::vector<NodeId> output_nodes;  ///< in the program's output order
+};
+
+/// The refusals every code generator shares (a program that does not
+/// validate, has state, calls the host, has no outputs, has more nodes than
+/// an error code can name, or computes a needed node in relaxed semantics),
+/// then the use graph. `target` names the backend in error messages.
+Result<UseGraph> trace_uses(const Program& program, std::string_view target);
+
 /// Checks that `program` can run on a backend (validated, no state, no calls,
 /// no relaxed semantics on a needed node, at most kMaxEncodableNode nodes)
 /// and analyses it. `target` names the backend in error messages ("wgsl").
