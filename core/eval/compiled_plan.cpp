@@ -236,24 +236,34 @@ void PlanState::try_load(const Prepared& p, bool probe_only) {
 
 const CompiledKernel* PlanState::kernel_for(const Prepared& p, double node_cases, bool batched) {
   if (const CompiledKernel* k = ready_.load(std::memory_order_acquire)) return k;
-  if (choice_ == EvalPlan::Interpreter) return nullptr;
+  if (choice_ == EvalPlan::Interpreter || failed_.load(std::memory_order_relaxed)) return nullptr;
+  // Auto, ski rental: once the interpreter has spent (with this call) about
+  // what finding the plan costs, look in the cache; once it has spent what
+  // compiling costs, compile. Neither path costs more than twice the better.
+  const double nodes = static_cast<double>(p.order.size());
+  const double probe_at = nodes * kProbeNodeS, compile_at = kCompileBaseS + nodes * kCompileNodeS;
+  double spent = 0.0;
+  if (choice_ == EvalPlan::Auto) {
+    const double add = node_cases * (batched ? kBatchNodeS : kScalarNodeS);
+    double before = spent_s_.load(std::memory_order_relaxed);
+    while (!spent_s_.compare_exchange_weak(before, before + add, std::memory_order_relaxed)) {
+    }
+    spent = before + add;
+    const bool due = (!probed_.load(std::memory_order_relaxed) && spent >= probe_at) || spent >= compile_at;
+    if (!due) return nullptr;
+  }
   std::lock_guard<std::mutex> lock(m_);
   if (kernel_ || failed_) return kernel_.get();
   if (choice_ == EvalPlan::Compiled) {
     try_load(p, false);
     return kernel_.get();
   }
-  // Auto, ski rental: once the interpreter has spent (with this call) about
-  // what finding the plan costs, look in the cache; once it has spent what
-  // compiling costs, compile. Neither path costs more than twice the better.
-  spent_s_ += node_cases * (batched ? kBatchNodeS : kScalarNodeS);
-  const double nodes = static_cast<double>(p.order.size());
-  if (!probed_ && spent_s_ >= nodes * kProbeNodeS) {
+  if (!probed_ && spent >= probe_at) {
     probed_ = true;
     try_load(p, true);
     if (kernel_ || failed_) return kernel_.get();
   }
-  if (spent_s_ >= kCompileBaseS + nodes * kCompileNodeS) try_load(p, false);
+  if (spent >= compile_at) try_load(p, false);
   return kernel_.get();
 }
 

@@ -78,8 +78,10 @@ class PlanState {
   mutable std::mutex m_;
   std::shared_ptr<const CompiledKernel> kernel_;
   std::atomic<const CompiledKernel*> ready_{nullptr};  ///< kernel_, once loaded (never changes after)
-  bool probed_ = false, failed_ = false;
-  double spent_s_ = 0.0;  ///< estimated interpreter seconds so far (Auto)
+  // Read before the lock on every run() and run_batch(), so that a call with
+  // nothing due (the usual one) takes no mutex: atomics, written under m_.
+  std::atomic<bool> probed_{false}, failed_{false};
+  std::atomic<double> spent_s_{0.0};  ///< estimated interpreter seconds so far (Auto)
   std::string reason_;
 };
 
