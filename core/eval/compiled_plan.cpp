@@ -87,20 +87,41 @@ fs::path cache_dir() {
   return fs::temp_directory_path() / ("tensorcode-" + std::to_string(getuid()));
 }
 
-/// Runs argv (PATH lookup), stdout and stderr to `log`; the exit status, or
-/// -1 when it could not start.
-int run_process(const std::vector<std::string>& argv, const fs::path& log) {
+/// Runs argv (PATH lookup) and returns its exit status (-1 when it could
+/// not start), with stdout and stderr together in `out` (at most 64 KiB
+/// kept). A pipe rather than a file, so a process killed while the compiler
+/// runs leaves nothing behind in the cache.
+int run_process(const std::vector<std::string>& argv, std::string& out) {
+  out.clear();
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
+  int fds[2];
+  // Close-on-exec, so a compiler started by another thread at the same
+  // time does not hold this pipe open.
+  if (pipe2(fds, O_CLOEXEC) != 0) return -1;
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_adddup2(&fa, 1, 2);
+  posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
+  posix_spawn_file_actions_adddup2(&fa, fds[1], 2);
   pid_t pid = 0;
   const int rc = posix_spawnp(&pid, args[0], &fa, nullptr, args.data(), environ);
   posix_spawn_file_actions_destroy(&fa);
-  if (rc != 0) return -1;
+  close(fds[1]);
+  if (rc != 0) {
+    close(fds[0]);
+    return -1;
+  }
+  char buf[4096];
+  for (;;) {
+    const ssize_t n = read(fds[0], buf, sizeof buf);
+    if (n > 0) {
+      if (out.size() < 65536) out.append(buf, static_cast<std::size_t>(n));
+    } else if (n == 0 || errno != EINTR) {
+      break;
+    }
+  }
+  close(fds[0]);
   int status = 0;
   while (waitpid(pid, &status, 0) < 0)
     if (errno != EINTR) return -1;
@@ -118,7 +139,7 @@ struct Compiler {
   std::string why;      ///< why it is not usable
 };
 
-const Compiler& compiler(const fs::path& dir) {
+const Compiler& compiler() {
   static std::mutex m;
   static std::map<std::string, Compiler> seen;
   const char* env = std::getenv("TC_CC");
@@ -128,9 +149,9 @@ const Compiler& compiler(const fs::path& dir) {
   if (it != seen.end()) return it->second;
   Compiler c;
   c.cc = cc;
-  const fs::path log = dir / ("cc-version." + std::to_string(getpid()) + ".txt");
-  const int rc = run_process({cc, "--version"}, log);
-  if (rc == 0) c.version = read_text(log);
+  std::string version;
+  const int rc = run_process({cc, "--version"}, version);
+  if (rc == 0) c.version = version;
   // -O1 and, for GCC, no temporary-expression replacement: the block's
   // statements stay in the written order, copies of a node interleaved, so
   // independent chains overlap (GCC otherwise emits one chain after another
@@ -142,8 +163,6 @@ const Compiler& compiler(const fs::path& dir) {
   if (__builtin_cpu_supports("avx512f")) c.flags.push_back("-mprefer-vector-width=512");
 #endif
   if (c.version.empty()) c.why = "no C compiler: '" + cc + "' " + (rc < 0 ? "could not be started" : "--version failed") + " (set TC_CC)";
-  std::error_code ec;
-  fs::remove(log, ec);
   return seen.emplace(cc, std::move(c)).first->second;
 }
 
@@ -162,7 +181,7 @@ Result<std::shared_ptr<const CompiledKernel>> load_plan(PlanSource src, bool pro
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) return make_error("the plan cache '" + dir.string() + "' cannot be created: " + ec.message());
-  const Compiler& cc = compiler(dir);
+  const Compiler& cc = compiler();
   if (!cc.why.empty()) return make_error(cc.why);
   std::string key_text = src.text + "\n" + cc.cc + "\n" + cc.version;
   for (const auto& f : cc.flags) key_text += " " + f;
@@ -176,21 +195,18 @@ Result<std::shared_ptr<const CompiledKernel>> load_plan(PlanSource src, bool pro
     const std::string tag = std::to_string(getpid()) + "." +
                             std::to_string(std::chrono::steady_clock::now().time_since_epoch().count());
     const fs::path tmp_c = dir / ("plan-" + key + "." + tag + ".c"), tmp_so = dir / ("plan-" + key + "." + tag + ".so");
-    const fs::path log = dir / ("plan-" + key + "." + tag + ".log");
     if (!write_text(tmp_c, src.text)) return make_error("cannot write '" + tmp_c.string() + "'");
     std::vector<std::string> argv{cc.cc};
     argv.insert(argv.end(), cc.flags.begin(), cc.flags.end());
     argv.insert(argv.end(), {"-o", tmp_so.string(), tmp_c.string(), "-lm"});
-    const int rc = run_process(argv, log);
+    std::string msg;
+    const int rc = run_process(argv, msg);
     if (rc != 0) {
-      std::string msg = read_text(log);
       if (msg.size() > 400) msg.resize(400);
       fs::remove(tmp_c, ec);
       fs::remove(tmp_so, ec);
-      fs::remove(log, ec);
       return make_error("'" + cc.cc + "' failed on the compiled plan (exit " + std::to_string(rc) + "): " + msg);
     }
-    fs::remove(log, ec);
     // Whole files only: another process may look the key up at any time.
     fs::rename(tmp_so, so, ec);
     if (!ec) fs::rename(tmp_c, c_file, ec);

@@ -8,8 +8,10 @@
 // Without a working C compiler the comparisons are SKIPPED.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -189,6 +191,72 @@ TEST_F(CompiledPlanTest, WithoutACompilerTheInterpreterRunsAndSaysWhy) {
   unsetenv("TC_CC");
   std::error_code ec;
   fs::remove_all(dir, ec);
+}
+
+/// The files of a cache folder, by name.
+std::vector<std::string> files_in(const fs::path& dir) {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec)) names.push_back(e.path().filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+/// A compiler that answers --version and fails on the plan: its message
+/// (stderr) reaches the reason, and the cache keeps no file of the attempt.
+TEST_F(CompiledPlanTest, AFailingCompilerIsQuotedAndLeavesNothingInTheCache) {
+  const fs::path dir = fs::temp_directory_path() / ("tc-compiled-plan-badcc-" + std::to_string(::getpid()));
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+  fs::create_directories(dir);
+  const fs::path cc = dir / "fake-cc.sh";
+  {
+    std::ofstream out(cc);
+    out << "#!/bin/sh\nif [ \"$1\" = --version ]; then echo fake-cc 1.0; exit 0; fi\n"
+           "echo 'fake-cc: refusing this plan' >&2\nexit 3\n";
+  }
+  fs::permissions(cc, fs::perms::owner_all);
+  const fs::path cache = dir / "cache";
+  setenv("TC_CACHE_DIR", cache.c_str(), 1);
+  setenv("TC_CC", cc.c_str(), 1);
+  Builder b;
+  Value x = b.input("x", Domain::float64(-10, 10));
+  auto p = b.build(x * x + 1.0);
+  ASSERT_TRUE(p.ok());
+  const Evaluator ev = make(*p, EvalPlan::Compiled);
+  auto r = ev.run(testing::inputs({{"x", 3.0}}));
+  unsetenv("TC_CC");
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->outputs[0], 10.0);
+  EXPECT_FALSE(ev.plan_status().compiled);
+  EXPECT_NE(ev.plan_status().reason.find("failed on the compiled plan (exit 3): fake-cc: refusing this plan"),
+            std::string::npos)
+      << ev.plan_status().reason;
+  EXPECT_TRUE(files_in(cache).empty()) << files_in(cache).front();
+  fs::remove_all(dir, ec);
+}
+
+/// A fresh cache holds the plan's source and library and nothing else
+/// (no version or log files left by the compiler's runs).
+TEST_F(CompiledPlanTest, TheCacheHoldsOnlyWholePlans) {
+  const fs::path cache = fs::temp_directory_path() / ("tc-compiled-plan-fresh-" + std::to_string(::getpid()));
+  std::error_code ec;
+  fs::remove_all(cache, ec);
+  setenv("TC_CACHE_DIR", cache.c_str(), 1);
+  Builder b;
+  Value x = b.input("x", Domain::float64(-10, 10));
+  auto p = b.build(x * 0.25 - 7.0);
+  ASSERT_TRUE(p.ok());
+  const Evaluator ev = make(*p, EvalPlan::Compiled);
+  ASSERT_TRUE(ev.run(testing::inputs({{"x", 2.0}})).ok());
+  if (no_plan(ev).rfind("no C compiler", 0) == 0) GTEST_SKIP() << "no C compiler works here";
+  ASSERT_TRUE(ev.plan_status().compiled) << ev.plan_status().reason;
+  const auto names = files_in(cache);
+  ASSERT_EQ(names.size(), 2u);
+  EXPECT_EQ(names[0].substr(0, 5), "plan-");
+  EXPECT_EQ(names[0].substr(names[0].size() - 2), ".c");
+  EXPECT_EQ(names[1].substr(names[1].size() - 3), ".so");
+  fs::remove_all(cache, ec);
 }
 
 TEST_F(CompiledPlanTest, HostCallsStayWithTheInterpreter) {
