@@ -197,8 +197,8 @@ class WasmGen {
   }
 
   using Cond = std::function<void()>;
-  /// kind := first of `checks` (priority order) that holds, else 0; then stored.
-  void kind(NodeId id, const std::vector<std::pair<Cond, ErrorKind>>& checks) {
+  /// The kind local := the first of `checks` (priority order) that holds, else 0.
+  void kind(const std::vector<std::pair<Cond, ErrorKind>>& checks) {
     i32c(0);
     set(kKind);
     for (auto it = checks.rbegin(); it != checks.rend(); ++it) {
@@ -339,7 +339,7 @@ class WasmGen {
     if (p_.check[i] && node.op != Op::Input)
       checks.push_back({[this, id, c = *p_.check[i]] { domain_fails(id, c); }, ErrorKind::Domain});
     if (checks.empty()) return;
-    kind(id, checks);
+    kind(checks);
     i32c(0);
     get(kKind);
     mem(kI32Store, kind_off(id));
@@ -370,7 +370,7 @@ class WasmGen {
       forward_node(id);
       std::vector<std::pair<Cond, ErrorKind>> checks{{[this, id] { nonfinite(id); }, ErrorKind::NonFinite}};
       if (p_.check[i]) checks.push_back({[this, id, c = *p_.check[i]] { domain_fails(id, c); }, ErrorKind::Domain});
-      kind(id, checks);
+      kind(checks);
       i32c(encode_error(id, ErrorKind::None)); get(kKind); op(kI32Or);
       get(kIe);
       get(kIe); op(kI32Eqz); get(kKind); i32c(0); op(kI32Ne); op(kI32And);
