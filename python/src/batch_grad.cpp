@@ -245,6 +245,17 @@ py::tuple batch_reverse(PyBatchRecord& rec, py::handle seeds, py::handle summed,
       spans.emplace_back(&scalars[o], 1);
       continue;
     }
+    if (py::array_t<double>::check_(v)) {
+      // One value repeated (stride 0: torch's backward of sum() expands one
+      // value to the batch): the seed every case shares, read in place.
+      auto a = py::reinterpret_borrow<py::array>(v);
+      const auto n = static_cast<std::size_t>(a.ndim() == 1 ? a.shape(0) : 0);
+      if (a.ndim() == 1 && (n == count || n == 1) && a.strides(0) == 0) {
+        scalars[o] = *static_cast<const double*>(a.data());
+        spans.emplace_back(&scalars[o], 1);
+        continue;
+      }
+    }
     Column a = Column::ensure(v);
     if (!a || a.ndim() > 1) {
       PyErr_Clear();
@@ -268,9 +279,12 @@ py::tuple batch_reverse(PyBatchRecord& rec, py::handle seeds, py::handle summed,
   std::vector<std::string> sum_names;
   if (!summed.is_none())
     for (py::handle h : py::reinterpret_borrow<py::iterable>(summed)) sum_names.push_back(py::str(h));
+  // Input gradients as views of gin's rows (no copy); parameter gradients
+  // as 0-d arrays, which torch.from_numpy takes like the rows.
   py::dict gi, gp;
   std::size_t row = 0, prow = 0;
   const double* g = gin.data();
+  const std::vector<py::ssize_t> no_shape;
   for (const tc::GradLeaf& leaf : tape.leaves()) {
     if (leaf.op == tc::Op::Input) {
       if (std::find(sum_names.begin(), sum_names.end(), leaf.name) != sum_names.end()) {
@@ -278,11 +292,14 @@ py::tuple batch_reverse(PyBatchRecord& rec, py::handle seeds, py::handle summed,
         for (std::size_t c = 0; c < count; ++c) total += g[row * count + c];
         gi[to_str(leaf.name)] = total;
       } else {
-        gi[to_str(leaf.name)] = gin[py::make_tuple(static_cast<py::ssize_t>(row), py::ellipsis())];
+        gi[to_str(leaf.name)] = py::array_t<double>({static_cast<py::ssize_t>(count)},
+                                                    {static_cast<py::ssize_t>(sizeof(double))}, g + row * count, gin);
       }
       ++row;
     } else {
-      gp[to_str(leaf.name)] = gpar[prow++];
+      py::array_t<double> value(no_shape);
+      *value.mutable_data() = gpar[prow++];
+      gp[to_str(leaf.name)] = std::move(value);
     }
   }
   return py::make_tuple(gi, gp);

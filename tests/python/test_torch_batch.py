@@ -101,6 +101,58 @@ def test_torch_gradients_batch_without_torch():
         p.gradients_batch({"x": x, "y": y[:3]})
 
 
+def test_torch_seed_and_input_layouts_keep_the_bits():
+    # The bridge hands torch's tensors to the core as they come: an expanded
+    # seed (stride 0, the backward of sum()) is read as one value, a strided
+    # seed or input column is copied, inputs that need no gradient get none.
+    # Every way gives the bits of contiguous columns and an explicit seed.
+    rng = random.Random(5)
+    for i in range(6):
+        p = random_program(rng, ("exact", "relaxed", "hybrid")[i % 3])
+        model = p.to_tensor_module(errors="nan")
+        xs = torch.tensor([rng.uniform(-4, 4) for _ in range(40)], dtype=torch.float64)
+        ys = torch.tensor([rng.uniform(-4, 4) for _ in range(40)], dtype=torch.float64)
+
+        def run(x, y, backward, wants_y=True):
+            x = x.clone().requires_grad_(True) if x.is_contiguous() else x.requires_grad_(True)
+            y = y.clone().requires_grad_(wants_y) if y.is_contiguous() else y.requires_grad_(wants_y)
+            for w in model.parameters():
+                w.grad = None
+            out = model({"x": x, "y": y})["result"]
+            backward(out)
+            grad_y = y.grad if y.is_leaf else None
+            return ([bits(v) for v in out.tolist()], [bits(v) for v in x.grad.tolist()],
+                    None if grad_y is None else [bits(v) for v in grad_y.tolist()],
+                    [bits(w.grad) for w in model.parameters()])
+
+        want = run(xs, ys, lambda out: out.backward(torch.full((40,), 3.0, dtype=torch.float64)))
+        assert run(xs, ys, lambda out: (out.sum() * 3.0).backward()) == want  # seed 3.0, stride 0
+        ones = run(xs, ys, lambda out: out.backward(torch.ones(40, dtype=torch.float64)))
+        assert run(xs, ys, lambda out: out.sum().backward()) == ones
+        strided_seed = torch.full((80,), 3.0, dtype=torch.float64)[::2]
+        assert run(xs, ys, lambda out: out.backward(strided_seed)) == want
+        # Strided input columns (views of every other element, leaves of their own).
+        wide_x = torch.zeros(80, dtype=torch.float64)
+        wide_y = torch.zeros(80, dtype=torch.float64)
+        wide_x[::2], wide_y[::2] = xs, ys
+        assert run(wide_x.clone()[::2].detach(), wide_y.clone()[::2].detach(), lambda out: out.sum().backward()) == ones
+        # y without requires_grad: no gradient for it, x's and the parameters' bits unchanged.
+        no_y = run(xs, ys, lambda out: out.sum().backward(), wants_y=False)
+        assert no_y[2] is None and (no_y[0], no_y[1], no_y[3]) == (ones[0], ones[1], ones[3])
+
+
+def test_torch_backward_twice_needs_retain_graph():
+    p = division_program()
+    model = p.to_tensor_module()
+    x = torch.tensor([1.0, 2.0], dtype=torch.float64, requires_grad=True)
+    loss = model({"x": x, "y": 2.0})["result"].sum()
+    loss.backward(retain_graph=True)
+    loss.backward()  # the record is kept while the graph is
+    assert x.grad.tolist() == [1.5, 1.5]
+    with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+        loss.backward()
+
+
 def test_torch_batch_shapes_broadcast_and_program_operation():
     p = division_program()
     op = ProgramOperation(p.to_json())

@@ -9,8 +9,6 @@ the whole batch in core, and backward is the core's batched reverse pass
 over the values the forward kept (it never runs the forward again). It is
 not a CUDA version of the circuit: tensors must be on the CPU.
 """
-import functools
-
 import torch
 from torch import nn
 from torch._C import _functions
@@ -19,42 +17,35 @@ _SECOND_ORDER = (b"a tensorcode program has first derivatives only: differentiat
                  b"(create_graph=True, then grad of the result) is not supported")
 
 
-def _first_order_only(backward):
-    """Like torch.autograd.function.once_differentiable, but keyed on
-    create_graph rather than on whether the grad_outputs require grad: with
-    create_graph=True the gradients go through a node that raises if they
-    are differentiated again. (once_differentiable lets them through as
-    constants when the incoming grad does not require grad, as for
-    `torch.autograd.grad(y, x, create_graph=True)`, and its error node is
-    not on any path to x: the circuit's part of the second derivative was
-    silently dropped.)"""
+def _first_order_only(ctx, grads):
+    """With create_graph=True, routes the gradients (computed without grad
+    mode) through a node that raises if they are differentiated again. Like
+    torch.autograd.function.once_differentiable, but keyed on create_graph
+    rather than on whether the grad_outputs require grad: once_differentiable
+    lets them through as constants when the incoming grad does not require
+    grad, as for `torch.autograd.grad(y, x, create_graph=True)`, and its
+    error node is not on any path to x: the circuit's part of the second
+    derivative was silently dropped."""
+    where = [k for k, g in enumerate(grads) if isinstance(g, torch.Tensor)]
+    if not where:
+        return grads
+    fake = []
+    for k in where:
+        g = grads[k].detach()
+        g.requires_grad = True
+        fake.append(g)
+    # The forward's inputs join the error node too, so that a later grad
+    # with respect to any of them passes through it (autograd runs only
+    # the nodes on a path to the requested inputs).
+    anchors = [t for t in ctx.meta[1] if isinstance(t, torch.Tensor) and t.requires_grad]
+    guarded = _functions.DelayedError(_SECOND_ORDER, len(fake) + len(anchors))(*fake, *anchors)
+    if not isinstance(guarded, tuple):
+        guarded = (guarded,)
+    grads = list(grads)
+    for k, g in zip(where, guarded):
+        grads[k] = g
+    return tuple(grads)
 
-    @functools.wraps(backward)
-    def wrapper(ctx, *grad_outputs):
-        if not torch.is_grad_enabled():  # create_graph=False: nothing to guard
-            return backward(ctx, *grad_outputs)
-        with torch.no_grad():
-            grads = backward(ctx, *grad_outputs)
-        where = [k for k, g in enumerate(grads) if isinstance(g, torch.Tensor)]
-        if not where:
-            return grads
-        fake = []
-        for k in where:
-            g = grads[k].detach()
-            g.requires_grad = True
-            fake.append(g)
-        # The forward's inputs join the error node too, so that a later grad
-        # with respect to any of them passes through it (autograd runs only
-        # the nodes on a path to the requested inputs).
-        anchors = [t for t in ctx.saved_tensors if t.requires_grad]
-        guarded = _functions.DelayedError(_SECOND_ORDER, len(fake) + len(anchors))(*fake, *anchors)
-        if not isinstance(guarded, tuple):
-            guarded = (guarded,)
-        grads = list(grads)
-        for k, g in zip(where, guarded):
-            grads[k] = g
-        return tuple(grads)
-    return wrapper
 
 _INTEGRAL = ("int32", "boolean")
 _SCALAR = (torch.Size([]), torch.float64)
@@ -88,13 +79,17 @@ def _column(name, value, domain):
 
 
 def _seed(g):
-    """A grad_output as a core seed: None, a number, or a float64 column."""
+    """A grad_output as a core seed: None, a number, or a float64 column (an
+    expanded one, stride 0 as from the backward of sum(), the core reads as
+    the one value every case shares)."""
     if g is None:
         return None
     if g.dim() == 0:
         return float(g)
-    if g.dim() == 1 and g.shape[0] > 1 and g.stride(0) == 0:
-        return float(g[0])  # expanded from one value (the backward of sum())
+    if g.dtype is torch.float64 and not g.requires_grad:
+        return g.numpy()  # contiguous or stride 0: no copy; other strides the core copies
+    if g.stride(0) == 0:
+        return float(g[0])  # expanded from one value
     return g.detach().to(torch.float64).contiguous().numpy()
 
 
@@ -102,54 +97,65 @@ class _ProgramFunction(torch.autograd.Function):
     """Outputs of the circuit for a batch; backward asks the core for the
     batched VJP over the record the forward kept."""
 
+    # Per call the bridge's own work runs between two passes over the whole
+    # record, which leave the caches cold for it: every torch op or Python
+    # call here costs several times its warm price, so there are few.
     @staticmethod
     def forward(ctx, call, *values):
-        module, names, columns, shapes, count, batched, out_dtype, keep = call
-        params = {p: float(w) for p, w in zip(module.parameter_names, values[len(names):])}
-        core = module._core
-        outputs, record = core.batch_forward(columns, params, count, keep, module.errors, module.threads, batched)
-        ctx.record = record
-        ctx.save_for_backward(*[v for v in values if isinstance(v, torch.Tensor)])
-        ctx.meta = (names, shapes, count, module.parameter_names, module.threads, batched)
+        module, names, columns, shapes, count, batched, out_dtype, keep, summed = call
+        # Parameters as 0-d arrays over their storage (read by the core as
+        # numbers): the same two calls as each input column, not an item().
+        params = {p: w.detach().numpy() if w.dtype is torch.float64 and w.is_cpu else float(w)
+                  for p, w in zip(module.parameter_names, values[len(names):])}
+        outputs, record = module._core.batch_forward(columns, params, count, keep, module.errors, module.threads,
+                                                     batched)
+        # The inputs are kept only as anchors for _first_order_only: the
+        # record holds every value backward reads, so no SavedVariables.
+        ctx.meta = (record, values, names, shapes, summed, module.parameter_names, module.threads, batched)
         if not batched:
             return tuple(torch.tensor(v, dtype=out_dtype) for v in outputs[:, 0].tolist())
-        result = torch.from_numpy(outputs)
-        if out_dtype != torch.float64:
-            result = result.to(out_dtype)
-        return tuple(result[k] for k in range(result.shape[0]))
+        if out_dtype is not torch.float64:
+            return tuple(torch.from_numpy(row).to(out_dtype) for row in outputs)
+        if len(outputs) == 1:
+            return (torch.from_numpy(outputs[0]),)
+        return tuple(torch.from_numpy(row) for row in outputs)
 
     @staticmethod
-    @_first_order_only
     def backward(ctx, *grad_outputs):
-        names, shapes, count, param_names, threads, batched = ctx.meta
-        if ctx.record is None:
+        if ctx.meta[0] is None:
             raise RuntimeError("this forward kept no record for backward (it ran without gradients)")
-        seeds = [_seed(g) for g in grad_outputs]
-        # Inputs given once for the whole batch get the sum of their gradients.
-        if count == 1:
-            summed = names  # one case: its gradients as numbers
-        else:
-            summed = [name for name, shape in zip(names, shapes) if shape is not None and
-                      (len(shape[0]) == 0 or shape[0][0] == 1)]
-        grad_in, grad_param = ctx.record.reverse(seeds, summed, threads, batched)
-        grads = []
-        for name, shape in zip(names, shapes):
-            if shape is None:  # a number
+        # Nothing is saved, but this raises torch's own error on a second
+        # backward through a graph that was not retained.
+        ctx.saved_tensors
+        if torch.is_grad_enabled():  # create_graph=True
+            with torch.no_grad():
+                grads = _ProgramFunction._gradients(ctx, grad_outputs)
+            return _first_order_only(ctx, grads)
+        return _ProgramFunction._gradients(ctx, grad_outputs)
+
+    @staticmethod
+    def _gradients(ctx, grad_outputs):
+        record, _, names, shapes, summed, param_names, threads, batched = ctx.meta
+        grad_in, grad_param = record.reverse([_seed(g) for g in grad_outputs], summed, threads, batched)
+        needed = ctx.needs_input_grad
+        grads = [None]
+        for k, (name, shape) in enumerate(zip(names, shapes), 1):
+            g = grad_in.get(name) if shape is not None and needed[k] else None
+            if g is None:  # a number, not a differentiable input, or no gradient asked for
                 grads.append(None)
                 continue
             size, dtype = shape
-            g = grad_in.get(name)
-            if g is None:  # not a differentiable input
-                grads.append(None)
-            elif isinstance(g, float):
+            if isinstance(g, float):  # one value (a 0-d or one-element input, or one case)
                 t = torch.tensor(g, dtype=dtype)
                 grads.append(t if len(size) == 0 else t.reshape(size))
+            elif dtype is torch.float64:
+                grads.append(torch.from_numpy(g))
             else:
-                grads.append(torch.from_numpy(g).to(dtype).reshape(size))
-        for p in param_names:
-            g = grad_param.get(p)
-            grads.append(None if g is None else torch.tensor(g, dtype=torch.float64))
-        return (None, *grads)
+                grads.append(torch.from_numpy(g).to(dtype))
+        for k, p in enumerate(param_names, len(names) + 1):
+            g = grad_param.get(p) if needed[k] else None
+            grads.append(None if g is None else torch.from_numpy(g))
+        return tuple(grads)
 
 
 class TensorModule(nn.Module):
@@ -186,12 +192,14 @@ class TensorModule(nn.Module):
         self.parameter_names = tuple(name for name, _ in info["parameters"])
         self.params = nn.ParameterDict()
         self._keys = {}
+        self._weight_keys = ()
         for index, (name, value) in enumerate(info["parameters"]):
             key = name.replace(".", "/")
             if not key or key in self.params or hasattr(self.params, key):
                 key = f"p{index}/{key}"
             self._keys[name] = key
             self.params[key] = nn.Parameter(torch.tensor(float(value), dtype=torch.float64))
+        self._weight_keys = tuple(self._keys[n] for n in self.parameter_names)
 
     def parameter(self, name):
         """The nn.Parameter of the program parameter `name`."""
@@ -205,7 +213,10 @@ class TensorModule(nn.Module):
             raise TypeError(f"forward() takes a dict of input tensors, not {type(inputs).__name__}")
         # Missing and unknown names are the core's to report.
         names = tuple(inputs)
-        weights = [self.params[self._keys[n]] for n in self.parameter_names]
+        # What self.params[key] reads, without nn.Module.__getattr__ (on
+        # Python 3.11 each use of it raises and clears an AttributeError).
+        found = self._modules["params"]._parameters
+        weights = [found[k] if k in found else self.params[k] for k in self._weight_keys]
         # The common scalar call (0-d float64 CPU tensors and numbers): no
         # batch bookkeeping, so one case costs no more than it always did.
         values, shapes = [], []
@@ -222,38 +233,64 @@ class TensorModule(nn.Module):
             else:
                 break
         else:
-            call = (self, names, dict(zip(names, values)), shapes, 1, False, torch.float64, torch.is_grad_enabled())
+            call = (self, names, dict(zip(names, values)), shapes, 1, False, torch.float64, torch.is_grad_enabled(),
+                    names)
             outputs = _ProgramFunction.apply(call, *[inputs[name] for name in names], *weights)
             return dict(zip(self.output_names, outputs))
-        values, shapes, tensors = [], [], []
-        count, sized_by, dtypes = None, None, []
+        values, shapes = [], []
+        count, sized_by, out_dtype, other_dtype = None, None, None, False
+        batched, shared, grads = False, False, False
         for name in names:
-            value, tensor, length = _column(name, inputs[name], self._domains.get(name))
+            v = inputs[name]
+            if isinstance(v, torch.Tensor) and v.dtype is torch.float64 and v.dim() == 1 and v.is_cpu:
+                # The common column: the core reads it in place (it copies a strided one).
+                value, tensor, length = v.detach().numpy(), v, v.shape[0]
+            else:
+                value, tensor, length = _column(name, v, self._domains.get(name))
             values.append(value)
-            shapes.append(None if tensor is None else (tensor.shape, tensor.dtype))
-            if tensor is not None:
-                tensors.append(tensor)
-                if tensor.is_floating_point():
-                    dtypes.append(tensor.dtype)
+            if tensor is None:
+                shapes.append(None)
+                continue
+            shape = tensor.shape
+            shapes.append((shape, tensor.dtype))
+            grads = grads or tensor.requires_grad
+            if len(shape) == 1:
+                batched = True
+            if length is None or length == 1:
+                shared = True  # one value for every case: its gradient is the sum over the cases
+            if tensor.dtype is torch.float64:
+                if out_dtype is None:
+                    out_dtype = torch.float64
+            elif tensor.is_floating_point():
+                other_dtype = True
             if length is not None and length != 1:
                 if count is None:
                     count, sized_by = length, name
                 elif length != count:
                     raise ValueError(f"input '{name}' has {length} cases but input '{sized_by}' has {count}: "
                                      "1-D inputs must have the same length (or length 1)")
-        batched = any(s is not None and len(s[0]) == 1 for s in shapes)
         if count is None:
             count = 1
-        out_dtype = torch.float64
-        if dtypes:
-            out_dtype = dtypes[0]
-            for d in dtypes[1:]:
-                out_dtype = torch.promote_types(out_dtype, d)
-        keep = torch.is_grad_enabled() and (any(t.requires_grad for t in tensors) or
-                                            any(w.requires_grad for w in weights))
+        if other_dtype:
+            # The inputs' floating dtypes promoted (float64 when there is none).
+            out_dtype = None
+            for s in shapes:
+                if s is not None and s[1].is_floating_point:
+                    out_dtype = s[1] if out_dtype is None else torch.promote_types(out_dtype, s[1])
+        elif out_dtype is None:
+            out_dtype = torch.float64
+        keep = torch.is_grad_enabled() and (grads or any(w.requires_grad for w in weights))
+        # Inputs given once for the whole batch get the sum of their gradients.
+        if count == 1:
+            summed = names  # one case: its gradients as numbers
+        elif shared:
+            summed = [name for name, shape in zip(names, shapes) if shape is not None and
+                      (len(shape[0]) == 0 or shape[0][0] == 1)]
+        else:
+            summed = None
         # The core reads `columns`; the tensors themselves go through apply so
         # that autograd routes their gradients.
-        call = (self, names, dict(zip(names, values)), shapes, count, batched, out_dtype, keep)
+        call = (self, names, dict(zip(names, values)), shapes, count, batched, out_dtype, keep, summed)
         outputs = _ProgramFunction.apply(call, *[inputs[name] for name in names], *weights)
         return dict(zip(self.output_names, outputs))
 
