@@ -219,6 +219,12 @@ Status run_batch_impl(const Prepared& p, std::span<const std::span<const double>
   // float64 one: measured on long_loop (AVX-512), 256 doubles (2 KiB) and
   // 1024 floats (4 KiB) per column are the fastest; 1024 doubles are slower.
   std::size_t block = p.f32 ? plan.block * 4 : plan.block;
+#ifdef __EMSCRIPTEN__
+  // WebAssembly's 128-bit vectors take four times as long over a column as
+  // AVX-512, so each step's fixed cost (dispatch, a call per kernel) weighs
+  // more: twice the length was measured ~5-10% faster on chain1024 in Node.
+  block *= 2;
+#endif
   while (block > 8 && static_cast<std::size_t>(plan.nslots) * block * (p.f32 ? sizeof(float) : sizeof(double)) > kColumnBudgetBytes) block /= 2;
   while (block > 8 && block / 2 >= count) block /= 2;  // a small batch needs no full-length columns
   // Uniform values; a non-finite one (a constant overflowing float32) flags

@@ -29,6 +29,22 @@
 #include "eval/batch_columns.h"
 #include "ir/op_semantics.h"
 
+// Each op's loop is a function of its own in the WebAssembly build. Inlined
+// into run_steps, as natively, they made one function of 340 KB of wasm,
+// which V8 runs from its baseline compiler (Liftoff: chain64's batch about
+// 2x slower) until TurboFan has compiled it in the background, 0.8-1.3 s
+// on this machine, so a page's first second of batches ran at half speed;
+// the small functions tier up within a few blocks each. Natively the
+// per-op loops stay inlined. (The wasm link keeps Binaryen from inlining
+// them back: sdk/typescript/native/CMakeLists.txt.)
+#ifndef TC_STEP_KERNEL
+#if defined(__EMSCRIPTEN__)
+#define TC_STEP_KERNEL HWY_NOINLINE
+#else
+#define TC_STEP_KERNEL HWY_INLINE
+#endif
+#endif
+
 HWY_BEFORE_NAMESPACE();
 namespace tc::eval_detail {
 namespace HWY_NAMESPACE {
@@ -80,8 +96,8 @@ HWY_INLINE T apply(F f, T x, T y) {
 }
 
 template <class T, bool Native, bool Check, bool AC, bool BC, class F>
-HWY_INLINE void loop2(const T* __restrict a, T ua, const T* __restrict b, T ub, T* __restrict out, T* __restrict acc,
-                     std::size_t m, F f) {
+TC_STEP_KERNEL void loop2(const T* __restrict a, T ua, const T* __restrict b, T ub, T* __restrict out, T* __restrict acc,
+                         std::size_t m, F f) {
   for (std::size_t i = 0; i < m; ++i) {
     const T x = AC ? a[i] : ua;
     const T y = BC ? b[i] : ub;
@@ -100,7 +116,7 @@ HWY_INLINE void map2(Col<T> a, Col<T> b, T* out, T* acc, std::size_t m, F f) {
 }
 
 template <class T, bool Native, bool Check, class F>
-HWY_INLINE void map1(Col<T> a, T* __restrict out, T* __restrict acc, std::size_t m, F f) {
+TC_STEP_KERNEL void map1(Col<T> a, T* __restrict out, T* __restrict acc, std::size_t m, F f) {
   if (a.p) {
     const T* __restrict x = a.p;
     for (std::size_t i = 0; i < m; ++i) {
@@ -121,8 +137,8 @@ HWY_INLINE void map1(Col<T> a, T* __restrict out, T* __restrict acc, std::size_t
 /// operation rounded as its own node would be: a mul and the add or sub
 /// that is its only reader, in one pass (see fused_mul in batch_plan.cpp).
 template <class T, bool Native, bool Check, int Kind, bool SC, bool XC, bool YC>
-HWY_INLINE void loop_mul_add(const T* __restrict s, T us, const T* __restrict x, T ux, const T* __restrict y, T uy,
-                            T* __restrict out, T* __restrict acc, std::size_t m) {
+TC_STEP_KERNEL void loop_mul_add(const T* __restrict s, T us, const T* __restrict x, T ux, const T* __restrict y, T uy,
+                                T* __restrict out, T* __restrict acc, std::size_t m) {
   auto mul = [](auto u, auto v) { return sem::mul<ScalarOf<decltype(u)>>(u, v); };
   auto add = [](auto u, auto v) { return sem::add<ScalarOf<decltype(u)>>(u, v); };
   auto sub = [](auto u, auto v) { return sem::sub<ScalarOf<decltype(u)>>(u, v); };
@@ -167,8 +183,8 @@ HWY_INLINE hn::Vec<D> lanes(D d, const hn::TFromD<D>* HWY_RESTRICT p, hn::Vec<D>
 /// out = vf(a, b) over the block (sf for the cases after the last full
 /// vector), with the finiteness flag when Check.
 template <class T, bool Check, bool AC, bool BC, class VF, class SF>
-HWY_INLINE void vloop2(const T* HWY_RESTRICT a, T ua, const T* HWY_RESTRICT b, T ub, T* HWY_RESTRICT out,
-                       T* HWY_RESTRICT acc, std::size_t m, VF vf, SF sf) {
+TC_STEP_KERNEL void vloop2(const T* HWY_RESTRICT a, T ua, const T* HWY_RESTRICT b, T ub, T* HWY_RESTRICT out,
+                           T* HWY_RESTRICT acc, std::size_t m, VF vf, SF sf) {
   const hn::ScalableTag<T> d;
   const std::size_t N = hn::Lanes(d);
   const auto va = hn::Set(d, ua), vb = hn::Set(d, ub), z = hn::Zero(d);
@@ -203,8 +219,8 @@ HWY_INLINE void vmap2(Col<T> a, Col<T> b, T* out, T* acc, std::size_t m, VF vf, 
 /// The fused product-sum s + x*y (Kind 0), s - x*y (1), x*y - s (2): a Mul
 /// then an Add or Sub, each rounded (never MulAdd).
 template <class T, bool Check, int Kind, bool SC, bool XC, bool YC>
-HWY_INLINE void vloop_mul_add(const T* HWY_RESTRICT s, T us, const T* HWY_RESTRICT x, T ux, const T* HWY_RESTRICT y,
-                              T uy, T* HWY_RESTRICT out, T* HWY_RESTRICT acc, std::size_t m) {
+TC_STEP_KERNEL void vloop_mul_add(const T* HWY_RESTRICT s, T us, const T* HWY_RESTRICT x, T ux, const T* HWY_RESTRICT y,
+                                  T uy, T* HWY_RESTRICT out, T* HWY_RESTRICT acc, std::size_t m) {
   const hn::ScalableTag<T> d;
   using VL = VecLanes<hn::ScalableTag<T>>;
   using SL = sem::Lanes<T>;
@@ -255,8 +271,8 @@ HWY_INLINE void vmap_mul_add(Col<T> s, Col<T> x, Col<T> y, T* out, T* acc, std::
 
 /// A failed domain check of a step's value flags the case.
 template <class T>
-HWY_INLINE void check_domain(const Prepared& p, const Instr& in, const T* __restrict out, T* __restrict acc,
-                            std::size_t m) {
+TC_STEP_KERNEL void check_domain(const Prepared& p, const Instr& in, const T* __restrict out, T* __restrict acc,
+                                std::size_t m) {
   const Domain& d = p.domains[static_cast<std::size_t>(in.domain)];
   const double lo = d.lo(), hi = d.hi();
   if (d.is_integral()) {
@@ -269,6 +285,232 @@ HWY_INLINE void check_domain(const Prepared& p, const Instr& in, const T* __rest
       const double r = out[i];
       acc[i] += (r >= lo && r <= hi) ? T(0) : kNaNOf<T>;
     }
+  }
+}
+
+template <class T, bool Chk>
+TC_STEP_KERNEL void step_select(Batch<T>& bt, NodeId id, const Instr& in, const NodeId* a, T* out, T* acc, std::size_t m) {
+  (void)id;
+  const bool exact = in.mode == Mode::Exact;
+  using VL = VecLanes<hn::ScalableTag<T>>;
+  using SL = sem::Lanes<T>;
+  using D = sem::Lanes<double>;
+  const T* __restrict c = bt.col[static_cast<std::size_t>(a[0])];
+  const T* __restrict y = bt.col[static_cast<std::size_t>(a[1])];
+  const T* __restrict n = bt.col[static_cast<std::size_t>(a[2])];
+  if (exact) {
+    // The chosen branch's value only (a choice: no rounding in any
+    // width); the other branch's flags (if any) send the case to the
+    // scalar re-run, which ignores them.
+    const hn::ScalableTag<T> d;
+    const std::size_t N = hn::Lanes(d);
+    const auto z = hn::Zero(d);
+    auto one = [&](std::size_t i) HWY_ATTR {
+      const auto r = sem::select_exact<VL>(hn::LoadU(d, c + i), hn::LoadU(d, y + i), hn::LoadU(d, n + i));
+      hn::StoreU(r, d, out + i);
+      if constexpr (Chk) hn::StoreU(hn::Add(hn::LoadU(d, acc + i), hn::Mul(r, z)), d, acc + i);
+    };
+    std::size_t i = 0;
+    for (; i + 4 * N <= m; i += 4 * N) {  // four independent vectors per turn, as vloop2
+      one(i);
+      one(i + N);
+      one(i + 2 * N);
+      one(i + 3 * N);
+    }
+    for (; i + N <= m; i += N) one(i);
+    for (; i < m; ++i) {
+      const T r = sem::select_exact<SL>(c[i], y[i], n[i]);
+      out[i] = r;
+      if constexpr (Chk) acc[i] += r * T(0);
+    }
+  } else {
+    for (std::size_t i = 0; i < m; ++i) {
+      const T r = static_cast<T>(sem::select_relaxed<D>(c[i], y[i], n[i]));
+      out[i] = r;
+      acc[i] += r * T(0);
+    }
+  }
+}
+
+template <class T, bool Chk>
+TC_STEP_KERNEL void step_gather(Batch<T>& bt, NodeId id, const Instr& in, const NodeId* a, T* out, T* acc, std::size_t m) {
+  (void)id;
+  const bool exact = in.mode == Mode::Exact;
+  const double t = in.temperature;
+  const std::size_t n = in.nargs - 1;
+  const T* __restrict idx = bt.col[static_cast<std::size_t>(a[0])];
+  const T** vp = bt.ptrs.data();
+  for (std::size_t k = 0; k < n; ++k) vp[k] = bt.col[static_cast<std::size_t>(a[1 + k])];
+  if (exact) {
+    for (std::size_t i = 0; i < m; ++i) {
+      const double x = idx[i];
+      const bool ok = sem::index_ok(x, n);
+      const T r = vp[ok ? static_cast<std::size_t>(x) : 0][i];
+      out[i] = r;
+      acc[i] += ok ? T(0) : kNaNOf<T>;
+      if constexpr (Chk) acc[i] += r * T(0);
+    }
+  } else {
+    for (std::size_t i = 0; i < m; ++i) {
+      const double index = idx[i];
+      const T r = static_cast<T>(sem::gather_relaxed(
+          n, [&](std::size_t k) { return sem::Contract::equal(index, static_cast<double>(k), t); },
+          [&](std::size_t k) { return static_cast<double>(vp[k][i]); }));
+      out[i] = r;
+      acc[i] += r * T(0);
+    }
+  }
+}
+
+template <class T, bool Chk>
+TC_STEP_KERNEL void step_gather_one_hot(Batch<T>& bt, NodeId id, const Instr& in, const NodeId* a, T* out, T* acc, std::size_t m) {
+  (void)id;
+  const bool exact = in.mode == Mode::Exact;
+  const std::size_t n = in.nargs / 2;
+  const T** vp = bt.ptrs.data();
+  for (std::size_t k = 0; k < in.nargs; ++k) vp[k] = bt.col[static_cast<std::size_t>(a[k])];
+  if (exact) {
+    // Selectors other than 0 and 1 flag the case; with 0s and 1s only,
+    // the count is a small integer, exact in either width.
+    T* __restrict cnt = bt.scratch.data();
+    std::fill(cnt, cnt + m, T(0));
+    std::fill(out, out + m, T(0));
+    for (std::size_t k = 0; k < n; ++k) {
+      const T* __restrict s = vp[k];
+      const T* __restrict v = vp[n + k];
+      for (std::size_t i = 0; i < m; ++i) {
+        const T si = s[i];
+        acc[i] += sem::selector_ok(si) ? T(0) : kNaNOf<T>;
+        cnt[i] += si;
+        out[i] = si == T(1) ? v[i] : out[i];
+      }
+    }
+    for (std::size_t i = 0; i < m; ++i) acc[i] += cnt[i] == T(1) ? T(0) : kNaNOf<T>;
+    if constexpr (Chk)
+      for (std::size_t i = 0; i < m; ++i) acc[i] += out[i] * T(0);
+  } else {
+    for (std::size_t i = 0; i < m; ++i) {
+      const T r = static_cast<T>(sem::one_hot_relaxed(
+          n, [&](std::size_t k) { return static_cast<double>(vp[k][i]); },
+          [&](std::size_t k) { return static_cast<double>(vp[n + k][i]); }));
+      out[i] = r;
+      acc[i] += r * T(0);
+    }
+  }
+}
+
+/// An affine of K terms (all columns) in one pass over the block, the sum
+/// kept in a register: the same products and sums in the same order, each
+/// rounded in T, as the column-by-column loops of step_affine, which read
+/// and write `out` once per term.
+template <class T, bool Chk, int K>
+TC_STEP_KERNEL void affine_fused(const T* const* HWY_RESTRICT xs, const double* c, bool has_bias, double bias,
+                                 T* HWY_RESTRICT out, T* HWY_RESTRICT acc, std::size_t m) {
+  const hn::ScalableTag<T> d;
+  using VL = VecLanes<hn::ScalableTag<T>>;
+  using SL = sem::Lanes<T>;
+  const std::size_t N = hn::Lanes(d);
+  const auto same = [](auto v) HWY_ATTR { return v; };
+  T cs[K];
+  hn::Vec<decltype(d)> vc[K];
+  for (int j = 0; j < K; ++j) {
+    cs[j] = static_cast<T>(c[j]);
+    vc[j] = hn::Set(d, cs[j]);
+  }
+  const T b = static_cast<T>(bias);
+  const auto vb = hn::Set(d, b), z = hn::Zero(d);
+  auto one = [&](std::size_t i) HWY_ATTR {
+    auto r = sem::affine_first<VL>(vc[0], hn::LoadU(d, xs[0] + i), same);
+    for (int j = 1; j < K; ++j) r = sem::affine_next<VL>(r, vc[j], hn::LoadU(d, xs[j] + i), same);
+    if (has_bias) r = sem::affine_bias<VL>(r, vb, same);
+    hn::StoreU(r, d, out + i);
+    if constexpr (Chk) hn::StoreU(hn::Add(hn::LoadU(d, acc + i), hn::Mul(r, z)), d, acc + i);
+  };
+  std::size_t i = 0;
+  for (; i + 4 * N <= m; i += 4 * N) {  // four independent vectors per turn, as vloop2
+    one(i);
+    one(i + N);
+    one(i + 2 * N);
+    one(i + 3 * N);
+  }
+  for (; i + N <= m; i += N) one(i);
+  for (; i < m; ++i) {
+    T r = sem::affine_first<SL>(cs[0], xs[0][i], same);
+    for (int j = 1; j < K; ++j) r = sem::affine_next<SL>(r, cs[j], xs[j][i], same);
+    if (has_bias) r = sem::affine_bias<SL>(r, b, same);
+    out[i] = r;
+    if constexpr (Chk) acc[i] += r * T(0);
+  }
+}
+
+template <class T, bool Chk>
+TC_STEP_KERNEL void step_affine(Batch<T>& bt, NodeId id, const Instr& in, const NodeId* a, T* out, T* acc, std::size_t m) {
+  const Prepared& p = bt.p;
+  const bool native = bt.p.plan.native[static_cast<std::size_t>(id)] != 0;
+  using SL = sem::Lanes<T>;
+  using D = sem::Lanes<double>;
+  // Every product and every sum rounded (contract section 2): in T when
+  // the table says the op is Native, else in binary64 and rounded.
+  const double* c = p.coefs.data() + in.coef_begin;
+  const std::int32_t* pos = in.op == Op::SparseAffine ? p.positions.data() + in.coef_begin : nullptr;
+  auto xcol = [&](std::uint32_t j) -> const T* {
+    return bt.col[static_cast<std::size_t>(a[pos ? static_cast<std::uint32_t>(pos[j]) : j])];
+  };
+  // sem's accumulation order, column by column: in T when native (L =
+  // SL, nothing to round), else in binary64 rounded to T after every
+  // product and sum (L = D).
+  auto affine = [&](auto lanes, auto round) {
+    using L = decltype(lanes);
+    using W = typename L::V;
+    {
+      const T* __restrict x = xcol(0);
+      const W c0 = static_cast<T>(c[0]);
+      for (std::size_t i = 0; i < m; ++i) out[i] = static_cast<T>(sem::affine_first<L>(c0, W(x[i]), round));
+    }
+    for (std::uint32_t j = 1; j < in.ncoef; ++j) {
+      const T* __restrict x = xcol(j);
+      const W cj = static_cast<T>(c[j]);
+      for (std::size_t i = 0; i < m; ++i) out[i] = static_cast<T>(sem::affine_next<L>(W(out[i]), cj, W(x[i]), round));
+    }
+    if (in.has_bias) {
+      const W b = static_cast<T>(in.bias);
+      for (std::size_t i = 0; i < m; ++i) out[i] = static_cast<T>(sem::affine_bias<L>(W(out[i]), b, round));
+    }
+  };
+  if ((std::is_same_v<T, double> || native) && in.ncoef >= 1 && in.ncoef <= 4) {
+    const T* xs[4];
+    for (std::uint32_t j = 0; j < in.ncoef; ++j) xs[j] = xcol(j);
+    switch (in.ncoef) {
+      case 1: return affine_fused<T, Chk, 1>(xs, c, in.has_bias, in.bias, out, acc, m);
+      case 2: return affine_fused<T, Chk, 2>(xs, c, in.has_bias, in.bias, out, acc, m);
+      case 3: return affine_fused<T, Chk, 3>(xs, c, in.has_bias, in.bias, out, acc, m);
+      default: return affine_fused<T, Chk, 4>(xs, c, in.has_bias, in.bias, out, acc, m);
+    }
+  }
+  if (std::is_same_v<T, double> || native) affine(SL{}, [](T v) { return v; });
+  else affine(D{}, [](double v) { return static_cast<double>(static_cast<T>(v)); });
+  if constexpr (Chk)
+    for (std::size_t i = 0; i < m; ++i) acc[i] += out[i] * T(0);
+}
+
+template <class T, bool Chk>
+TC_STEP_KERNEL void step_call(Batch<T>& bt, NodeId id, const Instr& in, const NodeId* a, T* out, T* acc, std::size_t m) {
+  (void)id;
+  const Prepared& p = bt.p;
+  const Binding& b = *p.bindings[static_cast<std::size_t>(in.slot)];
+  const T** vp = bt.ptrs.data();
+  for (std::size_t k = 0; k < in.nargs; ++k) vp[k] = bt.col[static_cast<std::size_t>(a[k])];
+  double* args = bt.call_args.data();
+  for (std::size_t i = 0; i < m; ++i) {
+    for (std::size_t k = 0; k < in.nargs; ++k) args[k] = vp[k][i];
+    T r;
+    try {
+      r = static_cast<T>(b.forward(std::span<const double>(args, in.nargs)));
+    } catch (...) {
+      r = kNaNOf<T>;  // flagged; the scalar re-run reports the exception
+    }
+    out[i] = r;
+    acc[i] += r * T(0);
   }
 }
 
@@ -349,151 +591,22 @@ HWY_INLINE void exec_step(Batch<T>& bt, NodeId id, std::size_t m) {
       }
       break;
     }
-    case Op::Select: {
-      const T* __restrict c = bt.col[static_cast<std::size_t>(a[0])];
-      const T* __restrict y = bt.col[static_cast<std::size_t>(a[1])];
-      const T* __restrict n = bt.col[static_cast<std::size_t>(a[2])];
-      if (exact) {
-        // The chosen branch's value only (a choice: no rounding in any
-        // width); the other branch's flags (if any) send the case to the
-        // scalar re-run, which ignores them.
-        const hn::ScalableTag<T> d;
-        const std::size_t N = hn::Lanes(d);
-        const auto z = hn::Zero(d);
-        std::size_t i = 0;
-        for (; i + N <= m; i += N) {
-          const auto r = sem::select_exact<VL>(hn::LoadU(d, c + i), hn::LoadU(d, y + i), hn::LoadU(d, n + i));
-          hn::StoreU(r, d, out + i);
-          if constexpr (Chk) hn::StoreU(hn::Add(hn::LoadU(d, acc + i), hn::Mul(r, z)), d, acc + i);
-        }
-        for (; i < m; ++i) {
-          const T r = sem::select_exact<SL>(c[i], y[i], n[i]);
-          out[i] = r;
-          if constexpr (Chk) acc[i] += r * T(0);
-        }
-      } else {
-        for (std::size_t i = 0; i < m; ++i) {
-          const T r = static_cast<T>(sem::select_relaxed<D>(c[i], y[i], n[i]));
-          out[i] = r;
-          acc[i] += r * T(0);
-        }
-      }
+    case Op::Select:
+      step_select<T, Chk>(bt, id, in, a, out, acc, m);
       break;
-    }
-    case Op::Gather: {
-      const std::size_t n = in.nargs - 1;
-      const T* __restrict idx = bt.col[static_cast<std::size_t>(a[0])];
-      const T** vp = bt.ptrs.data();
-      for (std::size_t k = 0; k < n; ++k) vp[k] = bt.col[static_cast<std::size_t>(a[1 + k])];
-      if (exact) {
-        for (std::size_t i = 0; i < m; ++i) {
-          const double x = idx[i];
-          const bool ok = sem::index_ok(x, n);
-          const T r = vp[ok ? static_cast<std::size_t>(x) : 0][i];
-          out[i] = r;
-          acc[i] += ok ? T(0) : kNaNOf<T>;
-          if constexpr (Chk) acc[i] += r * T(0);
-        }
-      } else {
-        for (std::size_t i = 0; i < m; ++i) {
-          const double index = idx[i];
-          const T r = static_cast<T>(sem::gather_relaxed(
-              n, [&](std::size_t k) { return sem::Contract::equal(index, static_cast<double>(k), t); },
-              [&](std::size_t k) { return static_cast<double>(vp[k][i]); }));
-          out[i] = r;
-          acc[i] += r * T(0);
-        }
-      }
+    case Op::Gather:
+      step_gather<T, Chk>(bt, id, in, a, out, acc, m);
       break;
-    }
-    case Op::GatherOneHot: {
-      const std::size_t n = in.nargs / 2;
-      const T** vp = bt.ptrs.data();
-      for (std::size_t k = 0; k < in.nargs; ++k) vp[k] = bt.col[static_cast<std::size_t>(a[k])];
-      if (exact) {
-        // Selectors other than 0 and 1 flag the case; with 0s and 1s only,
-        // the count is a small integer, exact in either width.
-        T* __restrict cnt = bt.scratch.data();
-        std::fill(cnt, cnt + m, T(0));
-        std::fill(out, out + m, T(0));
-        for (std::size_t k = 0; k < n; ++k) {
-          const T* __restrict s = vp[k];
-          const T* __restrict v = vp[n + k];
-          for (std::size_t i = 0; i < m; ++i) {
-            const T si = s[i];
-            acc[i] += sem::selector_ok(si) ? T(0) : kNaNOf<T>;
-            cnt[i] += si;
-            out[i] = si == T(1) ? v[i] : out[i];
-          }
-        }
-        for (std::size_t i = 0; i < m; ++i) acc[i] += cnt[i] == T(1) ? T(0) : kNaNOf<T>;
-        if constexpr (Chk)
-          for (std::size_t i = 0; i < m; ++i) acc[i] += out[i] * T(0);
-      } else {
-        for (std::size_t i = 0; i < m; ++i) {
-          const T r = static_cast<T>(sem::one_hot_relaxed(
-              n, [&](std::size_t k) { return static_cast<double>(vp[k][i]); },
-              [&](std::size_t k) { return static_cast<double>(vp[n + k][i]); }));
-          out[i] = r;
-          acc[i] += r * T(0);
-        }
-      }
+    case Op::GatherOneHot:
+      step_gather_one_hot<T, Chk>(bt, id, in, a, out, acc, m);
       break;
-    }
     case Op::Affine:
-    case Op::SparseAffine: {
-      // Every product and every sum rounded (contract section 2): in T when
-      // the table says the op is Native, else in binary64 and rounded.
-      const double* c = p.coefs.data() + in.coef_begin;
-      const std::int32_t* pos = in.op == Op::SparseAffine ? p.positions.data() + in.coef_begin : nullptr;
-      auto xcol = [&](std::uint32_t j) -> const T* {
-        return bt.col[static_cast<std::size_t>(a[pos ? static_cast<std::uint32_t>(pos[j]) : j])];
-      };
-      // sem's accumulation order, column by column: in T when native (L =
-      // SL, nothing to round), else in binary64 rounded to T after every
-      // product and sum (L = D).
-      auto affine = [&](auto lanes, auto round) {
-        using L = decltype(lanes);
-        using W = typename L::V;
-        {
-          const T* __restrict x = xcol(0);
-          const W c0 = static_cast<T>(c[0]);
-          for (std::size_t i = 0; i < m; ++i) out[i] = static_cast<T>(sem::affine_first<L>(c0, W(x[i]), round));
-        }
-        for (std::uint32_t j = 1; j < in.ncoef; ++j) {
-          const T* __restrict x = xcol(j);
-          const W cj = static_cast<T>(c[j]);
-          for (std::size_t i = 0; i < m; ++i) out[i] = static_cast<T>(sem::affine_next<L>(W(out[i]), cj, W(x[i]), round));
-        }
-        if (in.has_bias) {
-          const W b = static_cast<T>(in.bias);
-          for (std::size_t i = 0; i < m; ++i) out[i] = static_cast<T>(sem::affine_bias<L>(W(out[i]), b, round));
-        }
-      };
-      if (std::is_same_v<T, double> || native) affine(SL{}, [](T v) { return v; });
-      else affine(D{}, [](double v) { return static_cast<double>(static_cast<T>(v)); });
-      if constexpr (Chk)
-        for (std::size_t i = 0; i < m; ++i) acc[i] += out[i] * T(0);
+    case Op::SparseAffine:
+      step_affine<T, Chk>(bt, id, in, a, out, acc, m);
       break;
-    }
-    case Op::Call: {
-      const Binding& b = *p.bindings[static_cast<std::size_t>(in.slot)];
-      const T** vp = bt.ptrs.data();
-      for (std::size_t k = 0; k < in.nargs; ++k) vp[k] = bt.col[static_cast<std::size_t>(a[k])];
-      double* args = bt.call_args.data();
-      for (std::size_t i = 0; i < m; ++i) {
-        for (std::size_t k = 0; k < in.nargs; ++k) args[k] = vp[k][i];
-        T r;
-        try {
-          r = static_cast<T>(b.forward(std::span<const double>(args, in.nargs)));
-        } catch (...) {
-          r = kNaNOf<T>;  // flagged; the scalar re-run reports the exception
-        }
-        out[i] = r;
-        acc[i] += r * T(0);
-      }
+    case Op::Call:
+      step_call<T, Chk>(bt, id, in, a, out, acc, m);
       break;
-    }
     default: {
       // The one-argument kernels (op_semantics.h's unary(): neg, relu,
       // sigmoid, and any op added there), one map of the kernel: over
