@@ -255,18 +255,44 @@ val CoreProgram::run_batch(const val& columns, const val& count_v, const val& pa
   }
   auto ev = evaluator(dt);
   if (!ev) return eval_error(ev.error());
-  std::vector<double> data = emscripten::convertJSArrayToNumberVector<double>(columns);
+  // One Float64Array of `count` values per input, in input order, each
+  // copied once into the heap (typed-array set, no per-value conversion).
   const std::size_t k = (*ev)->input_ids().size();
-  if (data.size() != k * count)
-    return error_value("evaluation", "batch: expected " + std::to_string(k * count) + " input values (" +
-                                         std::to_string(k) + " inputs x " + std::to_string(count) +
-                                         " cases), got " + std::to_string(data.size()));
+  if (!columns.isArray() || columns["length"].as<std::size_t>() != k)
+    return error_value("evaluation", "batch: expected an array of " + std::to_string(k) + " input columns");
+  std::vector<double> own;
+  std::vector<double>& data = in_batch_ ? own : batch_inputs_;
+  data.resize(k * count);
+  for (std::size_t i = 0; i < k; ++i) {
+    val col = columns[i];
+    if (!col.instanceof(val::global("Float64Array")) || col["length"].as<std::size_t>() != count)
+      return error_value("evaluation", "batch: input column " + std::to_string(i) + " is not a Float64Array of " +
+                                           std::to_string(count) + " values");
+    val(emscripten::typed_memory_view(count, data.data() + i * count)).call<void>("set", col);
+  }
   auto fixed = make_env(val::undefined(), params, state);
   if (!fixed) return error_value("evaluation", fixed.error());
   std::vector<std::span<const double>> cols;
   for (std::size_t i = 0; i < k; ++i) cols.emplace_back(data.data() + i * count, count);
   BatchResult out;
-  if (Status s = (*ev)->run_batch(cols, count, *fixed, out); !s) return eval_error(s.error());
+  Status s = ok_status();
+  {
+    // Also when the batch throws (a resource error): the next one may use the buffer again.
+    struct Outer {
+      CoreProgram& self;
+      bool outer;
+      ~Outer() {
+        if (!outer) return;
+        self.in_batch_ = false;
+        // Up to 8 MB stay for the next batch; a larger one gives its memory back.
+        constexpr std::size_t kKeptBatchValues = std::size_t{1} << 20;
+        if (self.batch_inputs_.capacity() > kKeptBatchValues) std::vector<double>().swap(self.batch_inputs_);
+      }
+    } guard{*this, !in_batch_};
+    in_batch_ = true;
+    s = (*ev)->run_batch(cols, count, *fixed, out);
+  }
+  if (!s) return eval_error(s.error());
   val outs = val::array();
   for (const auto& column : out.outputs) {
     val view(emscripten::typed_memory_view(column.size(), column.data()));

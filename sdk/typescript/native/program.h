@@ -111,6 +111,11 @@ class CoreProgram {
   bool differentiating_ = false;                           ///< a tape of tapes_ is running
   std::vector<double> fast_grads_;
   std::vector<std::string> fast_grad_names_;
+  // run_batch's input columns, kept between calls (up to kKeptBatchValues
+  // doubles) so that a batch neither allocates nor zero-fills them again;
+  // a batch started from inside one (a host function) uses its own.
+  std::vector<double> batch_inputs_;
+  bool in_batch_ = false;
 };
 
 }  // namespace tc::wasm

@@ -48,7 +48,8 @@ export interface CoreProgram extends Handle {
   gradientsFast(output: string): number;
   /** The leaves of the last gradientsFast(), in its order. */
   fastGradientNames(): string[];
-  runBatch(columns: Float64Array, count: number, params?: Values, state?: Values, dtype?: string): CoreResult<{
+  /** `columns`: one Float64Array of `count` values per input, in input order. */
+  runBatch(columns: Float64Array[], count: number, params?: Values, state?: Values, dtype?: string): CoreResult<{
     outputs: Float64Array[];
     failed: Uint8Array;
     errors: { index: number; error: import('./errors.js').CoreError }[];

@@ -24,7 +24,10 @@ test('runBatch refuses exactly the values run() refuses, with the same error', (
   const values = [null, '', false, true, [7], '0x10', '1', NaN, Infinity, -Infinity, {}, undefined, 1n, 3, -0, 2.5, 500];
   for (const v of values) {
     const single = outcome(() => plusOne.run({ a: v }).result);
-    for (const [form, cases] of [['cases', [{ a: 1 }, { a: v }]], ['columns', { a: [1, v] }]]) {
+    // A Float64Array column takes runBatch's whole-column copy when every value is finite.
+    const forms = [['cases', [{ a: 1 }, { a: v }]], ['columns', { a: [1, v] }]];
+    if (typeof v === 'number') forms.push(['float64 column', { a: Float64Array.of(1, v) }]);
+    for (const [form, cases] of forms) {
       const what = `${form} with ${typeof v === 'bigint' ? `${v}n` : JSON.stringify(v) ?? String(v)}`;
       const batch = outcome(() => plusOne.runBatch(cases));
       if (single.error && batch.error) {
@@ -112,6 +115,23 @@ test('a host function differentiating its own program during gradients() gets a 
   assert.deepEqual(inner, [{ result: 27, gradients: { x: 19 } }]);
   depth = 1;
   assert.deepEqual(bound.valueAndGradients({ x: 2 }), outer, 'the cached tape still gives the same');
+});
+
+test('a host function running its own program\'s runBatch during runBatch gets input columns of its own', () => {
+  // runBatch copies the columns into a buffer the program keeps between
+  // calls; the nested batch must not overwrite the one the outer batch is
+  // still reading (the add reads x after the call).
+  const b = new tc.Builder();
+  const x = b.input('x', 'float64');
+  const p = b.build(b.add(b.call('probe', x), x));
+  let depth = 0;
+  const inner = [];
+  const bound = p.bind({
+    probe: { forward: () => { if (depth++ === 0) inner.push([...bound.runBatch({ x: Float64Array.of(100, 200, 300) }).outputs.result]); return 0; } },
+  });
+  assert.deepEqual([...bound.runBatch({ x: Float64Array.of(1, 2, 3) }).outputs.result], [1, 2, 3]);
+  assert.deepEqual(inner, [[100, 200, 300]]);
+  assert.deepEqual([...bound.runBatch({ x: Float64Array.of(4, 5, 6) }).outputs.result], [4, 5, 6], 'the kept buffer serves the next batch');
 });
 
 test('dispose() of a Runtime inside its own dispatch is deferred too', () => {
