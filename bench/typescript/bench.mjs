@@ -161,7 +161,7 @@ for (const [name, built] of Object.entries(programs)) {
     row[v.name] = { ...rounds(7), coldGrad: cold.grad };
     p.dispose();
   }
-  if (fs.existsSync(nativeTool)) row.native = JSON.parse(execFileSync(nativeTool, [file, String(calls)], { encoding: 'utf8' }));
+  if (fs.existsSync(nativeTool)) row.native = JSON.parse(execFileSync(nativeTool, [file, String(calls), String(batch)], { encoding: 'utf8' }));
   if (hasPython) {
     row.python = JSON.parse(execFileSync(process.env.TC_PYTHON ?? '/usr/bin/python3', ['-c', pythonTiming, file, String(calls), JSON.stringify(names)],
       { encoding: 'utf8', env: { ...process.env, PYTHONPATH: pythonDir } }));
