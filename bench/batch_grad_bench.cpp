@@ -8,7 +8,10 @@
 //               semantics, as the Python bridge trains it (767 nodes: the
 //               Builder keeps a constant node per literal, where the
 //               frontend's 517 share them);
-//   long_loop   eval_bench's 1000-iteration sum (3,002 nodes).
+//   long_loop   eval_bench's 1000-iteration sum (3,002 nodes);
+//   lookup      a tabulated rule: 24 steps of an 8-entry table read by an
+//               integer zone through gather and, one-hot encoded, through
+//               gather_one_hot, with a learned `gain` parameter (exact).
 //
 // Timed in interleaved rounds on the same columns (thread CPU time, the
 // machines are shared), medians printed per case:
@@ -25,6 +28,7 @@
 #include <benchmark/benchmark.h>  // DoNotOptimize only: the rounds are timed here
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -79,6 +83,25 @@ tc::Program long_loop() {
   tc::Value s = b.constant(0.0);
   for (int i = 0; i < 1000; ++i) s = s + x * i;
   return built(b.build(s), "long_loop");
+}
+
+tc::Program lookup() {
+  tc::Builder b;
+  tc::Value x = b.input("x", tc::Domain::float64(-1, 1));
+  tc::Value zone = b.input("zone", tc::Domain::int32(0, 7));
+  tc::Value gain = b.parameter("gain", 0.5);
+  const std::vector<tc::Value> sel = b.one_hot(zone, 8);
+  const std::vector<tc::Arg> selectors(sel.begin(), sel.end());
+  tc::Value s = b.constant(0.0);
+  for (int step = 0; step < 24; ++step) {
+    std::vector<tc::Arg> table, other;
+    for (int k = 0; k < 8; ++k) {
+      table.emplace_back(x * (0.25 * k - 1.0) + 0.125 * step);
+      other.emplace_back(s * (0.5 + 0.0625 * k));
+    }
+    s = gain * b.gather(table, zone) + b.gather_one_hot(selectors, other) * 0.5;
+  }
+  return built(b.build(s), "lookup");
 }
 
 struct Case {
@@ -179,18 +202,22 @@ std::vector<Case> cases() {
   std::vector<Case> v;
   v.push_back(Case{"thermostat", thermostat(), uniform_columns({{"temp", 5, 30}, {"setpoint", 18, 23}, {"outside", -10, 30}})});
   v.push_back(Case{"long_loop", long_loop(), uniform_columns({{"x", -1000, 1000}})});
+  auto lookup_columns = uniform_columns({{"x", -1, 1}, {"zone", 0, 8}});
+  for (double& z : lookup_columns["zone"]) z = std::min(7.0, std::floor(z));
+  v.push_back(Case{"lookup", lookup(), std::move(lookup_columns)});
   return v;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  (void)argc;
-  (void)argv;
+  // An argument names the one circuit to run (for profiling one of them).
+  const std::string only = argc > 1 ? argv[1] : "";
   std::printf("\n%zu cases, one thread, medians of 15 interleaved rounds (thread CPU time), ns per case\n", kCases);
   std::printf("%-11s %6s %11s %13s %16s %14s %18s\n", "circuit", "nodes", "run_batch", "tape forward",
               "forward+reverse", "fwd+rev/run", "fwd+rev/tape fwd");
   for (const Case& c : cases()) {
+    if (!only.empty() && only != c.name) continue;
     const Figures f = measure(c, 15, 10);
     std::printf("%-11s %6zu %11.1f %13.1f %16.1f %13.2fx %17.2fx\n", c.name, c.program.nodes.size(), f.run_batch,
                 f.forward, f.forward_reverse, f.forward_reverse / f.run_batch, f.forward_reverse / f.forward);

@@ -33,6 +33,11 @@
 #else
 #define TC_BATCH_CLONES
 #endif
+#if defined(__GNUC__)
+#define TC_OUT_OF_LINE __attribute__((noinline))  // not inlined by flatten either
+#else
+#define TC_OUT_OF_LINE
+#endif
 
 namespace tc {
 
@@ -115,12 +120,21 @@ enum class Rule : std::uint8_t {
   Relu,      ///< g where the argument is > 0, else +0
   UnarySlope,  ///< g * the op's slope at its argument (sem::unary's kernels: sigmoid)
   Coef,      ///< g * coefficient j (affine)
+  TimesOther,   ///< g * argument j (gather_one_hot: a selector's value, a value's selector)
+  GatherPick,   ///< g where the index is j (exact and hybrid gather)
+  GatherWeight, ///< g * the normalised weight of value j (relaxed gather)
+  GatherIndex,  ///< g * the weighted sum's slope in the index (relaxed, hybrid gather)
+  OneHotPick,   ///< g where selector j is 1 (exact and hybrid gather_one_hot)
 };
+
+/// Whether a rule pushes only in the lanes some value picks (its mask is
+/// computed per lane), so the argument is not reached in every lane.
+bool picks(Rule r) { return r == Rule::PickYes || r == Rule::PickNo || r == Rule::GatherPick || r == Rule::OneHotPick; }
 
 /// Calls f(k, rule, j) for each push of node n's derivative rule, in the
 /// order the per-case rule pushes, skipping arguments that carry nothing.
-/// The reverse pass runs these; its plan (assign_adjoints) is made from
-/// the same calls, so the two cannot disagree.
+/// The reverse pass's plan (assign_adjoints: State::pushes, which the pass
+/// runs) is made from these calls alone.
 template <class M, class N, class F>
 void for_each_push(const M& m, const N& n, NodeId id, F&& f) {
   auto go = [&](int k, Rule r, std::size_t j = 0) {
@@ -159,10 +173,61 @@ void for_each_push(const M& m, const N& n, NodeId id, F&& f) {
         go(n.op == Op::Affine ? static_cast<int>(j) : lin.indices[j], Rule::Coef, j);
       return;
     }
-    case Op::Gather: case Op::GatherOneHot: case Op::Call:
+    case Op::Gather: {
+      // tape_vjp.cpp: the chosen value gets g (one pick per position: the
+      // index selects one of them in each lane); relaxed, every value its
+      // weight's share; relaxed and hybrid, the index the weights' slope.
+      const int values = n.count - 1;
+      if (n.sem != Semantics::Relaxed)
+        for (int k = 0; k < values; ++k) go(1 + k, Rule::GatherPick, static_cast<std::size_t>(k));
+      const bool index_carries = m.nodes[static_cast<std::size_t>(m.arg(n, 0))].carries;
+      if (n.sem == Semantics::Exact || (n.sem == Semantics::Hybrid && !index_carries)) return;
+      if (n.sem == Semantics::Relaxed)
+        for (int k = 0; k < values; ++k) go(1 + k, Rule::GatherWeight, static_cast<std::size_t>(k));
+      go(0, Rule::GatherIndex);
+      return;
+    }
+    case Op::GatherOneHot: {
+      const int half = n.count / 2;
+      if (n.sem == Semantics::Relaxed) {
+        for (int k = 0; k < half; ++k) {
+          go(k, Rule::TimesOther, static_cast<std::size_t>(half + k));
+          go(half + k, Rule::TimesOther, static_cast<std::size_t>(k));
+        }
+        return;
+      }
+      for (int k = 0; k < half; ++k) go(half + k, Rule::OneHotPick, static_cast<std::size_t>(k));
+      if (n.sem == Semantics::Hybrid)
+        for (int k = 0; k < half; ++k) go(k, Rule::TimesOther, static_cast<std::size_t>(half + k));
+      return;
+    }
+    case Op::Call:
       return;  // not eligible
   }
 }
+
+/// One lane of a block node as op_semantics.h's sem::value reads a node
+/// (tape_forward.cpp's TapeNode over a block): the relaxed gathers run the
+/// checked kernel itself per lane, so their failures are the per-case ones
+/// and a failing lane is flagged.
+struct LaneNode {
+  const Opnd* ops;  ///< the node's arguments
+  std::size_t l;    ///< the lane
+  const tape_detail::TNode& n;
+  const Node& node;
+  bool f32;
+  double x(std::size_t k) const { return ops[k].p ? ops[k].p[l] : ops[k].u; }
+  std::size_t count() const { return static_cast<std::size_t>(n.count); }
+  double temperature() const { return n.temperature; }
+  double greater(double a, double b, double t) const { return n.policy->greater(a, b, t); }
+  double equal(double a, double b, double t) const { return n.policy->equal(a, b, t); }
+  std::size_t terms() const { return node.linear().coefficients.size(); }
+  double coef(std::size_t j) const { return round(node.linear().coefficients[j]); }
+  std::size_t term_arg(std::size_t j) const { return static_cast<std::size_t>(node.linear().indices[j]); }
+  bool has_bias() const { return node.linear().bias.has_value(); }
+  double bias() const { return round(*node.linear().bias); }
+  double round(double r) const { return sem::round_to(r, f32); }
+};
 
 bool is_uniform_op(Op op) { return op == Op::Constant || op == Op::Parameter || op == Op::State; }
 
@@ -173,7 +238,7 @@ bool BatchGradientTape::State::fast_eligible(const Impl& m) {
   if (!m.options.check_input_domains) return false;
   for (NodeId id : m.order) {
     switch (m.nodes[static_cast<std::size_t>(id)].op) {
-      case Op::Gather: case Op::GatherOneHot: case Op::Call: return false;
+      case Op::Call: return false;  // the host is called case by case
       default: break;
     }
   }
@@ -215,6 +280,16 @@ void BatchGradientTape::State::assign_slots(const Impl& m) {
         break;
       case Op::Relu: case Op::Sigmoid: case Op::Square:
         need(m.arg(t, 0));
+        break;
+      case Op::Gather:
+        need(m.arg(t, 0));  // the index picks (or weighs)
+        // The index's slope reads the values.
+        if (t.sem != Semantics::Exact && m.nodes[static_cast<std::size_t>(m.arg(t, 0))].carries)
+          for (int k = 1; k < t.count; ++k) need(m.arg(t, k));
+        break;
+      case Op::GatherOneHot:
+        // The selectors pick; relaxed and hybrid rules multiply by the others.
+        for (int k = 0; k < (t.sem == Semantics::Exact ? t.count / 2 : t.count); ++k) need(m.arg(t, k));
         break;
       default:
         break;
@@ -332,7 +407,8 @@ void BatchGradientTape::State::assign_adjoints(const Impl& m) {
   full.assign(n, 0);
   alias_args.assign(n, 0);
   rev_nodes.clear();
-  push_first.clear();
+  this->pushes.clear();
+  push_end.clear();
   seed_first.assign(m.out_ids.size(), 0);
   nacols = 0;
   std::vector<std::int32_t> free_cols, holders;  // holders: per column, the nodes whose adjoint it is
@@ -370,6 +446,7 @@ void BatchGradientTape::State::assign_adjoints(const Impl& m) {
   struct Push {
     int k;
     Rule rule;
+    std::size_t j;
   };
   std::vector<Push> rule;
   std::vector<std::uint8_t> firsts;
@@ -379,7 +456,7 @@ void BatchGradientTape::State::assign_adjoints(const Impl& m) {
     if (!t.carries || !touched[i]) continue;
     rule.clear();
     firsts.clear();
-    for_each_push(m, t, *it, [&](int k, Rule r, std::size_t) { rule.push_back({k, r}); });
+    for_each_push(m, t, *it, [&](int k, Rule r, std::size_t j) { rule.push_back({k, r, j}); });
     // An add's or sub's first push of g (unmasked) to an argument it reads
     // once starts that adjoint as g itself: the argument shares this
     // node's column. One that gets no other push only reads it (any number
@@ -398,7 +475,7 @@ void BatchGradientTape::State::assign_adjoints(const Impl& m) {
     bool kept = leaf[i] != 0;  // a leaf's column is its gradient: kept to the end
     for (const Push& p : rule) {
       const auto a = static_cast<std::size_t>(m.arg(t, p.k));
-      const bool masked = p.rule == Rule::PickYes || p.rule == Rule::PickNo || !full[i];
+      const bool masked = picks(p.rule) || !full[i];
       firsts.push_back(!touched[a]);
       if (!touched[a]) {
         const bool alias = may_alias(p);
@@ -423,11 +500,70 @@ void BatchGradientTape::State::assign_adjoints(const Impl& m) {
     // A node whose every push is shared computes nothing: the pass skips it.
     if (std::popcount(static_cast<unsigned>(alias_args[i])) != static_cast<int>(rule.size())) {
       rev_nodes.push_back(*it);
-      push_first.insert(push_first.end(), firsts.begin(), firsts.end());
+      for (std::size_t q = 0; q < rule.size(); ++q)
+        this->pushes.push_back(
+            {rule[q].k, static_cast<std::uint32_t>(rule[q].j), static_cast<std::uint8_t>(rule[q].rule), firsts[q]});
+      push_end.push_back(static_cast<std::uint32_t>(this->pushes.size()));
     }
   }
   leaf_reached.assign(m.leaves.size(), 0);
   for (std::size_t k = 0; k < m.leaves.size(); ++k) leaf_reached[k] = touched[static_cast<std::size_t>(m.leaves[k].node)];
+  gather_width = 0;
+  for (NodeId id : rev_nodes) {
+    const Impl::TNode& t = m.nodes[static_cast<std::size_t>(id)];
+    if (t.op == Op::Gather && t.sem != Semantics::Exact)
+      gather_width = std::max(gather_width, static_cast<std::size_t>(t.count - 1));
+  }
+}
+
+// sem::value per lane (the relaxed gathers: surrogate weights through the
+// policy's function pointers, nothing to vectorise): the checked kernel (here
+// relaxed weights that all underflow) flags the lane, whose case the
+// per-case code then reports; a failing lane's value is NaN.
+TC_OUT_OF_LINE void BatchGradientTape::State::gather_forward(const Impl& m, std::size_t i, const double* const* P,
+                                                             const double* uval, std::size_t lanes, double* r,
+                                                             double* flag) {
+  const Impl::TNode& n = m.nodes[i];
+  std::vector<Opnd> ops(static_cast<std::size_t>(n.count));
+  for (int k = 0; k < n.count; ++k) {
+    const auto a = static_cast<std::size_t>(m.arg(n, k));
+    ops[static_cast<std::size_t>(k)] = Opnd{P[a], uval[a]};
+  }
+  const Node& node = m.program.nodes[i];
+  const bool hard = n.sem != Semantics::Relaxed;
+  for (std::size_t l = 0; l < lanes; ++l) {
+    double v = kNaN;
+    const bool bad = static_cast<bool>(sem::value(n.op, hard, LaneNode{ops.data(), l, n, node, m.f32}, v));
+    r[l] = bad ? kNaN : v;
+    flag[l] += bad ? kNaN : 0.0;
+  }
+}
+
+// tape_impl.h's relaxed weights (W[k * B + lane]) and, where the index
+// carries, their slope in it (dx), lane by lane. A hybrid gather whose index
+// carries nothing has no push that reads them.
+TC_OUT_OF_LINE void BatchGradientTape::State::gather_weights(const Impl& m, const State& st, std::size_t i,
+                                                             const double* K, const double* uval, std::size_t lanes,
+                                                             double* W, double* dx) {
+  const Impl::TNode& n = m.nodes[i];
+  const bool index_carries = m.nodes[static_cast<std::size_t>(m.arg(n, 0))].carries;
+  if (n.sem != Semantics::Relaxed && !index_carries) return;
+  const auto values = static_cast<std::size_t>(n.count - 1);
+  // The values are in the record only where their slope is wanted.
+  std::vector<Opnd> ops(index_carries ? static_cast<std::size_t>(n.count) : 1);
+  for (std::size_t k = 0; k < ops.size(); ++k) {
+    const auto a = static_cast<std::size_t>(m.arg(n, static_cast<int>(k)));
+    ops[k] = st.uniform[a] ? Opnd{nullptr, uval[a]} : Opnd{K + static_cast<std::size_t>(st.slot_of[a]) * B, 0.0};
+  }
+  auto at = [&](std::size_t k, std::size_t l) { return ops[k].p ? ops[k].p[l] : ops[k].u; };
+  for (std::size_t l = 0; l < lanes; ++l) {
+    const double index = at(0, l);
+    auto w = [&](std::size_t k) -> double& { return W[k * B + l]; };
+    tape_detail::gather_normalised_weights(values, index, *n.policy, n.temperature, w);
+    if (index_carries)
+      dx[l] = tape_detail::gather_index_slope(values, index, *n.policy, n.temperature, w,
+                                              [&](std::size_t k) { return at(k + 1, l); });
+  }
 }
 
 // Compiled three times, for x86-64, AVX2 and AVX-512F (picked at load time):
@@ -605,7 +741,58 @@ TC_BATCH_CLONES void BatchGradientTape::State::fast_forward(Impl& m, const State
           for (std::size_t l = 0; l < lanes; ++l) flag[l] += r[l] - r[l];
         break;
       }
-      case Op::Gather: case Op::GatherOneHot: case Op::Call:
+      case Op::Gather: case Op::GatherOneHot: {
+        if (!hard) {
+          gather_forward(m, i, P, uval, lanes, r, flag);
+        } else if (n.op == Op::Gather) {
+          // Exact: op_semantics.h's index check per lane, and the value at
+          // the index as a blend over the positions (a checked index
+          // matches exactly one; a failing lane is flagged and stays NaN).
+          const auto values = static_cast<std::size_t>(n.count - 1);
+          for (std::size_t l = 0; l < lanes; ++l) r[l] = kNaN;
+          with(op(0), [&](auto c) {
+            for (std::size_t l = 0; l < lanes; ++l) flag[l] += sem::index_ok(c[l], values) ? 0.0 : kNaN;
+            for (std::size_t k = 0; k < values; ++k) {
+              const auto pos = static_cast<double>(k);
+              with(op(1 + static_cast<int>(k)), [&](auto x) {
+                for (std::size_t l = 0; l < lanes; ++l) r[l] = blend(c[l] == pos, x[l], r[l]);
+              });
+            }
+          });
+        } else {
+          // Exact gather_one_hot: each selector is 0 or 1 and exactly one is
+          // 1 (sem::one_hot_exact's checks, per lane); its value is taken.
+          const int half = n.count / 2;
+          alignas(64) std::size_t ones[B];
+          for (std::size_t l = 0; l < lanes; ++l) {
+            r[l] = kNaN;
+            ones[l] = 0;
+          }
+          for (int k = 0; k < half; ++k)
+            with(op(k), [&](auto sel) {
+              with(op(half + k), [&](auto x) {
+                for (std::size_t l = 0; l < lanes; ++l) {
+                  flag[l] += sem::selector_ok(sel[l]) ? 0.0 : kNaN;
+                  const bool one = sel[l] == 1.0;
+                  ones[l] += one;
+                  r[l] = blend(one, x[l], r[l]);
+                }
+              });
+            });
+          for (std::size_t l = 0; l < lanes; ++l) flag[l] += sem::one_hot_count(ones[l]) ? kNaN : 0.0;
+        }
+        // The rounding and test the other ops fold into their loops.
+        if (mode == 2)
+          for (std::size_t l = 0; l < lanes; ++l) {
+            const double w = round_f32(r[l]);
+            flag[l] += (r[l] - r[l]) + (w - w);
+            r[l] = w;
+          }
+        else if (mode == 1)
+          for (std::size_t l = 0; l < lanes; ++l) flag[l] += r[l] - r[l];
+        break;
+      }
+      case Op::Call:
         for (std::size_t l = 0; l < lanes; ++l) flag[l] = kNaN;  // not eligible: never reached
         continue;
     }
@@ -642,8 +829,8 @@ TC_BATCH_CLONES void BatchGradientTape::State::fast_reverse(Impl& m, const State
   // A node's adjoint (and reached lanes, where it keeps them) is set by the
   // first push to it (all pushes come from later nodes, processed first):
   // nothing is zeroed per block. Which push is first is the plan's
-  // (push_first, one per push in the order the rules run).
-  const std::uint8_t* first_of = st.push_first.data();
+  // (st.pushes, in the order the rules run).
+  const PlannedPush* planned = st.pushes.data();
   auto val = [&](NodeId id) {
     const auto i = static_cast<std::size_t>(id);
     return st.uniform[i] ? Opnd{nullptr, uval[i]} : Opnd{K + static_cast<std::size_t>(st.slot_of[i]) * B, 0.0};
@@ -683,7 +870,9 @@ TC_BATCH_CLONES void BatchGradientTape::State::fast_reverse(Impl& m, const State
   }
   alignas(64) std::uint8_t pick[B];
   alignas(64) double dx[B];
-  for (NodeId id : st.rev_nodes) {
+  double* W = sc.W.data();
+  for (std::size_t rn = 0; rn < st.rev_nodes.size(); ++rn) {
+    const NodeId id = st.rev_nodes[rn];
     const auto i = static_cast<std::size_t>(id);
     const Impl::TNode& n = m.nodes[i];
     const double* g = A + static_cast<std::size_t>(st.acol[i]) * B;
@@ -711,9 +900,9 @@ TC_BATCH_CLONES void BatchGradientTape::State::fast_reverse(Impl& m, const State
         });
       });
     }
-    for_each_push(m, n, id, [&](int k, Rule rule, std::size_t j) {
+    if (n.op == Op::Gather && n.sem != Semantics::Exact) gather_weights(m, st, i, K, uval, lanes, W, dx);
+    auto run_push = [&](int k, Rule rule, std::size_t j, bool first) {
       const NodeId to = m.arg(n, k);
-      const bool first = *first_of++ != 0;
       // (push below is this push's: it reads `first` and `to`.)
       auto push = [&](NodeId t, const std::uint8_t* mask, auto&& contribution) { push_to(t, first, mask, contribution); };
       switch (rule) {
@@ -775,8 +964,32 @@ TC_BATCH_CLONES void BatchGradientTape::State::fast_reverse(Impl& m, const State
           push(to, rr, [&](std::size_t l) { return g[l] * coef; });
           return;
         }
+        case Rule::TimesOther:
+          with(v(static_cast<int>(j)), [&](auto y) { push(to, rr, [&](std::size_t l) { return g[l] * y[l]; }); });
+          return;
+        case Rule::GatherPick: case Rule::OneHotPick: {
+          // Gather: the lanes whose index is j (a checked index is an
+          // integer in range, so static_cast<int>(index) == j there);
+          // gather_one_hot: those whose selector j is 1.
+          const bool gather = rule == Rule::GatherPick;
+          const double want = gather ? static_cast<double>(j) : 1.0;
+          with(v(gather ? 0 : static_cast<int>(j)), [&](auto c) {
+            if (rr) for (std::size_t l = 0; l < lanes; ++l) pick[l] = rr[l] & static_cast<std::uint8_t>(c[l] == want);
+            else for (std::size_t l = 0; l < lanes; ++l) pick[l] = static_cast<std::uint8_t>(c[l] == want);
+          });
+          push(to, pick, [&](std::size_t l) { return g[l]; });
+          return;
+        }
+        case Rule::GatherWeight: {
+          const double* w = W + j * B;
+          push(to, rr, [&](std::size_t l) { return g[l] * w[l]; });
+          return;
+        }
+        case Rule::GatherIndex: push(to, rr, [&](std::size_t l) { return g[l] * dx[l]; }); return;
       }
-    });
+    };
+    for (const PlannedPush* end = st.pushes.data() + st.push_end[rn]; planned != end; ++planned)
+      run_push(planned->k, static_cast<Rule>(planned->rule), planned->j, planned->first != 0);
   }
   for (std::size_t k = 0; k < m.leaves.size(); ++k) {
     const auto leaf = static_cast<std::size_t>(m.leaves[k].node);

@@ -100,9 +100,12 @@ class BatchGradientTape {
   /// rows of `input_gradients`; the parameter leaves those of
   /// `parameter_gradients`.
   [[nodiscard]] const std::vector<GradLeaf>& leaves() const;
-  /// Whether batches of 8 cases or more run through the block kernels (every
-  /// op of the cone has one: not gather, gather_one_hot or call); smaller
-  /// ones and other programs run case by case.
+  /// Whether batches of 8 cases or more run through the block kernels: every
+  /// op of the cone has one, which is every op but call (a host function is
+  /// called once per case, exactly as the per-case tape calls it), gather and
+  /// gather_one_hot included. Smaller batches and programs with a call run
+  /// case by case; so do the cases a block flags (any failure or non-finite
+  /// value), whose values and errors the per-case code then gives.
   [[nodiscard]] bool uses_blocks() const;
   [[nodiscard]] std::size_t input_leaf_count() const;
   [[nodiscard]] std::size_t parameter_leaf_count() const;

@@ -142,15 +142,31 @@ struct BatchGradientTape::State {
   /// first push to its node (it sets the adjoint rather than adding); per
   /// output the same for its seed; per leaf whether any push reaches it.
   /// rev_nodes leaves out the nodes all of whose pushes are shared.
-  std::vector<std::uint8_t> push_first, seed_first, leaf_reached;
+  std::vector<std::uint8_t> seed_first, leaf_reached;
+  /// The pushes the pass runs, rev_nodes' rules in order (for_each_push's
+  /// calls, fixed once): argument k, the rule (batch_fast.cpp's Rule) and
+  /// its index j, and whether it is the first push to its node. One list
+  /// and one dispatch over it (not the rule's switch inlined at each of
+  /// for_each_push's call sites). push_end[r]: the end of rev_nodes[r]'s.
+  struct PlannedPush {
+    std::int32_t k;
+    std::uint32_t j;
+    std::uint8_t rule, first;
+  };
+  std::vector<PlannedPush> pushes;
+  std::vector<std::uint32_t> push_end;
   std::size_t nacols = 0;
+  /// The most values a relaxed or hybrid gather of the reverse pass weighs
+  /// (its weights are kept per lane while its pushes run; 0: none).
+  std::size_t gather_width = 0;
   void assign_adjoints(const Impl& m);
   /// Per worker, kept between calls (fresh buffers of this size cost page
   /// faults on every call): the forward's block columns and record block
   /// (for a forward without a record), its column pointers, and the
-  /// reverse's adjoints, reached lanes and leaf gradients.
+  /// reverse's adjoints, reached lanes, leaf gradients and a gather's
+  /// weights.
   struct Scratch {
-    AlignedColumns T, K, A, G;
+    AlignedColumns T, K, A, G, W;
     std::vector<std::uint8_t> R;
     std::vector<const double*> P;
   };
@@ -164,6 +180,7 @@ struct BatchGradientTape::State {
       s.A.resize(std::max<std::size_t>(nacols, 1) * kBlock);
       s.R.resize(std::max<std::size_t>(nacols, 1) * kBlock);
       s.G.resize(std::max<std::size_t>(m.leaves.size(), 1) * kBlock);
+      s.W.resize(std::max<std::size_t>(gather_width, 1) * kBlock);
       s.P.resize(std::max<std::size_t>(m.nodes.size(), 1));
     }
     return s;
@@ -184,6 +201,16 @@ struct BatchGradientTape::State {
   /// caller reads only the lanes whose forward the block vouched for.
   static void fast_reverse(Impl& m, const State& st, const double* K, const double* uval, std::size_t start,
                            std::size_t lanes, std::span<const std::span<const double>> seeds, Scratch& sc);
+  /// The relaxed gathers' per-lane parts, out of line: op_semantics.h's
+  /// checked kernel (forward) and the relaxed weights and index slope
+  /// (reverse: W[k * kBlock + lane], dx[lane]), lane by lane, unvectorised
+  /// (the surrogate is called through function pointers). Inlined into the
+  /// flattened block kernels, the forward's made every other op's loop
+  /// slower (long_loop's forward by about a sixth in one build).
+  static void gather_forward(const Impl& m, std::size_t i, const double* const* P, const double* uval,
+                             std::size_t lanes, double* r, double* flag);
+  static void gather_weights(const Impl& m, const State& st, std::size_t i, const double* K, const double* uval,
+                             std::size_t lanes, double* W, double* dx);
   static bool fast_eligible(const Impl& m);
   /// Per node: a constant's value (rounded to the dtype), a parameter's or
   /// state's value of this call (`fixed`: node, value), 0 elsewhere.

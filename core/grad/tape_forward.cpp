@@ -72,20 +72,6 @@ void GradientTape::Impl::forward_pass() {
   for (NodeId id : order) compute(id);
 }
 
-/// Relaxed gather as the evaluator computes it: bump(index - k) weights
-/// accumulated in argument order, value sum over weight sum. Leaves the raw
-/// weights in scratch[0..n) and their sum in `den` for the derivative.
-double GradientTape::Impl::gather_weights(const TNode& n, double index, double& den) {
-  const auto values = static_cast<std::size_t>(n.count - 1);
-  const double r = sem::gather_relaxed(
-      values,
-      [&](std::size_t k) { return scratch[k] = n.policy->equal(index, static_cast<double>(k), n.temperature); },
-      [&](std::size_t k) { return v(n, static_cast<int>(k) + 1); });
-  den = 0.0;
-  for (std::size_t k = 0; k < values; ++k) den = den + scratch[k];  // the kernel's sum, in its order
-  return r;
-}
-
 namespace {
 
 /// A tape node as op_semantics.h's kernels read it: values of the current

@@ -47,6 +47,35 @@ struct TNode {
   const SurrogatePolicy* policy = nullptr;
 };
 
+/// The relaxed gather's derivative rule at one case, shared by the per-case
+/// rule (tape_vjp.cpp) and the block kernels' lanes (batch_fast.cpp), so the
+/// two cannot round differently. Writes w(k), the normalised weight of value
+/// k: bump(index - k) as the forward weighs it (the surrogate's equal),
+/// over their sum in argument order, as sem::gather_relaxed adds them.
+template <class W>
+inline void gather_normalised_weights(std::size_t values, double index, const SurrogatePolicy& s, double t, W&& w) {
+  for (std::size_t k = 0; k < values; ++k) w(k) = s.equal(index, static_cast<double>(k), t);
+  double den = 0.0;
+  for (std::size_t k = 0; k < values; ++k) den = den + w(k);
+  for (std::size_t k = 0; k < values; ++k) w(k) /= den;
+}
+/// d/dindex of sum_k w_k v_k with w_k = bump_k / sum_j bump_j, from the
+/// normalised weights: dw_k = w_k (l_k - sum_j w_j l_j), l_k = d log bump_k
+/// / d index. value(k) is value k (argument k + 1).
+template <class W, class X>
+inline double gather_index_slope(std::size_t values, double index, const SurrogatePolicy& s, double t, W&& w,
+                                 X&& value) {
+  double dl_mean = 0.0;
+  for (std::size_t k = 0; k < values; ++k)
+    dl_mean += w(k) * s.log_bump_slope((index - static_cast<double>(k)) / t) / t;
+  double dindex = 0.0;
+  for (std::size_t k = 0; k < values; ++k) {
+    const double l = s.log_bump_slope((index - static_cast<double>(k)) / t) / t;
+    dindex += w(k) * (l - dl_mean) * value(k);
+  }
+  return dindex;
+}
+
 }  // namespace tape_detail
 
 struct GradientTape::Impl {
@@ -118,7 +147,6 @@ struct GradientTape::Impl {
     adj[i] += contribution;
   }
   Status needs_defined(NodeId decision, NodeId value) const;
-  double gather_weights(const TNode& n, double index, double& den);
 };
 
 }  // namespace tc

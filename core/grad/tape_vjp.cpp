@@ -89,23 +89,15 @@ Status GradientTape::Impl::vjp(NodeId id, double g) {
       const bool index_carries = nodes[static_cast<std::size_t>(arg(n, 0))].carries;
       if (n.sem != Semantics::Relaxed) push(arg(n, 1 + static_cast<int>(index)), g);
       if (n.sem == Semantics::Exact || (n.sem == Semantics::Hybrid && !index_carries)) return ok_status();
-      // d/dindex of sum_k w_k v_k with w_k = bump_k / sum_j bump_j:
-      // dw_k = w_k (l_k - sum_j w_j l_j), l_k = d log bump_k / d index.
-      double den = 0.0;
-      (void)gather_weights(n, index, den);
-      double dl_mean = 0.0;
-      for (int k = 0; k < values; ++k) {
-        scratch[static_cast<std::size_t>(k)] /= den;
-        dl_mean += scratch[static_cast<std::size_t>(k)] *
-                   n.policy->log_bump_slope((index - static_cast<double>(k)) / n.temperature) / n.temperature;
-      }
-      double dindex = 0.0;
-      for (int k = 0; k < values; ++k) {
-        const double w = scratch[static_cast<std::size_t>(k)];
-        const double l = n.policy->log_bump_slope((index - static_cast<double>(k)) / n.temperature) / n.temperature;
-        dindex += w * (l - dl_mean) * v(n, k + 1);
-        if (n.sem == Semantics::Relaxed) push(arg(n, k + 1), g * w);
-      }
+      // The relaxed weights and their slope in the index (tape_impl.h's
+      // rule, which the block kernels run per lane too).
+      const auto nv = static_cast<std::size_t>(values);
+      auto w = [&](std::size_t k) -> double& { return scratch[k]; };
+      tape_detail::gather_normalised_weights(nv, index, *n.policy, n.temperature, w);
+      const double dindex = tape_detail::gather_index_slope(nv, index, *n.policy, n.temperature, w,
+                                                            [&](std::size_t k) { return v(n, static_cast<int>(k) + 1); });
+      if (n.sem == Semantics::Relaxed)
+        for (int k = 0; k < values; ++k) push(arg(n, k + 1), g * scratch[static_cast<std::size_t>(k)]);
       push(arg(n, 0), g * dindex);
       return ok_status();
     }

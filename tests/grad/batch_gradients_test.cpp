@@ -32,10 +32,13 @@ struct Tally {
   int cases = 0, forward_failures = 0, reverse_failures = 0, programs = 0, blocks = 0;
 };
 
-void compare_batch(const Program& p, std::mt19937_64& rng, std::size_t count, Tally& tally) {
-  auto tape = GradientTape::create(p);
+using EnvMaker = Env (*)(std::mt19937_64&, const Program&);
+
+void compare_batch(const Program& p, std::mt19937_64& rng, std::size_t count, Tally& tally,
+                   EnvMaker make_env = test::random_env, const GradOptions& options = {}) {
+  auto tape = GradientTape::create(p, std::vector<std::string>{"result"}, options);
   ASSERT_TRUE(tape.ok()) << tape.error().message;
-  auto bt = BatchGradientTape::create(p, {"result"}, {});
+  auto bt = BatchGradientTape::create(p, {"result"}, options);
   ASSERT_TRUE(bt.ok()) << bt.error().message;
   tally.blocks += bt->uses_blocks();
   Env fixed;
@@ -46,7 +49,7 @@ void compare_batch(const Program& p, std::mt19937_64& rng, std::size_t count, Ta
   std::vector<double> seeds;
   std::vector<Expected> want(count);
   for (std::size_t c = 0; c < count; ++c) {
-    Env env = test::random_env(rng, p);
+    Env env = make_env(rng, p);
     env.params = fixed.params;
     envs.push_back(env);
     // Some seeds are zeros of either sign: a first push adds the seed to
@@ -168,8 +171,11 @@ void compare_batch(const Program& p, std::mt19937_64& rng, std::size_t count, Ta
   ++tally.programs;
 }
 
-// Programs with gathers run case by case; without, through the block
-// kernels (several blocks: 530 cases are two full blocks of 256 and a part).
+// Every program runs through the block kernels, gathers and
+// gather_one_hots included (several blocks: 530 cases are two full blocks
+// of 256 and a part); a batch of one runs case by case. Every fourth
+// program differentiates with respect to every node, so a gather's integer
+// index carries too (the relaxed and hybrid index slope).
 TEST(BatchGradients, RandomProgramsMatchThePerCaseTapeBitForBit) {
   std::mt19937_64 rng(2207);
   Tally tally;
@@ -178,12 +184,14 @@ TEST(BatchGradients, RandomProgramsMatchThePerCaseTapeBitForBit) {
     const auto dtype = trial % 5 == 0 ? Dtype::Float32 : Dtype::Float64;
     const bool gathers = trial % 2 == 0;
     Program p = test::random_program(rng, sem, dtype, /*size=*/30, gathers);
+    GradOptions options;
+    if (trial % 4 == 3) options.wrt = GradWrt::AllNodes;
     SCOPED_TRACE("trial " + std::to_string(trial) + " " + std::string(to_string(sem)));
-    compare_batch(p, rng, trial % 7 == 0 ? 1 : gathers ? 41 : 530, tally);
+    compare_batch(p, rng, trial % 7 == 0 ? 1 : 530, tally, test::random_env, options);
     if (HasFatalFailure()) return;
   }
   EXPECT_EQ(tally.programs, 300);
-  EXPECT_GE(tally.blocks, 150);
+  EXPECT_EQ(tally.blocks, 300);
   EXPECT_GT(tally.forward_failures, 20);  // the generator reaches errors: the masks are exercised
   std::printf("%d cases, %d failing forward, %d failing reverse, %d of %d programs in blocks\n", tally.cases,
               tally.forward_failures, tally.reverse_failures, tally.blocks, tally.programs);
@@ -267,6 +275,107 @@ TEST(BatchGradients, SumsOfProductsAndSharedAdjointsMatchThePerCaseTape) {
     compare_batch(sums_of_products(sem), rng, 530, tally);
     EXPECT_EQ(tally.blocks, 1);
   }
+}
+
+/// Gathers whose checks fail in some cases, in every semantics: an index
+/// one past the values (i in [0, 3] for three), a float index k (mostly an
+/// integer in range; else a fraction, one past the end, or 900, where every
+/// relaxed weight underflows), selectors s0..s2 that are one-hot in most
+/// cases (else any of 0, 1, 2 each), selectors made by comparisons (which
+/// carry in hybrid and relaxed semantics), a value at two positions, and
+/// uniform values (a constant, the parameter).
+Program gather_checks(Semantics sem, Dtype dtype) {
+  Builder b(sem, Surrogate::Sigmoid, 1.0, dtype);
+  Value x = b.input("x", Domain::float64(-3, 3));
+  Value y = b.input("y", Domain::float64(-3, 3));
+  Value i = b.input("i", Domain::int32(0, 3));
+  Value k = b.input("k", Domain::float64(-1, 1000));
+  Value s0 = b.input("s0", Domain::int32(0, 2));
+  Value s1 = b.input("s1", Domain::int32(0, 2));
+  Value s2 = b.input("s2", Domain::int32(0, 2));
+  Value p0 = b.parameter("p0", 0.5);
+  Value c = b.constant(1.5);
+  Value a = b.gather({x * p0, y, x}, i);
+  Value q = b.gather({y, x - y, p0, x * y}, k);
+  Value d = b.gather_one_hot({s0, s1, s2}, {x, y * p0, c});
+  Value e = b.gather_one_hot({x > y, x <= y}, {y * x, p0 - x});
+  Value f = b.gather({a, a, q * e}, b.op("mod", i, 3.0));
+  auto p = b.build(a * y + q + d * x + e + f);
+  return std::move(p.value());
+}
+
+Env gather_env(std::mt19937_64& rng, const Program& p) {
+  Env env = test::random_env(rng, p);
+  const int r = static_cast<int>(rng() % 10);
+  env.inputs["k"] = r < 6 ? static_cast<double>(rng() % 4) : r == 6 ? 1.25 : r == 7 ? 4.0 : r == 8 ? 900.0 : -0.5;
+  if (rng() % 5 != 0) {
+    const auto one = rng() % 3;
+    static const char* const selectors[] = {"s0", "s1", "s2"};
+    for (std::size_t j = 0; j < 3; ++j) env.inputs[selectors[j]] = j == one ? 1.0 : 0.0;
+  }
+  return env;
+}
+
+TEST(BatchGradients, GatherChecksAndSlopesMatchThePerCaseTape) {
+  for (Dtype dtype : {Dtype::Float64, Dtype::Float32})
+    for (Semantics sem : {Semantics::Exact, Semantics::Relaxed, Semantics::Hybrid}) {
+      SCOPED_TRACE(std::string(to_string(sem)) + (dtype == Dtype::Float32 ? " float32" : " float64"));
+      std::mt19937_64 rng(23);
+      Tally tally;
+      compare_batch(gather_checks(sem, dtype), rng, 530, tally, gather_env);
+      if (HasFatalFailure()) return;
+      EXPECT_EQ(tally.blocks, 1);
+      // Failing cases (from the gathers' checks in exact and hybrid, and
+      // the underflowing weights in relaxed) and passing ones both.
+      EXPECT_GT(tally.forward_failures, 20);
+      EXPECT_LT(tally.forward_failures, 480);
+    }
+}
+
+/// An integer index that carries (every node differentiated), so the
+/// relaxed and hybrid gathers push to it: their index slope in the blocks.
+TEST(BatchGradients, AGatherIndexThatCarriesGetsTheWeightsSlope) {
+  for (Semantics sem : {Semantics::Relaxed, Semantics::Hybrid}) {
+    SCOPED_TRACE(std::string(to_string(sem)));
+    std::mt19937_64 rng(29);
+    Tally tally;
+    GradOptions options;
+    options.wrt = GradWrt::AllNodes;
+    compare_batch(gather_checks(sem, Dtype::Float64), rng, 300, tally, gather_env, options);
+    EXPECT_EQ(tally.blocks, 1);
+  }
+}
+
+TEST(BatchGradients, GathersRunInBlocksAndCallsCaseByCase) {
+  auto gathers = BatchGradientTape::create(gather_checks(Semantics::Exact, Dtype::Float64), {"result"}, {});
+  ASSERT_TRUE(gathers.ok()) << gathers.error().message;
+  EXPECT_TRUE(gathers->uses_blocks());
+  // A host function is called once per case, as the per-case tape calls it:
+  // no block kernel.
+  Builder b(Semantics::Exact);
+  Value x = b.input("x", Domain::float64(-3, 3));
+  Value i = b.input("i", Domain::int32(0, 1));
+  auto p = b.build(b.gather({b.call("twice", {x}), x}, i));
+  ASSERT_TRUE(p.ok()) << p.error().message;
+  int calls = 0;
+  Bindings bindings;
+  bindings["twice"] = Binding{[&](std::span<const double> a) {
+                                ++calls;
+                                return 2.0 * a[0];
+                              },
+                              [](std::span<const double>, double) { return std::vector<double>{2.0}; }};
+  GradOptions options;
+  options.bindings = &bindings;
+  auto calling = BatchGradientTape::create(*p, {"result"}, options);
+  ASSERT_TRUE(calling.ok()) << calling.error().message;
+  EXPECT_FALSE(calling->uses_blocks());
+  const std::vector<double> xs(40, 1.5), is = {0};
+  std::vector<std::span<const double>> cols = {is, xs};
+  ASSERT_EQ(calling->inputs(), (std::vector<std::string>{"i", "x"}));
+  std::vector<double> out(40);
+  ASSERT_TRUE(calling->forward(cols, 40, {}, out, nullptr).ok());
+  EXPECT_EQ(calls, 40);
+  EXPECT_EQ(out[39], 3.0);
 }
 
 Program two_outputs() {
