@@ -72,8 +72,15 @@ class BatchRecord {
   std::size_t blocks_size_ = 0;
   std::vector<std::pair<std::size_t, double>> fixed_;  ///< parameter and state values of the forward
   std::vector<std::uint8_t> slow_;
-  std::vector<std::vector<double>> slow_val_;
-  std::vector<std::vector<std::int32_t>> slow_fail_;
+  /// The rows of the slow_ cases, ascending case: only those (two empty
+  /// vectors for every case were 196 KB written and 8192 destructors run
+  /// per forward at 4096 cases).
+  struct SlowRows {
+    std::size_t c = 0;
+    std::vector<double> val;
+    std::vector<std::int32_t> fail;
+  };
+  std::vector<SlowRows> slow_rows_;
   std::vector<std::uint8_t> failed_;
   /// Messages of the nodes that failed themselves, per case; kept only for
   /// programs whose hybrid derivative rules may quote them.

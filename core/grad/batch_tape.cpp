@@ -180,8 +180,7 @@ Status BatchGradientTape::forward(std::span<const std::span<const double>> colum
     record->failed_.assign(count, 0);
     record->slow_.assign(blocks ? count : 0, 0);
     record->fixed_ = fixed_values;
-    record->slow_val_.assign(blocks ? count : 0, {});
-    record->slow_fail_.assign(blocks ? count : 0, {});
+    record->slow_rows_.clear();
     record->why_.assign(st.keep_messages ? count : 0, {});
     record->errors_.clear();
   }
@@ -191,6 +190,7 @@ Status BatchGradientTape::forward(std::span<const std::span<const double>> colum
   std::vector<std::uint8_t> failed_here(record ? 0 : count, 0);
   std::vector<std::uint8_t>& failed = record ? record->failed_ : failed_here;
   std::vector<CaseErrors> errs(nthreads);  // per worker, merged in case order below
+  std::vector<std::vector<BatchRecord::SlowRows>> slow_parts(record && blocks ? nthreads : 0);  // likewise
 
   // One case through the per-case code, in m's current tables; false when it fails.
   auto run_case = [&](TapeImpl& m, std::size_t w, std::size_t c) {
@@ -251,8 +251,7 @@ Status BatchGradientTape::forward(std::span<const std::span<const double>> colum
           m.use_own_tables();
           if (!run_case(m, w, c) || !record) continue;
           record->slow_[c] = 1;
-          record->slow_val_[c] = m.own_val;
-          record->slow_fail_[c] = m.own_fail;
+          slow_parts[w].push_back({c, m.own_val, m.own_fail});
         }
       }
     });
@@ -268,6 +267,12 @@ Status BatchGradientTape::forward(std::span<const std::span<const double>> colum
     });
   }
   base.use_own_tables();
+  if (record) {
+    for (auto& part : slow_parts)
+      for (auto& rows : part) record->slow_rows_.push_back(std::move(rows));
+    std::sort(record->slow_rows_.begin(), record->slow_rows_.end(),
+              [](const auto& a, const auto& b) { return a.c < b.c; });
+  }
 
   CaseErrors found = merge(errs);
   if (!options.mask_failures && found.size() > 1) found.resize(1);
@@ -370,8 +375,10 @@ Status BatchGradientTape::reverse(BatchRecord& record, std::span<const std::span
           // A case the per-case code ran: its tables back in m.
           if (!options.mask_failures && c > first_bad.load(std::memory_order_relaxed)) return;
           m.use_own_tables();
-          std::copy(record.slow_val_[c].begin(), record.slow_val_[c].end(), m.own_val.begin());
-          std::copy(record.slow_fail_[c].begin(), record.slow_fail_[c].end(), m.own_fail.begin());
+          const auto rows = std::lower_bound(record.slow_rows_.begin(), record.slow_rows_.end(), c,
+                                             [](const auto& r, std::size_t key) { return r.c < key; });
+          std::copy(rows->val.begin(), rows->val.end(), m.own_val.begin());
+          std::copy(rows->fail.begin(), rows->fail.end(), m.own_fail.begin());
           slow_case(m, w, c, seed, grads);
           store(c, grads.data(), 1);
         }
