@@ -18,17 +18,15 @@
 #include <unistd.h>
 
 #include "base/atomic_file.h"
+#include "support/cli_util.h"
 
 namespace tc {
 namespace {
 
 namespace fs = std::filesystem;
 
-std::string make_dir() {
-  std::string tmpl = (fs::temp_directory_path() / "tc-atomic-XXXXXX").string();
-  EXPECT_NE(::mkdtemp(tmpl.data()), nullptr);
-  return tmpl;
-}
+/// A fresh folder, removed when the test process exits.
+std::string make_dir() { return testing::temp_dir(); }
 
 std::string slurp(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

@@ -4,7 +4,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fcntl.h>
+#include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <spawn.h>
 #include <sstream>
 #include <sys/wait.h>
@@ -23,10 +25,35 @@ std::string slurp_path(const std::string& path) {
 }
 }  // namespace
 
+namespace {
+/// The folders temp_dir() made, removed when the test process exits, so a
+/// run of the suite leaves nothing in /tmp. Only by the process that made
+/// them: a forked child (a death test) that exits normally must not take
+/// its parent's files away.
+struct TempDirs {
+  pid_t owner = ::getpid();
+  std::mutex m;
+  std::vector<std::string> dirs;
+  ~TempDirs() {
+    if (::getpid() != owner) return;
+    std::error_code ec;
+    for (const auto& d : dirs) std::filesystem::remove_all(d, ec);
+  }
+};
+TempDirs& temp_dirs() {
+  static TempDirs t;
+  return t;
+}
+}  // namespace
+
 std::string temp_dir() {
-  std::string tmpl = "/tmp/tc-cli-test-XXXXXX";
+  std::string tmpl = (std::filesystem::temp_directory_path() / "tc-cli-test-XXXXXX").string();
   char* d = mkdtemp(tmpl.data());
-  return d ? std::string(d) : std::string("/tmp");
+  if (!d) return std::filesystem::temp_directory_path().string();
+  TempDirs& t = temp_dirs();
+  std::lock_guard<std::mutex> lock(t.m);
+  t.dirs.emplace_back(d);
+  return d;
 }
 
 std::string write_temp(const std::string& dir, const std::string& name, const std::string& text) {

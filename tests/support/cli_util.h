@@ -22,7 +22,8 @@ CliResult run_cli_stdout_to(const std::vector<std::string>& args, const std::str
 /// when it had finished first).
 bool run_cli_killed_after(const std::vector<std::string>& args, unsigned micros);
 
-/// A fresh temporary directory for one test (removed by the OS's tmp cleanup).
+/// A fresh temporary directory for one test, removed with its contents when
+/// the test process exits.
 std::string temp_dir();
 /// Writes `text` to `dir/name` and returns the path.
 std::string write_temp(const std::string& dir, const std::string& name, const std::string& text);

@@ -35,10 +35,15 @@ function serve(root) {
 
 // Headless Chromium with WebGPU allowed (SwiftShader when there is no GPU);
 // it stays open until the page has reported.
+// Its profile and its own temporary files (TMPDIR: the singleton socket
+// folder it cannot remove when killed) live in one folder removed at exit.
 function openPage(url) {
-  const args = ['--headless', '--no-sandbox', '--disable-dev-shm-usage', `--user-data-dir=${tmpDir('tc-chromium-')}`,
+  const profile = tmpDir('tc-chromium-');
+  const ownTmp = path.join(profile, 'tmp');
+  fs.mkdirSync(ownTmp);
+  const args = ['--headless', '--no-sandbox', '--disable-dev-shm-usage', `--user-data-dir=${profile}`,
     '--enable-unsafe-webgpu', url];
-  const p = spawn(chromiumPath(), args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  const p = spawn(chromiumPath(), args, { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, TMPDIR: ownTmp } });
   let err = '';
   p.stderr.on('data', (d) => { err = (err + d).slice(-4000); });
   const exited = new Promise((resolve) => p.on('close', (code) => resolve(code)));

@@ -50,8 +50,14 @@ export function chromiumPath() {
   return null;
 }
 
+const madeDirs = [];
+/** A fresh temporary folder, removed with its contents when this process exits. */
 export function tmpDir(prefix = 'tc-ts-') {
-  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  if (madeDirs.length === 0)
+    process.on('exit', () => { for (const d of madeDirs) fs.rmSync(d, { recursive: true, force: true }); });
+  madeDirs.push(dir);
+  return dir;
 }
 
 /** Runs the CLI; returns stdout. Throws with stderr on failure unless `allowFail`. */
