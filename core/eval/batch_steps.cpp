@@ -180,6 +180,22 @@ HWY_INLINE hn::Vec<D> lanes(D d, const hn::TFromD<D>* HWY_RESTRICT p, hn::Vec<D>
   else return u;
 }
 
+/// vec(i) for each full vector of a block of m cases, four independent
+/// vectors per turn (N lanes each), then scalar(i) for the cases after the
+/// last full vector.
+template <class VecF, class ScalarF>
+HWY_INLINE void over_block(std::size_t m, std::size_t N, VecF&& vec, ScalarF&& scalar) {
+  std::size_t i = 0;
+  for (; i + 4 * N <= m; i += 4 * N) {
+    vec(i);
+    vec(i + N);
+    vec(i + 2 * N);
+    vec(i + 3 * N);
+  }
+  for (; i + N <= m; i += N) vec(i);
+  for (; i < m; ++i) scalar(i);
+}
+
 /// out = vf(a, b) over the block (sf for the cases after the last full
 /// vector), with the finiteness flag when Check.
 template <class T, bool Check, bool AC, bool BC, class VF, class SF>
@@ -193,19 +209,11 @@ TC_STEP_KERNEL void vloop2(const T* HWY_RESTRICT a, T ua, const T* HWY_RESTRICT 
     hn::StoreU(r, d, out + i);
     if constexpr (Check) hn::StoreU(hn::Add(hn::LoadU(d, acc + i), hn::Mul(r, z)), d, acc + i);
   };
-  std::size_t i = 0;
-  for (; i + 4 * N <= m; i += 4 * N) {  // four independent vectors per turn
-    one(i);
-    one(i + N);
-    one(i + 2 * N);
-    one(i + 3 * N);
-  }
-  for (; i + N <= m; i += N) one(i);
-  for (; i < m; ++i) {
+  over_block(m, N, one, [&](std::size_t i) {
     const T r = sf(AC ? a[i] : ua, BC ? b[i] : ub);
     out[i] = r;
     if constexpr (Check) acc[i] += r * T(0);
-  }
+  });
 }
 
 template <class T, bool Check, class VF, class SF>
@@ -236,21 +244,13 @@ TC_STEP_KERNEL void vloop_mul_add(const T* HWY_RESTRICT s, T us, const T* HWY_RE
     hn::StoreU(r, d, out + i);
     if constexpr (Check) hn::StoreU(hn::Add(hn::LoadU(d, acc + i), hn::Mul(r, z)), d, acc + i);
   };
-  std::size_t i = 0;
-  for (; i + 4 * N <= m; i += 4 * N) {  // four independent vectors per turn
-    one(i);
-    one(i + N);
-    one(i + 2 * N);
-    one(i + 3 * N);
-  }
-  for (; i + N <= m; i += N) one(i);
-  for (; i < m; ++i) {
+  over_block(m, N, one, [&](std::size_t i) {
     const T sv = SC ? s[i] : us;
     const T pr = sem::mul<SL>(XC ? x[i] : ux, YC ? y[i] : uy);
     const T r = Kind == 0 ? sem::add<SL>(sv, pr) : Kind == 1 ? sem::sub<SL>(sv, pr) : sem::sub<SL>(pr, sv);
     out[i] = r;
     if constexpr (Check) acc[i] += r * T(0);
-  }
+  });
 }
 
 template <class T, bool Check, int Kind>
@@ -310,19 +310,11 @@ TC_STEP_KERNEL void step_select(Batch<T>& bt, NodeId id, const Instr& in, const 
       hn::StoreU(r, d, out + i);
       if constexpr (Chk) hn::StoreU(hn::Add(hn::LoadU(d, acc + i), hn::Mul(r, z)), d, acc + i);
     };
-    std::size_t i = 0;
-    for (; i + 4 * N <= m; i += 4 * N) {  // four independent vectors per turn, as vloop2
-      one(i);
-      one(i + N);
-      one(i + 2 * N);
-      one(i + 3 * N);
-    }
-    for (; i + N <= m; i += N) one(i);
-    for (; i < m; ++i) {
+    over_block(m, N, one, [&](std::size_t i) {
       const T r = sem::select_exact<SL>(c[i], y[i], n[i]);
       out[i] = r;
       if constexpr (Chk) acc[i] += r * T(0);
-    }
+    });
   } else {
     for (std::size_t i = 0; i < m; ++i) {
       const T r = static_cast<T>(sem::select_relaxed<D>(c[i], y[i], n[i]));
@@ -426,21 +418,13 @@ TC_STEP_KERNEL void affine_fused(const T* const* HWY_RESTRICT xs, const double* 
     hn::StoreU(r, d, out + i);
     if constexpr (Chk) hn::StoreU(hn::Add(hn::LoadU(d, acc + i), hn::Mul(r, z)), d, acc + i);
   };
-  std::size_t i = 0;
-  for (; i + 4 * N <= m; i += 4 * N) {  // four independent vectors per turn, as vloop2
-    one(i);
-    one(i + N);
-    one(i + 2 * N);
-    one(i + 3 * N);
-  }
-  for (; i + N <= m; i += N) one(i);
-  for (; i < m; ++i) {
+  over_block(m, N, one, [&](std::size_t i) {
     T r = sem::affine_first<SL>(cs[0], xs[0][i], same);
     for (int j = 1; j < K; ++j) r = sem::affine_next<SL>(r, cs[j], xs[j][i], same);
     if (has_bias) r = sem::affine_bias<SL>(r, b, same);
     out[i] = r;
     if constexpr (Chk) acc[i] += r * T(0);
-  }
+  });
 }
 
 template <class T, bool Chk>

@@ -210,23 +210,10 @@ void for_each_push(const M& m, const N& n, NodeId id, F&& f) {
 /// (tape_forward.cpp's TapeNode over a block): the relaxed gathers run the
 /// checked kernel itself per lane, so their failures are the per-case ones
 /// and a failing lane is flagged.
-struct LaneNode {
+struct LaneNode : tape_detail::TapeNodeFacts {
   const Opnd* ops;  ///< the node's arguments
   std::size_t l;    ///< the lane
-  const tape_detail::TNode& n;
-  const Node& node;
-  bool f32;
   double x(std::size_t k) const { return ops[k].p ? ops[k].p[l] : ops[k].u; }
-  std::size_t count() const { return static_cast<std::size_t>(n.count); }
-  double temperature() const { return n.temperature; }
-  double greater(double a, double b, double t) const { return n.policy->greater(a, b, t); }
-  double equal(double a, double b, double t) const { return n.policy->equal(a, b, t); }
-  std::size_t terms() const { return node.linear().coefficients.size(); }
-  double coef(std::size_t j) const { return round(node.linear().coefficients[j]); }
-  std::size_t term_arg(std::size_t j) const { return static_cast<std::size_t>(node.linear().indices[j]); }
-  bool has_bias() const { return node.linear().bias.has_value(); }
-  double bias() const { return round(*node.linear().bias); }
-  double round(double r) const { return sem::round_to(r, f32); }
 };
 
 bool is_uniform_op(Op op) { return op == Op::Constant || op == Op::Parameter || op == Op::State; }
@@ -533,7 +520,7 @@ TC_OUT_OF_LINE void BatchGradientTape::State::gather_forward(const Impl& m, std:
   const bool hard = n.sem != Semantics::Relaxed;
   for (std::size_t l = 0; l < lanes; ++l) {
     double v = kNaN;
-    const bool bad = static_cast<bool>(sem::value(n.op, hard, LaneNode{ops.data(), l, n, node, m.f32}, v));
+    const bool bad = static_cast<bool>(sem::value(n.op, hard, LaneNode{{n, node, m.f32}, ops.data(), l}, v));
     r[l] = bad ? kNaN : v;
     flag[l] += bad ? kNaN : 0.0;
   }

@@ -76,24 +76,10 @@ namespace {
 
 /// A tape node as op_semantics.h's kernels read it: values of the current
 /// case, the node's surrogate for relaxed comparisons.
-struct TapeNode {
+struct TapeNode : tape_detail::TapeNodeFacts {
   const double* val;
   const NodeId* args;  ///< the node's arguments
-  const TNode& n;
-  const Node& node;
-  bool f32;
   double x(std::size_t k) const { return val[static_cast<std::size_t>(args[k])]; }
-  std::size_t count() const { return static_cast<std::size_t>(n.count); }
-  double temperature() const { return n.temperature; }
-  double greater(double a, double b, double t) const { return n.policy->greater(a, b, t); }
-  double equal(double a, double b, double t) const { return n.policy->equal(a, b, t); }
-  // Stored coefficients are constants: binary32 under float32, like the evaluator.
-  std::size_t terms() const { return node.linear().coefficients.size(); }
-  double coef(std::size_t j) const { return round(node.linear().coefficients[j]); }
-  std::size_t term_arg(std::size_t j) const { return static_cast<std::size_t>(node.linear().indices[j]); }
-  bool has_bias() const { return node.linear().bias.has_value(); }
-  double bias() const { return round(*node.linear().bias); }
-  double round(double r) const { return sem::round_to(r, f32); }
 };
 
 }  // namespace
@@ -133,7 +119,7 @@ void GradientTape::Impl::compute(NodeId id) {
       } else {
         first_poison(0, 3);
       }
-      if (!poison) (void)sem::value(n.op, hard, TapeNode{val, args.data() + n.first, n, program.nodes[i], f32}, r);
+      if (!poison) (void)sem::value(n.op, hard, TapeNode{{n, program.nodes[i], f32}, val, args.data() + n.first}, r);
       break;
     case Op::Call: {
       first_poison(0, n.count);
@@ -154,7 +140,7 @@ void GradientTape::Impl::compute(NodeId id) {
       // Every other op needs all of its arguments (only select is lazy).
       first_poison(0, n.count);
       if (poison) break;
-      if (sem::Failure f = sem::value(n.op, hard, TapeNode{val, args.data() + n.first, n, program.nodes[i], f32}, r))
+      if (sem::Failure f = sem::value(n.op, hard, TapeNode{{n, program.nodes[i], f32}, val, args.data() + n.first}, r))
         return own(sem::describe(f, num));
       break;
   }

@@ -21,6 +21,7 @@
 
 #include "grad/gradients.h"
 #include "grad/surrogate.h"
+#include "ir/op_semantics.h"
 
 namespace tc {
 
@@ -45,6 +46,27 @@ struct TNode {
   std::int32_t count = 0;
   double temperature = 1.0;
   const SurrogatePolicy* policy = nullptr;
+};
+
+/// What op_semantics.h's kernels read of a tape node besides its argument
+/// values: the count, the surrogate, the linear terms and the rounding.
+/// The per-case tape's view (tape_forward.cpp) and the batched tape's lane
+/// view (batch_fast.cpp) add x(k), the value of argument k.
+struct TapeNodeFacts {
+  const TNode& n;
+  const Node& node;
+  bool f32;
+  std::size_t count() const { return static_cast<std::size_t>(n.count); }
+  double temperature() const { return n.temperature; }
+  double greater(double a, double b, double t) const { return n.policy->greater(a, b, t); }
+  double equal(double a, double b, double t) const { return n.policy->equal(a, b, t); }
+  // Stored coefficients are constants: binary32 under float32, like the evaluator.
+  std::size_t terms() const { return node.linear().coefficients.size(); }
+  double coef(std::size_t j) const { return round(node.linear().coefficients[j]); }
+  std::size_t term_arg(std::size_t j) const { return static_cast<std::size_t>(node.linear().indices[j]); }
+  bool has_bias() const { return node.linear().bias.has_value(); }
+  double bias() const { return round(*node.linear().bias); }
+  double round(double r) const { return sem::round_to(r, f32); }
 };
 
 /// The relaxed gather's derivative rule at one case, shared by the per-case
