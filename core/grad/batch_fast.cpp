@@ -604,6 +604,18 @@ TC_BATCH_CLONES void BatchGradientTape::State::fast_forward(Impl& m, const State
       const auto a = static_cast<std::size_t>(m.arg(n, k));
       return Opnd{P[a], uval[a]};
     };
+    // The rounding and test that fill() folds into its loop, for the ops
+    // that write r first (affine, the gathers).
+    auto round_and_test = [&] {
+      if (mode == 2)
+        for (std::size_t l = 0; l < lanes; ++l) {
+          const double v = round_f32(r[l]);
+          flag[l] += (r[l] - r[l]) + (v - v);
+          r[l] = v;
+        }
+      else if (mode == 1)
+        for (std::size_t l = 0; l < lanes; ++l) flag[l] += r[l] - r[l];
+    };
     // op_semantics.h's kernels, one lane at a time (the loops vectorise).
     switch (n.op) {
       case Op::Input: case Op::Parameter: case Op::State: case Op::Constant:
@@ -717,15 +729,7 @@ TC_BATCH_CLONES void BatchGradientTape::State::fast_forward(Impl& m, const State
           const double bias = round(*lin.bias);
           for (std::size_t l = 0; l < lanes; ++l) r[l] = sem::affine_bias<D>(r[l], bias, round);
         }
-        // The rounding and test the other ops fold into their loops.
-        if (mode == 2)
-          for (std::size_t l = 0; l < lanes; ++l) {
-            const double v = round_f32(r[l]);
-            flag[l] += (r[l] - r[l]) + (v - v);
-            r[l] = v;
-          }
-        else if (mode == 1)
-          for (std::size_t l = 0; l < lanes; ++l) flag[l] += r[l] - r[l];
+        round_and_test();
         break;
       }
       case Op::Gather: case Op::GatherOneHot: {
@@ -768,15 +772,7 @@ TC_BATCH_CLONES void BatchGradientTape::State::fast_forward(Impl& m, const State
             });
           for (std::size_t l = 0; l < lanes; ++l) flag[l] += sem::one_hot_count(ones[l]) ? kNaN : 0.0;
         }
-        // The rounding and test the other ops fold into their loops.
-        if (mode == 2)
-          for (std::size_t l = 0; l < lanes; ++l) {
-            const double w = round_f32(r[l]);
-            flag[l] += (r[l] - r[l]) + (w - w);
-            r[l] = w;
-          }
-        else if (mode == 1)
-          for (std::size_t l = 0; l < lanes; ++l) flag[l] += r[l] - r[l];
+        round_and_test();
         break;
       }
       case Op::Call:
