@@ -122,9 +122,7 @@ class CompareTest : public QObject {
   Q_OBJECT
  private slots:
   void initTestCase() {
-    QCoreApplication::setOrganizationName(QStringLiteral("tensorcode-test"));
-    QCoreApplication::setApplicationName(QStringLiteral("tensorcode-ide-compare"));
-    QSettings().clear();
+    useOwnSettings(QStringLiteral("tensorcode-ide-compare"));
   }
 
   // Issue 28: the optimized artifact beside the one before optimize. core's

@@ -80,9 +80,7 @@ class HabitsTest : public QObject {
   Q_OBJECT
  private slots:
   void initTestCase() {
-    QCoreApplication::setOrganizationName(QStringLiteral("tensorcode-test"));
-    QCoreApplication::setApplicationName(QStringLiteral("tensorcode-ide-habits"));
-    QSettings().clear();
+    useOwnSettings(QStringLiteral("tensorcode-ide-habits"));
   }
 
   // Item 3: no QScintilla default key shadows an IDE shortcut; Ctrl+L typed in

@@ -27,6 +27,7 @@
 #include "views/panels.h"
 #include "views/timeline.h"
 #include "views/verify_panel.h"
+#include "widget_actions.h"
 
 using namespace tc;
 using namespace tc::views;
@@ -50,9 +51,7 @@ class IdeTest : public QObject {
   Q_OBJECT
  private slots:
   void initTestCase() {
-    QCoreApplication::setOrganizationName(QStringLiteral("tensorcode-test"));
-    QCoreApplication::setApplicationName(QStringLiteral("tensorcode-ide-test"));
-    QSettings().clear();
+    tc::views::testing::useOwnSettings(QStringLiteral("tensorcode-ide-test"));
   }
 
   void opensAnExampleAndRunsTheDefaultCase() {

@@ -39,9 +39,7 @@ class JourneysTest : public QObject {
   Q_OBJECT
  private slots:
   void initTestCase() {
-    QCoreApplication::setOrganizationName(QStringLiteral("tensorcode-test"));
-    QCoreApplication::setApplicationName(QStringLiteral("tensorcode-ide-journeys"));
-    QSettings().clear();
+    useOwnSettings(QStringLiteral("tensorcode-ide-journeys"));
   }
 
   void aCompileErrorKeepsInputsDomainsAndSelection() {

@@ -78,9 +78,7 @@ class MenusTest : public QObject {
   Q_OBJECT
  private slots:
   void initTestCase() {
-    QCoreApplication::setOrganizationName(QStringLiteral("tensorcode-test"));
-    QCoreApplication::setApplicationName(QStringLiteral("tensorcode-ide-menus"));
-    QSettings().clear();
+    useOwnSettings(QStringLiteral("tensorcode-ide-menus"));
   }
 
   // Item 8: a budget error is no dead end.

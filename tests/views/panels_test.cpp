@@ -54,9 +54,7 @@ class PanelsTest : public QObject {
   Q_OBJECT
  private slots:
   void initTestCase() {
-    QCoreApplication::setOrganizationName(QStringLiteral("tensorcode-test"));
-    QCoreApplication::setApplicationName(QStringLiteral("tensorcode-ide-panels"));
-    QSettings().clear();
+    useOwnSettings(QStringLiteral("tensorcode-ide-panels"));
   }
 
   void aBoolInputIsACheckBox() {

@@ -95,9 +95,7 @@ class SingleOwnerTest : public QObject {
   Q_OBJECT
  private slots:
   void initTestCase() {
-    QCoreApplication::setOrganizationName(QStringLiteral("tensorcode-test"));
-    QCoreApplication::setApplicationName(QStringLiteral("tensorcode-ide-single-owner"));
-    QSettings().clear();
+    useOwnSettings(QStringLiteral("tensorcode-ide-single-owner"));
   }
 
   // Item 1: the Function box picks the function every run uses, with its own inputs.

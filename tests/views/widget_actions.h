@@ -1,10 +1,12 @@
 #pragma once
 // What the IDE's Qt Test journeys do with widgets, as a user does it: type
 // into a table cell or the editor, find a menu action; and where their files
-// are. Shared by journeys_test.cpp and panels_test.cpp.
+// are, and the settings each test runs with. Shared by the views tests.
 #include <QAction>
 #include <QApplication>
+#include <QCoreApplication>
 #include <QLineEdit>
+#include <QSettings>
 #include <QString>
 #include <QTableWidget>
 #include <QTest>
@@ -84,6 +86,14 @@ inline void pressKeys(QWidget* target, const QKeySequence& keys) {
   QApplication::setActiveWindow(target->window());
   target->setFocus();
   QTest::keySequence(target, keys);
+}
+
+/// Settings of a test's own, cleared: a test run neither reads the user's
+/// IDE settings nor leaves state for the next run. `app` names the test.
+inline void useOwnSettings(const QString& app) {
+  QCoreApplication::setOrganizationName(QStringLiteral("tensorcode-test"));
+  QCoreApplication::setApplicationName(app);
+  QSettings().clear();
 }
 
 inline QAction* findAction(QWidget* w, const QString& text) {
