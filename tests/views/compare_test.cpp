@@ -38,16 +38,6 @@ QString diffData(const char* pair, const char* file) {
   return QStringLiteral(TC_DIFF_DATA "/%1/%2").arg(QLatin1String(pair), QLatin1String(file));
 }
 
-void showAndOpen(MainWindow& w, const QString& path) {
-  w.resize(1280, 800);
-  w.show();
-  QApplication::setActiveWindow(&w);
-  QVERIFY(QTest::qWaitForWindowExposed(&w));
-  QVERIFY(w.openPath(path));
-  QVERIFY(w.waitUntilSettled(30000));
-  w.session()->setDebounceMs(30);
-}
-
 /// Answers the next file dialog as a user does: the path typed into its name box, Return.
 void answerFileDialog(const QString& path) {
   answerNextModal<QFileDialog>([path](QFileDialog* d) {

@@ -44,16 +44,6 @@ const char* const kBigLoop =
     "        s = s + a\n"
     "    return s\n";
 
-void showAndOpen(MainWindow& w, const QString& path) {
-  w.resize(1280, 800);
-  w.show();
-  QApplication::setActiveWindow(&w);
-  QVERIFY(QTest::qWaitForWindowExposed(&w));
-  QVERIFY(w.openPath(path));
-  QVERIFY(w.waitUntilSettled(30000));
-  w.session()->setDebounceMs(30);
-}
-
 /// Presses the Compile Options shortcut and returns the dialog it opens.
 CompileOptionsDialog* openCompileOptions(MainWindow& w) {
   QAction* a = findAction(&w, QStringLiteral("Compile &Options…"));

@@ -43,16 +43,6 @@ const QStringList kAcc = {QStringLiteral("def acc(x):"), QStringLiteral("    s =
                           QStringLiteral("    for i in range(8):"), QStringLiteral("        s = s + x * i"),
                           QStringLiteral("    return s")};
 
-void showAndOpen(MainWindow& w, const QString& path) {
-  w.resize(1280, 800);
-  w.show();
-  QApplication::setActiveWindow(&w);
-  QVERIFY(QTest::qWaitForWindowExposed(&w));
-  QVERIFY(w.openPath(path));
-  QVERIFY(w.waitUntilSettled(30000));
-  w.session()->setDebounceMs(30);
-}
-
 QComboBox* functionBox(MainWindow& w) {
   for (QComboBox* box : w.inputs()->findChildren<QComboBox*>())
     if (box != w.inputs()->caseBox()) return box;

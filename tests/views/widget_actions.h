@@ -17,6 +17,8 @@
 #include <memory>
 
 #include "views/editor.h"
+#include "views/main_window.h"
+#include "views/session.h"
 
 namespace tc::views::testing {
 
@@ -94,6 +96,19 @@ inline void useOwnSettings(const QString& app) {
   QCoreApplication::setOrganizationName(QStringLiteral("tensorcode-test"));
   QCoreApplication::setApplicationName(app);
   QSettings().clear();
+}
+
+/// Shows the window at a fixed size, opens `path` and waits until it has
+/// compiled and run; edits are then recompiled after 30 ms, not the
+/// user-facing debounce.
+inline void showAndOpen(MainWindow& w, const QString& path) {
+  w.resize(1280, 800);
+  w.show();
+  QApplication::setActiveWindow(&w);
+  QVERIFY(QTest::qWaitForWindowExposed(&w));
+  QVERIFY(w.openPath(path));
+  QVERIFY(w.waitUntilSettled(30000));
+  w.session()->setDebounceMs(30);
 }
 
 inline QAction* findAction(QWidget* w, const QString& text) {
