@@ -13,7 +13,9 @@ The extension `tensorcode.program._core` is the CMake target
 - TC_CMAKE_BUILD_DIR names an existing (or new) CMake tree to build it in,
   e.g. the main build (`TC_CMAKE_BUILD_DIR=build`); its Python must be ABI
   compatible with this interpreter;
-- otherwise a tree per interpreter, build-pip-<tag>-<id> next to build/.
+- otherwise a tree per interpreter, build-pip-<tag>-<id> next to build/
+  (in ~/.cache/tensorcode, else the temporary folder, when the checkout
+  cannot be written).
   It is one folder deep like build/, so with ccache as the launcher and
   CCACHE_BASEDIR at the source root the core's objects are the main build's
   cache entries (ccache rewrites absolute paths relative to the build folder,
@@ -33,6 +35,7 @@ import subprocess
 import sys
 import sysconfig
 import tarfile
+import tempfile
 import time
 import zipfile
 
@@ -244,9 +247,37 @@ def _cache(tree):
     return values
 
 
+def _writable(folder):
+    """Whether files can be made in `folder` (made when missing). Tried, not
+    asked of os.access, which says yes to root on a read-only file system."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+        return True
+    except OSError:
+        return False
+
+
 def _tree_for_this_interpreter():
     ident = hashlib.sha256(os.path.realpath(_base_interpreter()).encode()).hexdigest()[:8]
-    return ROOT / f"build-pip-cp{sys.version_info[0]}{sys.version_info[1]}-{ident}"
+    name = f"build-pip-cp{sys.version_info[0]}{sys.version_info[1]}-{ident}"
+    if _writable(ROOT / name):
+        return ROOT / name
+    # A checkout that cannot be written (a read-only mount, a package store):
+    # the tree goes to the user's cache, else the temporary folder, one per
+    # checkout and interpreter, kept for the next install.
+    checkout = hashlib.sha256(str(ROOT).encode()).hexdigest()[:8]
+    cache_home = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    places = [pathlib.Path(cache_home) / "tensorcode",
+              pathlib.Path(tempfile.gettempdir()) / f"tensorcode-{os.getuid() if hasattr(os, 'getuid') else 'user'}"]
+    for place in places:
+        tree = place / f"{name}-{checkout}"
+        if _writable(tree):
+            _log(f"{ROOT} cannot be written: building in {tree} (TC_CMAKE_BUILD_DIR picks another folder)")
+            return tree
+    raise BuildError(f"no folder to build the extension in: {ROOT} cannot be written, nor can "
+                     f"{' or '.join(str(p) for p in places)}; set TC_CMAKE_BUILD_DIR to a folder that can")
 
 
 def _configure(cmake, tree):
@@ -272,6 +303,9 @@ def build_extension():
     suffix = sysconfig.get_config_var("EXT_SUFFIX")
     named = os.environ.get("TC_CMAKE_BUILD_DIR")
     tree = pathlib.Path(named).resolve() if named else _tree_for_this_interpreter()
+    if named and not _writable(tree):
+        raise BuildError(f"TC_CMAKE_BUILD_DIR={named}: {tree} cannot be written (CMake builds there); "
+                         "name a folder that can, or unset it")
     cache = _cache(tree)
     configured_for = cache.get("Python3_EXECUTABLE", "")
     if not cache or (not named and configured_for != _base_interpreter()):

@@ -111,3 +111,23 @@ def test_a_broken_extension_keeps_its_own_error(tmp_path):
     assert result.returncode != 0
     assert "invalid ELF header" in result.stderr or "file too short" in result.stderr
     assert "built for another Python" not in result.stderr
+
+
+def test_a_read_only_checkout_builds_in_a_writable_folder(tmp_path, monkeypatch):
+    # issue 37: pip install from a checkout that cannot be written died inside
+    # CMake ("Unable to (re)create the private pkgRedirects directory").
+    # /proc/self takes no new folder, even for root (os.access would say yes
+    # to root on a read-only mount, so the backend tries instead of asking).
+    read_only = pathlib.Path("/proc/self")
+    if not read_only.is_dir():
+        pytest.skip("no /proc: no folder here that refuses a new folder to everyone")
+    monkeypatch.setattr(tensorcode_backend, "ROOT", read_only)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    tree = tensorcode_backend._tree_for_this_interpreter()
+    assert tree.parent == tmp_path / "cache" / "tensorcode", tree
+    assert tree.name.startswith(f"build-pip-cp{sys.version_info[0]}{sys.version_info[1]}-")
+    assert tree.is_dir() and os.access(tree, os.W_OK)
+    # A named tree that cannot be written is refused with the variable's name.
+    monkeypatch.setenv("TC_CMAKE_BUILD_DIR", str(read_only / "tree"))
+    with pytest.raises(tensorcode_backend.BuildError, match="TC_CMAKE_BUILD_DIR=/proc/self/tree: .* cannot be written"):
+        tensorcode_backend.build_extension()
