@@ -12,6 +12,29 @@ import { type WasmRun, runWasmBytes } from './wasm.js';
 import { type GpuDevice, type Tolerances, type WgslReport, runWgsl } from './webgpu.js';
 
 /**
+ * An artifact given as an object, as JSON text. JSON.stringify throws a bare
+ * TypeError for an object that refers to itself and a RangeError (the stack)
+ * for one nested too deeply: both are an ArtifactError, as the same shape
+ * given as text is, and so is a value with no JSON text (undefined, a function).
+ */
+function artifactText(value: unknown): string {
+  let text: unknown;
+  try {
+    text = JSON.stringify(value);
+  } catch (e) {
+    const why = e instanceof TypeError && /circular/i.test(e.message)
+      ? 'it refers to itself (a cycle), which JSON cannot hold'
+      : e instanceof RangeError
+        ? 'it is nested too deeply'
+        : `JSON.stringify failed: ${e instanceof Error ? e.message : String(e)}`;
+    throw makeError('artifact', `the artifact object cannot be read as a program: ${why}`);
+  }
+  if (typeof text !== 'string')
+    throw makeError('artifact', `the artifact must be JSON text or an object, not ${value === null ? 'null' : typeof value}`);
+  return text;
+}
+
+/**
  * One native handle and its lifetime. Every call into the engine goes
  * through call(), which counts the calls in flight: dispose() during a call
  * (a host function or a scan body disposing the object the engine is using)
@@ -273,7 +296,7 @@ export class Program {
 
   /** @internal */
   static fromJSONWith(core: CoreModule, text: string): Program {
-    if (typeof text !== 'string') text = JSON.stringify(text);
+    if (typeof text !== 'string') text = artifactText(text);
     return Program.make(core, (h) => h.load(text));
   }
 

@@ -102,6 +102,15 @@ test('malformed sources and artifacts never abort the module', () => {
   // Deep nesting and huge inputs are refused, not overflowed.
   for (const deep of ['['.repeat(100000), '{"a":'.repeat(50000)])
     assert.throws(() => tc.Program.fromJSON(deep), tcModule.ArtifactError);
+  // The same shapes as objects (issue 37: a bare RangeError / TypeError).
+  let deepObject = {};
+  for (let i = 0; i < 200000; ++i) deepObject = { a: deepObject };
+  const cyclic = JSON.parse(text);
+  cyclic.nodes.push(cyclic);
+  for (const [what, value] of [['deep', deepObject], ['cyclic', cyclic], ['undefined', undefined], ['function', () => 1]]) {
+    assert.throws(() => tc.Program.fromJSON(value), (e) => e instanceof tcModule.ArtifactError &&
+      /^the artifact (object cannot be read as a program|must be JSON text or an object)/.test(e.message), what);
+  }
   assert.throws(() => tc.compile(`def f(a):\n    return ${'('.repeat(5000)}a${')'.repeat(5000)}\n`, { inputs: { a: 'int32' } }), tcModule.CompileError);
   assert.throws(() => tc.compile(`def f(a):\n    return a${' + 1'.repeat(200000)}\n`, { inputs: { a: 'int32' }, maxNodes: 1000 }), tcModule.CompileError);
   assert.ok(thrown > 1000);
