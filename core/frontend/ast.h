@@ -46,6 +46,7 @@ struct Expr {
   std::vector<std::string> ops;
   std::vector<SourceLoc> op_locs;  ///< Compare: where each operator is
   std::string problem;             ///< Call: why its argument list is unsupported (keywords, *args)
+  std::vector<std::string> keywords; ///< Call: per argument, its keyword ("" positional, "*" unpacked)
   SourceLoc problem_loc;
   int depth = 1;                   ///< height of the tree below (bounded by the parser)
 };
@@ -62,6 +63,9 @@ enum class StmtKind {
   If,           ///< value = test, body, orelse (an elif is a nested If in orelse)
   For,          ///< targets[0] = target, value = iterable, body, orelse
   Def,          ///< def
+  Import,       ///< `import M [as A]` / `from M import N [as A], ...` (imports: the names it binds)
+  Raise,        ///< value = the exception (may be null); cause = the `from` part (may be null)
+  Assert,       ///< value = the test, cause = the message (may be null)
   Unsupported,  ///< text = what it is; body/orelse hold any parsed nested blocks
 };
 
@@ -69,16 +73,27 @@ struct Stmt;
 using StmtPtr = std::unique_ptr<Stmt>;
 struct FunctionDef;
 
+/// One name an import binds: `import math as m` binds "m" to the module
+/// (member empty); `from math import sqrt as s` binds "s" to member "sqrt";
+/// `from math import *` has member "*".
+struct ImportedName {
+  std::string member;
+  std::string as;
+  SourceLoc loc;
+};
+
 struct Stmt {
   StmtKind kind = StmtKind::Pass;
   SourceLoc loc;
   std::vector<ExprPtr> targets;
   ExprPtr value;
   ExprPtr annotation;
+  ExprPtr cause;  ///< Raise: `from X`; Assert: the message
   std::string text;
   std::vector<StmtPtr> body;
   std::vector<StmtPtr> orelse;
   std::unique_ptr<FunctionDef> def;
+  std::vector<ImportedName> imports;  ///< Import: text = the module ("math", "__future__", "a.b")
 };
 
 struct Param {

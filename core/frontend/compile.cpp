@@ -2,6 +2,7 @@
 #include "frontend/compile.h"
 
 #include "frontend/lower.h"
+#include "frontend/module_scope.h"
 #include "frontend/parser.h"
 #include "frontend/subset.h"
 
@@ -56,8 +57,10 @@ ModuleCompile compile_module(std::string_view source, const CompileOptions& opti
   if (!module) return fail(module.error());
   r.functions = signatures(*module);
 
-  // Only function definitions (and a docstring) may appear at module level:
-  // CPython runs everything else on import, and verify imports the file.
+  // Only function definitions, imports of math, constants (and a docstring)
+  // may appear at module level: CPython runs everything else on import, and
+  // verify imports the file.
+  const py::ModuleScope scope = py::module_scope(*module);
   std::vector<const py::FunctionDef*> functions;
   for (std::size_t i = 0; i < module->body.size(); ++i) {
     const py::Stmt& s = *module->body[i];
@@ -66,9 +69,21 @@ ModuleCompile compile_module(std::string_view source, const CompileOptions& opti
       continue;
     }
     if (i == 0 && s.kind == py::StmtKind::Expr && s.value->kind == py::ExprKind::String) continue;
+    // `import math` (and __future__ and typing for annotations) runs nothing
+    // that matters when verify imports the file.
+    if (s.kind == py::StmtKind::Import) {
+      if (Status st = py::check_import(s); !st) return fail(st.error());
+      continue;
+    }
+    // NAME = constant expression (g = 9.80665): computed while compiling.
+    if ((s.kind == py::StmtKind::Assign || s.kind == py::StmtKind::AnnAssign) && s.value) {
+      auto bad = scope.not_constant.find(&s);
+      if (bad != scope.not_constant.end()) return fail(bad->second);
+      continue;
+    }
     if (s.kind == py::StmtKind::Unsupported) return fail(make_error(py::unsupported_message(s.text), s.loc));
-    return fail(make_error("only function definitions are supported at module level: move this statement into "
-                           "the function or remove it",
+    return fail(make_error("only function definitions, imports of math and constants (NAME = number) are "
+                           "supported at module level: move this statement into the function or remove it",
                            s.loc));
   }
   if (functions.empty()) return fail(make_error("no function definition found: define one with 'def NAME(PARAMS):'"));

@@ -9,10 +9,12 @@
 // such as a division by zero behind a guard never fire spuriously.
 #include "frontend/lower.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 
 #include "frontend/lowerer.h"
+#include "frontend/module_scope.h"
 #include "frontend/subset.h"
 #include "passes/pass_util.h"
 
@@ -117,35 +119,59 @@ Program Lowerer::prune(Program p, Diagnostics& warnings) {
 using lowering::Fail;
 using lowering::Lowerer;
 
+namespace {
+
+// The functions of the file that `fn` calls, directly or through others, in
+// the order first called: each is checked against the subset like `fn`.
+void called_functions(const Expr& e, const ModuleScope& scope, std::vector<const FunctionDef*>& out);
+void called_functions(const std::vector<StmtPtr>& body, const ModuleScope& scope, std::vector<const FunctionDef*>& out) {
+  for (const auto& s : body) {
+    for (const auto& t : s->targets) called_functions(*t, scope, out);
+    if (s->value) called_functions(*s->value, scope, out);
+    called_functions(s->body, scope, out);
+    called_functions(s->orelse, scope, out);
+  }
+}
+void called_functions(const Expr& e, const ModuleScope& scope, std::vector<const FunctionDef*>& out) {
+  if (e.kind == ExprKind::Call && !e.kids.empty() && e.kids[0]->kind == ExprKind::Name) {
+    auto it = scope.functions.find(e.kids[0]->text);
+    if (it != scope.functions.end() && it->second &&
+        std::find(out.begin(), out.end(), it->second) == out.end()) {
+      out.push_back(it->second);
+      called_functions(it->second->body, scope, out);
+    }
+  }
+  for (const auto& k : e.kids)
+    if (k) called_functions(*k, scope, out);
+}
+
+}  // namespace
+
 Result<CompileOutput> lower_function(const Module& module, const FunctionDef& fn, const CompileOptions& options) {
-  std::set<std::string> functions;
-  for (const auto& s : module.body)
-    if (s->kind == StmtKind::Def) functions.insert(s->def->name);
-  if (Status st = check_subset(fn, functions, options.hints); !st) {
-    Diagnostic d = st.error();
+  const ModuleScope scope = module_scope(module);
+  auto located = [&](Diagnostic d) {
     d.file = options.filename;
     return d;
-  }
-  auto resolved = resolve(fn, functions, options);
-  if (!resolved) {
-    Diagnostic d = resolved.error();
-    d.file = options.filename;
-    return d;
-  }
+  };
+  if (Status st = check_subset(fn, scope, options.hints); !st) return located(st.error());
+  std::vector<const FunctionDef*> helpers;
+  called_functions(fn.body, scope, helpers);
+  for (const FunctionDef* g : helpers)
+    if (g != &fn)
+      if (Status st = check_subset(*g, scope, options.hints); !st) return located(st.error());
+  auto resolved = resolve(fn, scope, options);
+  if (!resolved) return located(resolved.error());
   try {
     Lowerer l(fn, options, *resolved);
     CompileOutput out = l.run();
     if (Status v = validate(out.program); !v) {
       Diagnostic d = v.error();
       d.message = "internal error: the compiled circuit is invalid: " + d.message;
-      d.file = options.filename;
-      return d;
+      return located(d);
     }
     return out;
   } catch (const Fail& f) {
-    Diagnostic d = f.d;
-    d.file = options.filename;
-    return d;
+    return located(f.d);
   }
 }
 

@@ -38,7 +38,10 @@ void Lowerer::narrow(const std::string& name, CmpOp op, double c, Env& env) {
     case CmpOp::Gt: lo = std::max(lo, ints ? std::floor(c) + 1 : c); break;
     case CmpOp::Ge: lo = std::max(lo, ints ? std::ceil(c) : c); break;
     case CmpOp::Eq: lo = std::max(lo, c), hi = std::min(hi, c); break;
-    case CmpOp::Ne: break;
+    case CmpOp::Ne:  // an integer that is not an end of its interval leaves that end
+      if (ints && c == lo) lo += 1;
+      else if (ints && c == hi) hi -= 1;
+      break;
   }
   if (lo <= hi) {
     v.lo = lo, v.hi = hi;
@@ -70,6 +73,11 @@ void Lowerer::refine(const Expr& cond, bool truth, Env& env) {
 Val Lowerer::read(const Expr& e, const ExprInfo& info, const Env& env) {
   const std::string& name = e.text;
   const SourceLoc loc = e.loc;
+  if (info.name == NameKind::Constant) {  // a module constant, or pi after `from math import pi`
+    if (info.constant_type & kF) return cnum(rnd(info.constant), kF, loc);
+    check_exact(info.constant, info.constant, loc, "constant");
+    return cnum(info.constant, info.constant_type, loc);
+  }
   if (info.error) throw Fail{*info.error};  // not a variable
   auto it = env.find(name);
   if (it == env.end()) throw Fail{*info.unbound};
@@ -115,15 +123,15 @@ void Lowerer::assign(const Expr& t, const Val& v, Env& env, bool silent) {
   }
   if (t.kind == ExprKind::Tuple || t.kind == ExprKind::List) {
     if (!v.array)
-      fail("cannot unpack a number into " + std::to_string(t.kids.size()) + " names", t.outer);
+      fail("cannot unpack a number into " + std::to_string(t.kids.size()) + " names", t.loc);
     if (v.items.size() != t.kids.size())
       fail("cannot unpack " + std::to_string(v.items.size()) + " values into " + std::to_string(t.kids.size()) +
                " names",
-           t.outer);
+           t.loc);
     for (std::size_t i = 0; i < t.kids.size(); ++i) assign(*t.kids[i], v.items[i], env, silent);
     return;
   }
-  fail("cannot assign to this expression", t.outer);
+  fail("cannot assign to this expression", t.loc);
 }
 
 Env Lowerer::parameters() {
@@ -148,7 +156,7 @@ Env Lowerer::parameters() {
 
 const ExprInfo& Lowerer::facts(const Expr& e) const {
   const ExprInfo* info = res_.find(e);
-  if (!info) fail("internal error: the resolver did not see this expression", e.outer);
+  if (!info) fail("internal error: the resolver did not see this expression", e.loc);
   return *info;
 }
 
@@ -163,7 +171,7 @@ void Lowerer::check_static_type(const Val& v, const StaticType& t, const Expr& e
   if (!ok)
     fail("internal error: the value here does not have the static type the resolver gave it (" +
              static_type_text(t) + ")",
-         e.outer);
+         e.loc);
   if (v.array)
     for (const Val& x : v.items) check_static_type(x, t.element(), e);
 }
@@ -191,8 +199,8 @@ Val Lowerer::expr_value(const Expr& e, const ExprInfo& info, const Env& env) {
     case ExprKind::Binary: {
       Val a = expr(*e.kids[0], env);
       Val b = expr(*e.kids[1], env);
-      if (info.arith == ArithOp::Pow) return power(a, b, e.outer);
-      return arith(info.arith, a, b, e.outer);
+      if (info.arith == ArithOp::Pow) return power(a, b, e.loc);
+      return arith(info.arith, a, b, e.loc);
     }
     case ExprKind::Unary: {
       Val a = expr(*e.kids[0], env);
@@ -213,15 +221,17 @@ Val Lowerer::expr_value(const Expr& e, const ExprInfo& info, const Env& env) {
     case ExprKind::Subscript: {
       Val arr = expr(*e.kids[0], env);
       Val i = expr(*e.kids[1], env);
-      return index(arr, i, e.outer);
+      return index(arr, i, e.loc);
     }
+    case ExprKind::Attribute:
+      if (info.name == NameKind::Constant) return cnum(rnd(info.constant), kF, e.loc);  // math.pi
+      break;
     case ExprKind::NoneLit:
     case ExprKind::String:
-    case ExprKind::Attribute:
     case ExprKind::Unsupported:
       break;
   }
-  fail("this expression is not supported", e.outer);
+  fail("this expression is not supported", e.loc);
 }
 
 Val Lowerer::list(const Expr& e, const Env& env) {
@@ -235,7 +245,7 @@ Val Lowerer::list(const Expr& e, const Env& env) {
 }
 
 Val Lowerer::if_exp(const Expr& e, const Env& env) {
-  Val c = truth(expr(*e.kids[0], env), e.kids[0]->outer);
+  Val c = truth(expr(*e.kids[0], env), e.kids[0]->loc);
   if (c.is_const) return expr(*e.kids[c.c != 0.0 ? 1 : 2], env);
   Env yes_env = env, no_env = env;
   refine(*e.kids[0], true, yes_env);
@@ -245,8 +255,8 @@ Val Lowerer::if_exp(const Expr& e, const Env& env) {
   if (!same_shape(yes, no))
     fail("the two branches of this conditional expression have different shapes (" + shape_text(yes) + " and " +
              shape_text(no) + ")",
-         e.outer);
-  return sel(c, yes, no, e.outer);
+         e.loc);
+  return sel(c, yes, no, e.loc);
 }
 
 Val Lowerer::bool_op(const Expr& e, const Env& env) {
@@ -255,10 +265,10 @@ Val Lowerer::bool_op(const Expr& e, const Env& env) {
   for (const auto& k : e.kids) {
     Val v = expr(*k, env);
     if (&k != &e.kids.back()) {
-      Val t = truth(v, k->outer);
+      Val t = truth(v, k->loc);
       if (t.is_const && (is_and ? t.c == 0.0 : t.c != 0.0)) {  // decided at compile time
         vals.push_back(v);
-        truths.push_back(cbool(true, k->outer));
+        truths.push_back(cbool(true, k->loc));
         break;
       }
       if (t.is_const) continue;  // an operand that never decides drops out
@@ -266,13 +276,13 @@ Val Lowerer::bool_op(const Expr& e, const Env& env) {
       truths.push_back(t);
     } else {
       vals.push_back(v);
-      truths.push_back(cbool(true, k->outer));
+      truths.push_back(cbool(true, k->loc));
     }
   }
   Val r = vals.back();
   for (std::size_t i = vals.size() - 1; i-- > 0;) {
-    if (!same_shape(vals[i], r)) fail("operands of '" + e.text + "' must all be numbers", e.outer);
-    r = is_and ? sel(truths[i], r, vals[i], e.outer) : sel(truths[i], vals[i], r, e.outer);
+    if (!same_shape(vals[i], r)) fail("operands of '" + e.text + "' must all be numbers", e.loc);
+    r = is_and ? sel(truths[i], r, vals[i], e.loc) : sel(truths[i], vals[i], r, e.loc);
   }
   return r;
 }
@@ -282,7 +292,7 @@ Val Lowerer::comparison(const Expr& e, const ExprInfo& info, const Env& env) {
   std::vector<Val> cmps;
   for (std::size_t i = 0; i < info.cmps.size(); ++i) {
     Val right = expr(*e.kids[i + 1], env);
-    Val c = compare(info.cmps[i], left, right, e.kids[i]->outer);
+    Val c = compare(info.cmps[i], left, right, e.kids[i]->loc);
     if (is_false(c)) {
       cmps.push_back(c);
       break;
@@ -291,7 +301,7 @@ Val Lowerer::comparison(const Expr& e, const ExprInfo& info, const Env& env) {
     left = right;
   }
   Val r = cmps.back();
-  for (std::size_t i = cmps.size() - 1; i-- > 0;) r = and_(cmps[i], r, e.outer);
+  for (std::size_t i = cmps.size() - 1; i-- > 0;) r = and_(cmps[i], r, e.loc);
   return r;
 }
 
@@ -345,11 +355,16 @@ Val Lowerer::table_op(Op op, const std::string& f, const std::vector<Val>& args,
 Val Lowerer::call(const Expr& e, const ExprInfo& info, const Env& env) {
   const std::string& f = e.kids[0]->text;
   std::vector<Val> args;
-  for (std::size_t i = 1; i < e.kids.size(); ++i) args.push_back(expr(*e.kids[i], env));
+  // isinstance's second argument is a type, read by the resolver, not a value.
+  const std::size_t values = info.builtin == Builtin::IsInstance ? std::min<std::size_t>(e.kids.size(), 2) : e.kids.size();
+  for (std::size_t i = 1; i < values; ++i) args.push_back(expr(*e.kids[i], env));
   if (info.error) throw Fail{*info.error};  // arity, or not a builtin
-  SourceLoc loc = e.outer;
+  SourceLoc loc = e.loc;
   const Builtin fb = info.builtin;
   if (fb == Builtin::TableOp) return table_op(info.op, f, args, loc);
+  if (fb == Builtin::Helper) return inline_call(*info.callee, args, loc);
+  if (fb == Builtin::Math) return math_call(info.math, args, loc);
+  if (fb != Builtin::Abs && fb != Builtin::Min && fb != Builtin::Max) return builtin_call(fb, info, f, args, loc);
   if (fb == Builtin::Abs) {
     const Val& x = scalar(args[0], loc, (f + "()").c_str());
     unsigned ty = (int_like(x.ty) ? kI : 0u) | (x.ty & kF);

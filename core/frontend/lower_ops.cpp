@@ -104,7 +104,28 @@ Val Lowerer::emit(Op op, const std::vector<Val>& args, SourceLoc loc, unsigned t
   r.lo = lo;
   r.hi = hi;
   r.loc = loc;
+  r.may_fail = can_fail(op, args, r);
   return r;
+}
+
+bool Lowerer::can_fail(Op op, const std::vector<Val>& args, const Val& r) const {
+  for (const Val& a : args)
+    if (a.may_fail) return true;
+  if (empty(r)) return false;  // on a branch that is never taken
+  if (!std::isfinite(r.lo) || !std::isfinite(r.hi)) return true;  // may overflow (a non-finite result fails)
+  switch (op) {
+    case Op::Div:
+    case Op::FloorDiv:
+    case Op::Mod:
+      return args[1].lo <= 0.0 && args[1].hi >= 0.0;
+    case Op::Gather: {
+      const Val& i = args[0];
+      const double n = static_cast<double>(args.size() - 1);
+      return (i.ty & kF) || i.lo < 0.0 || i.hi > n - 1.0;
+    }
+    default:
+      return op_info(op).has(kCanFail);
+  }
 }
 
 Val Lowerer::not_(const Val& c, SourceLoc loc) {
@@ -123,6 +144,7 @@ Val Lowerer::sel(const Val& c, const Val& a, const Val& b, SourceLoc loc) {
   if (same(a, b)) {
     // The same wire, but each side may carry a branch-narrowed interval.
     Val r = a;
+    r.may_fail = a.may_fail || b.may_fail;
     r.ty |= b.ty;
     r.lo = std::min(a.lo, b.lo);
     r.hi = std::max(a.hi, b.hi);
@@ -151,6 +173,17 @@ Val Lowerer::truth(const Val& v, SourceLoc loc) {
 Val Lowerer::compare(CmpOp op, const Val& a, const Val& b, SourceLoc loc) {
   if (a.array || b.array) fail("comparing lists is not supported: compare their elements", loc);
   if (a.is_const && b.is_const) return cbool(compare_values(op, rnd(a.c), rnd(b.c)), loc);
+  // Decided by the intervals (b == 0 where b can only be 0): a constant, so a
+  // break or return it guards ends the loop's expansion there. Only when
+  // neither side can fail, as the folded node is not computed; and not on
+  // float32 values, whose rounding the intervals do not follow.
+  if (!a.may_fail && !b.may_fail && !empty(a) && !empty(b) && (!f32_ || (!(a.ty & kF) && !(b.ty & kF)))) {
+    // One wire on both sides (n != int(n) of an int n): never NaN, so decided.
+    if (same(a, b)) return cbool(op == CmpOp::Le || op == CmpOp::Ge || op == CmpOp::Eq, loc);
+    const Interval in[2] = {range_of(a), range_of(b)};
+    const Interval decided = *ival::apply(circuit_op(op), in);
+    if (decided.is_point()) return cbool(decided.lo != 0.0, loc);
+  }
   return emit(circuit_op(op), {a, b}, loc, kB);
 }
 

@@ -34,6 +34,7 @@ Flow Lowerer::block(const std::vector<StmtPtr>& stmts, Env env, bool function_bo
         break;
       }
       case StmtKind::Pass:
+      case StmtKind::Import:  // binds the math module's names; nothing to compute
         break;
       default: {
         // The statement reads f.env before f is moved: argument evaluation
@@ -82,9 +83,9 @@ Flow Lowerer::statement(const Stmt& s, const Env& env) {
       return g;
     }
     case StmtKind::If: {
-      Val c = truth(expr(*s.value, env), s.value->outer);
+      Val c = truth(expr(*s.value, env), s.value->loc);
       if (c.is_const) return block(c.c != 0.0 ? s.body : s.orelse, env);
-      if (c.node.valid()) conditions_.emplace_back(s.value->outer, c.node.id());
+      if (c.node.valid()) conditions_.emplace_back(s.value->loc, c.node.id());
       Env yes_env = env, no_env = env;
       refine(*s.value, true, yes_env);
       refine(*s.value, false, no_env);
@@ -94,6 +95,21 @@ Flow Lowerer::statement(const Stmt& s, const Env& env) {
     }
     case StmtKind::For:
       return for_loop(s, env);
+    case StmtKind::Raise:
+      // Lowered only where the path can be taken: a raise behind a condition
+      // the input domains decide against is never reached.
+      fail("this raise can run for inputs in the domains, and a compiled function cannot raise its own errors yet: "
+           "narrow the input domains to the values the function accepts, so that the condition guarding it can "
+           "never hold",
+           s.loc);
+    case StmtKind::Assert: {
+      Val c = truth(expr(*s.value, env), s.value->loc);
+      if (is_true(c)) return block({}, env);
+      fail(is_false(c) ? "this assert fails for every input in the domains"
+                       : "this assert can fail for inputs in the domains, and a compiled function cannot raise its "
+                         "own errors yet: narrow the input domains to the values for which it holds",
+           s.loc);
+    }
     default:
       fail("this statement is not supported", s.loc);
   }
@@ -188,33 +204,48 @@ Flow Lowerer::for_loop(const Stmt& s, const Env& env) {
   long long start = 0, stop = 0, step = 1;
   const StmtInfo& info = facts(s);
   const bool is_range = info.range;
+  // A bound known only at run time (range(n) with n an input): the loop is
+  // expanded as often as the bound's interval allows, each iteration guarded
+  // by `v < stop` (`v > stop` stepping down), which once false stays false.
+  bool guarded = false;
+  Val start_v, stop_v;
+  long long expansions = 0;
   if (is_range) {
     if (info.error) throw Fail{*info.error};  // the number of arguments
     std::size_t n = it.kids.size() - 1;
-    long long v[3] = {0, 0, 0};
+    Val xs[3];
     for (std::size_t k = 0; k < n; ++k) {
       const Expr& a = *it.kids[k + 1];
       Val x = expr(a, env);
-      if (x.array) fail("range() arguments must be integers, not lists", a.outer);
-      if (x.ty & kF) fail("range() arguments must be integers, not floats", a.outer);
-      if (!x.is_const)
-        fail("range() bounds must be known at compile time: use integer literals (or loop variables of "
-             "enclosing loops), so the loop can be expanded",
-             a.outer);
-      v[k] = static_cast<long long>(x.c);
+      if (x.array) fail("range() arguments must be integers, not lists", a.loc);
+      if (x.ty & kF) fail("range() arguments must be integers, not floats", a.loc);
+      if (!x.is_const) guarded = true;
+      xs[k] = x;
     }
-    if (n == 1) {
-      stop = v[0];
-    } else {
-      start = v[0];
-      stop = v[1];
-      if (n == 3) step = v[2];
+    if (n == 3 && !xs[2].is_const)
+      fail("range() step must be known at compile time: use an integer literal", it.kids[3]->loc);
+    start_v = n == 1 ? cnum(0, kI, it.loc) : xs[0];
+    stop_v = n == 1 ? xs[0] : xs[1];
+    if (n == 3) step = static_cast<long long>(xs[2].c);
+    if (step == 0) fail("range() step must not be zero", it.kids[3]->loc);
+    if (!guarded) {
+      start = static_cast<long long>(start_v.c);
+      stop = static_cast<long long>(stop_v.c);
+    } else if (!empty(start_v) && !empty(stop_v)) {
+      // The most iterations any case can run; a bound's interval is finite (an int below the exact limit).
+      const double span = step > 0 ? stop_v.hi - start_v.lo : start_v.hi - stop_v.lo;
+      const double most = std::ceil(span / static_cast<double>(step > 0 ? step : -step));
+      if (!(most <= static_cast<double>(opts_.max_iterations)))
+        fail("this range() may run " + num_text(most) + " iterations given the input domains, beyond the iteration "
+                 "budget of " + std::to_string(opts_.max_iterations) + ": narrow the domains or raise it with " +
+                 hints::budget(opts_.hints, "max-iterations"),
+             it.loc, DiagCode::IterationBudget);
+      expansions = most > 0 ? static_cast<long long>(most) : 0;
     }
-    if (step == 0) fail("range() step must not be zero", it.kids[3]->outer);
   } else {
     Val arr = expr(it, env);
     if (!arr.array)
-      fail("a for loop must iterate over range(...) with literal bounds or over a literal list", it.outer);
+      fail("a for loop must iterate over range(...) or over a literal list", it.loc);
     items = arr.items;
   }
 
@@ -222,9 +253,19 @@ Flow Lowerer::for_loop(const Stmt& s, const Env& env) {
   st.env = env;
   std::size_t k = 0;
   long long v = start;
+  long long expanded = 0;
   while (true) {
     Val item;
-    if (is_range) {
+    Val guard = cbool(true);
+    if (guarded) {
+      if (expanded >= expansions) break;
+      const double offset = static_cast<double>(expanded) * static_cast<double>(step);
+      ++expanded;
+      item = start_v.is_const ? cnum(start_v.c + offset, kI, target.loc)
+                              : arith(ArithOp::Add, start_v, cnum(offset, kI, target.loc), target.loc);
+      guard = compare(step > 0 ? CmpOp::Lt : CmpOp::Gt, item, stop_v, it.loc);
+      if (is_false(guard)) break;  // no case runs this iteration, nor any later one
+    } else if (is_range) {
       if (step > 0 ? v >= stop : v <= stop) break;
       if (std::fabs(static_cast<double>(v)) >= limit())
         fail("the loop variable would reach " + num_text(static_cast<double>(v)) + ", beyond " + limit_text(), s.loc);
@@ -242,21 +283,32 @@ Flow Lowerer::for_loop(const Stmt& s, const Env& env) {
                "use smaller ranges",
            s.loc, DiagCode::IterationBudget);
     // Nodes of this iteration (its joins included) record which one it is.
-    const bool tracked = is_range && target.kind == ExprKind::Name;
+    const bool tracked = is_range && target.kind == ExprKind::Name && item.is_const;
     if (tracked) {
       loop_path_.push_back(LoopStep{target.text, static_cast<std::int64_t>(item.c)});
       b_.set_iteration(loop_path_);
     }
     // When every path reaches this iteration, seq() below keeps only the
     // body's flow, so the variables move into it instead of being copied.
-    Env e = is_true(st.active) ? std::move(st.env) : st.env;
+    Env e = is_true(st.active) && is_true(guard) ? std::move(st.env) : st.env;
+    Env skipped = is_true(guard) ? Env{} : e;  // the cases past the bound: the target is not assigned
     assign(target, item, e, /*silent=*/true);
+    if (!is_true(guard) && item.is_const) {
+      // Inside the guard the bound is beyond the loop variable (n > i in range(n)).
+      const Expr& bound = *it.kids[it.kids.size() == 2 ? 1 : 2];
+      if (bound.kind == ExprKind::Name) narrow(bound.text, flipped(step > 0 ? CmpOp::Lt : CmpOp::Gt), item.c, e);
+    }
     Flow body = block(s.body, std::move(e));
     if (!is_false(body.cont)) {  // continue joins the fall-through path
       body.env = is_false(body.active) ? std::move(body.cont_env) : merge_env(body.cont, body.cont_env, body.env, s.loc);
       body.active = or_(body.cont, body.active, s.loc);
       body.cont = cbool(false);
       body.cont_env.clear();
+    }
+    if (!is_true(guard)) {
+      Flow skip;
+      skip.env = std::move(skipped);
+      body = if_merge(guard, std::move(body), std::move(skip), s.loc);
     }
     st = seq(std::move(st), std::move(body), s.loc);
     if (tracked) {

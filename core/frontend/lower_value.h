@@ -31,6 +31,11 @@ struct Val {
   Value node;  // valid() when a circuit node holds the value
   unsigned ty = kF;
   double lo = -kInf, hi = kInf;  // interval of every value it can take
+  // Whether computing it can fail at run time (a divisor whose interval
+  // holds 0, an index that may be out of range, a result that may not be
+  // finite, or such an argument). A comparison of values that cannot fail,
+  // decided by their intervals, is folded (lower_ops.cpp compare()).
+  bool may_fail = false;
   SourceLoc loc;                 // where a constant is written (its node's location)
   // array (literal list or tuple, scalarized at compile time)
   std::vector<Val> items;

@@ -50,7 +50,12 @@ class Lowerer {
   // Wide gathers cost memory per argument, not per node, so arguments have
   // their own budget (a multiple of the node budget, raised with it).
   void check_arguments(std::size_t more, SourceLoc loc);
-  std::size_t max_arguments() const { return opts_.max_nodes * kArgumentsPerNode; }
+  // Saturates rather than wraps: clients refuse a node budget past
+  // SIZE_MAX / kArgumentsPerNode (options/option_table.h), a C++ caller may not.
+  std::size_t max_arguments() const {
+    constexpr std::size_t kMost = static_cast<std::size_t>(-1);
+    return opts_.max_nodes > kMost / kArgumentsPerNode ? kMost : opts_.max_nodes * kArgumentsPerNode;
+  }
   // A list is expanded to one value per element at compile time: the node
   // budget bounds its length too, checked before it is built.
   void check_list(std::size_t scalars, SourceLoc loc);
@@ -59,6 +64,9 @@ class Lowerer {
   // unless the caller knows a tighter one.
   Val emit(Op op, const std::vector<Val>& args, SourceLoc loc, unsigned ty,
            std::optional<Interval> range = std::nullopt);
+  // Whether the node emit() made for `op` over `args`, with result `r`, can
+  // fail at run time (Val::may_fail).
+  bool can_fail(Op op, const std::vector<Val>& args, const Val& r) const;
   // ---- value-level operations ----------------------------------------------------
   Val not_(const Val& c, SourceLoc loc);
   // select(c, a, b) with c a bool wire; arrays are selected element by element.
@@ -106,6 +114,21 @@ class Lowerer {
   Val comparison(const Expr& e, const ExprInfo& info, const Env& env);
   Val call(const Expr& e, const ExprInfo& info, const Env& env);
   Val table_op(Op op, const std::string& f, const std::vector<Val>& args, SourceLoc loc);  ///< relu(x), sigmoid(x), ...
+  // ---- composed builtins, the math module and helper functions (lower_calls.cpp) --------
+  // round, int, float, pow, divmod, isinstance and len.
+  Val builtin_call(Builtin b, const ExprInfo& info, const std::string& f, const std::vector<Val>& args, SourceLoc loc);
+  Val math_call(const std::string& member, const std::vector<Val>& args, SourceLoc loc);
+  // A function of the same file, lowered in place with its parameters bound
+  // to the arguments' values (the resolver refused recursion).
+  Val inline_call(const FunctionDef& g, const std::vector<Val>& args, SourceLoc loc);
+  // Python's float-to-int roundings, composed from floordiv, neg and select;
+  // each result is an int whose interval is checked against the exact limit.
+  Val floor_of(const Val& x, SourceLoc loc, const char* what);
+  Val ceil_of(const Val& x, SourceLoc loc, const char* what);
+  Val trunc_of(const Val& x, SourceLoc loc, const char* what);
+  Val round_half_even(const Val& x, SourceLoc loc);
+  Val round_digits(const Val& x, int n, SourceLoc loc);  // round(x, n) of a float
+  Val as_float(const Val& x, SourceLoc loc);
   // ---- statements --------------------------------------------------------------------
   Flow block(const std::vector<StmtPtr>& stmts, Env env, bool function_body = false);
   Flow statement(const Stmt& s, const Env& env);

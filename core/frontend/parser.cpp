@@ -346,14 +346,17 @@ class Parser {
         }
         ++p_;
         call.kids.push_back(test());
+        call.keywords.emplace_back("*");
       } else if (peek().kind == Tok::Name && is_op("=", 1)) {
         if (call.problem.empty()) {
           call.problem = "keyword arguments ('" + peek().text + "=')";
           call.problem_loc = peek().loc;
         }
+        call.keywords.push_back(peek().text);
         p_ += 2;
         call.kids.push_back(test());
       } else {
+        call.keywords.emplace_back();
         ExprPtr a = namedexpr();
         if (is_kw("for") || is_kw("async")) {
           SourceLoc loc = a->outer;
@@ -635,9 +638,118 @@ class Parser {
       out.push_back(std::move(s));
       return out;
     }
+    if (is_match_statement()) {
+      // `match` is a soft keyword: a match statement is refused as a whole
+      // (its case blocks are not statements of the subset).
+      auto s = stmt(StmtKind::Unsupported, loc);
+      s->text = "match statements";
+      skip_header();
+      ++p_;  // ':'
+      skip_block();
+      out.push_back(std::move(s));
+      return out;
+    }
     if (t.kind == Tok::Name && (t.text == "elif" || t.text == "else" || t.text == "except" || t.text == "finally"))
       fail("invalid syntax: '" + t.text + "' without a matching statement before it", loc);
     return simple_statements();
+  }
+
+  // `match SUBJECT:` followed by an indented block: the soft keyword as
+  // CPython reads it (`match = 1`, `match(x)` and `match.x` stay names).
+  bool is_match_statement() const {
+    if (!is_kw("match")) return false;
+    const Token& next = peek(1);
+    if (next.kind == Tok::Newline || next.kind == Tok::End) return false;
+    if (next.kind == Tok::Op && next.text != "(" && next.text != "[" && next.text != "-" && next.text != "{" &&
+        next.text != "*")
+      return false;
+    int depth = 0;
+    for (std::size_t k = 1;; ++k) {
+      const Token& t = peek(k);
+      if (t.kind == Tok::Newline || t.kind == Tok::End) return false;
+      if (t.kind != Tok::Op) continue;
+      if (t.text == "(" || t.text == "[" || t.text == "{") ++depth;
+      if (t.text == ")" || t.text == "]" || t.text == "}") --depth;
+      if (depth == 0 && t.text == ":")
+        return peek(k + 1).kind == Tok::Newline && peek(k + 2).kind == Tok::Indent;
+    }
+  }
+
+  // Skips a NEWLINE INDENT ... DEDENT block without parsing it.
+  void skip_block() {
+    if (peek().kind != Tok::Newline) unexpected("end of line");
+    ++p_;
+    if (peek().kind != Tok::Indent) unexpected("an indented block");
+    ++p_;
+    int depth = 1;
+    while (depth > 0 && peek().kind != Tok::End) {
+      if (peek().kind == Tok::Indent) ++depth;
+      if (peek().kind == Tok::Dedent) --depth;
+      ++p_;
+    }
+  }
+
+  std::string dotted_name() {
+    if (peek().kind != Tok::Name || is_keyword(peek().text)) unexpected("a module name");
+    std::string name = peek().text;
+    ++p_;
+    while (accept_op(".")) {
+      if (peek().kind != Tok::Name || is_keyword(peek().text)) unexpected("a module name");
+      name += "." + peek().text;
+      ++p_;
+    }
+    return name;
+  }
+
+  std::string import_alias() {
+    if (!accept_kw("as")) return {};
+    if (peek().kind != Tok::Name || is_keyword(peek().text)) unexpected("a name after 'as'");
+    std::string as = peek().text;
+    ++p_;
+    return as;
+  }
+
+  // import a.b [as c], d ... | from [.]a import (x [as y], ...) | from a import *
+  StmtPtr import_statement(SourceLoc loc) {
+    auto s = stmt(StmtKind::Import, loc);
+    if (accept_kw("import")) {
+      // `import a, b` binds several modules; the statement names them all
+      // ("a, b") so only a line importing math alone passes.
+      while (true) {
+        SourceLoc at = peek().loc;
+        std::string module = dotted_name();
+        std::string as = import_alias();
+        if (s->text.empty()) s->text = module;
+        else if (module != s->text) s->text += ", " + module;
+        s->imports.push_back({"", as.empty() ? module.substr(0, module.find('.')) : as, at});
+        if (!accept_op(",")) break;
+      }
+      return s;
+    }
+    expect_kw("from");
+    std::string module;
+    while (is_op(".") || is_op("...")) module += peek().text, ++p_;
+    if (!is_kw("import")) module += dotted_name();
+    s->text = module;
+    expect_kw("import");
+    if (is_op("*")) {
+      s->imports.push_back({"*", "*", peek().loc});
+      ++p_;
+      return s;
+    }
+    const bool paren = accept_op("(");
+    while (true) {
+      if (paren && is_op(")")) break;
+      SourceLoc at = peek().loc;
+      if (peek().kind != Tok::Name || is_keyword(peek().text)) unexpected("a name to import");
+      std::string member = peek().text;
+      ++p_;
+      std::string as = import_alias();
+      s->imports.push_back({member, as.empty() ? member : as, at});
+      if (!accept_op(",")) break;
+    }
+    if (paren) expect_op(")");
+    return s;
   }
 
   std::vector<StmtPtr> simple_statements() {
@@ -668,10 +780,25 @@ class Parser {
         if (starts_expression()) s->value = testlist();
         return s;
       }
+      if (t.text == "import" || t.text == "from") return import_statement(loc);
+      if (t.text == "raise") {
+        ++p_;
+        auto s = stmt(StmtKind::Raise, loc);
+        if (starts_expression()) {
+          s->value = test();
+          if (accept_kw("from")) s->cause = test();
+        }
+        return s;
+      }
+      if (t.text == "assert") {
+        ++p_;
+        auto s = stmt(StmtKind::Assert, loc);
+        s->value = test();
+        if (accept_op(",")) s->cause = test();
+        return s;
+      }
       static const std::pair<const char*, const char*> skipped[] = {
-          {"global", "global statements"}, {"nonlocal", "nonlocal statements"}, {"import", "imports"},
-          {"from", "imports"},             {"del", "del statements"},           {"assert", "assert statements"},
-          {"raise", "raise statements"}};
+          {"global", "global statements"}, {"nonlocal", "nonlocal statements"}, {"del", "del statements"}};
       for (const auto& [kw, what] : skipped)
         if (t.text == kw) {
           auto s = stmt(StmtKind::Unsupported, loc);

@@ -10,6 +10,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <utility>
 
 #include "frontend/subset.h"
@@ -185,9 +186,13 @@ Builtin builtin_of(const std::string& s, Op& op) {
     op = *o;
     return Builtin::TableOp;
   }
-  if (s == "abs") return Builtin::Abs;
-  if (s == "min") return Builtin::Min;
-  if (s == "max") return Builtin::Max;
+  static const std::pair<const char*, Builtin> composed[] = {
+      {"abs", Builtin::Abs},     {"min", Builtin::Min},           {"max", Builtin::Max},
+      {"round", Builtin::Round}, {"int", Builtin::Int},           {"float", Builtin::Float},
+      {"pow", Builtin::Pow},     {"divmod", Builtin::DivMod},     {"isinstance", Builtin::IsInstance},
+      {"len", Builtin::Len}};
+  for (const auto& [name, b] : composed)
+    if (s == name) return b;
   return Builtin::None;
 }
 
@@ -211,33 +216,74 @@ StaticType arith_type(ArithOp op, const StaticType& a, const StaticType& b) {
   return t;
 }
 
+// The types of one function's variables and return value: the entry
+// function's live in the Resolution, a helper's here (joined over every
+// call, so each helper is typed once for all its call sites).
+struct Frame {
+  const FunctionDef* fn = nullptr;
+  std::set<std::string> assigned;
+  std::unordered_map<std::string, StaticType>* vars = nullptr;
+  StaticType* returns = nullptr;
+};
+struct HelperTypes {
+  std::set<std::string> assigned;
+  std::unordered_map<std::string, StaticType> vars;
+  StaticType returns;
+  bool collected = false;
+};
+
+unsigned isinstance_bits(const Expr& t, bool& ok) {
+  if (t.kind == ExprKind::Tuple) {
+    unsigned bits = 0;
+    for (const auto& k : t.kids) bits |= isinstance_bits(*k, ok);
+    return bits;
+  }
+  if (t.kind == ExprKind::Name) {
+    if (t.text == "int") return kB | kI;  // bool is a subclass of int
+    if (t.text == "float") return kF;
+    if (t.text == "bool") return kB;
+    if (t.text == "complex") return 0;
+  }
+  ok = false;
+  return 0;
+}
+
+static_assert(kB == 1 && kI == 2 && kF == 4, "module_scope.cpp's ModuleConstant::type uses these bits");
+
 class Resolver {
  public:
-  Resolver(const FunctionDef& fn, const std::set<std::string>& functions, const CompileOptions& o, Resolution& r)
-      : fn_(fn), functions_(functions), o_(o), r_(r) {}
+  Resolver(const FunctionDef& fn, const ModuleScope& scope, const CompileOptions& o, Resolution& r)
+      : fn_(fn), scope_(scope), o_(o), r_(r) {}
 
   Status run() {
-    collect(fn_.body);
+    Frame entry;
+    entry.fn = &fn_;
+    collect(fn_.body, entry.assigned);
+    entry.vars = &r_.variables;
+    entry.returns = &r_.returns;
+    cur_ = &entry;
     if (Status st = signature(); !st) return st;
+    stack_.push_back(&fn_);
     do {
       changed_ = false;
+      walked_.clear();
       block(fn_.body);
     } while (changed_);
     return ok_status();
   }
 
  private:
-  void collect(const std::vector<StmtPtr>& body) {
+  void collect(const std::vector<StmtPtr>& body, std::set<std::string>& out) {
     for (const auto& s : body) {
-      for (const auto& t : s->targets) collect_target(*t);
-      collect(s->body);
-      collect(s->orelse);
+      for (const auto& t : s->targets) collect_target(*t, out);
+      collect(s->body, out);
+      collect(s->orelse, out);
     }
   }
-  void collect_target(const Expr& t) {
-    if (t.kind == ExprKind::Name) assigned_.insert(t.text);
+  void collect_target(const Expr& t, std::set<std::string>& out) {
+    if (t.kind == ExprKind::Name) out.insert(t.text);
     if (t.kind == ExprKind::Tuple || t.kind == ExprKind::List)
-      for (const auto& k : t.kids) collect_target(*k);
+      for (const auto& k : t.kids) collect_target(*k, out);
   }
 
   Status signature() {
@@ -290,7 +336,7 @@ class Resolver {
 
   void bind(const Expr& t, const StaticType& type) {
     if (t.kind == ExprKind::Name) {
-      if (r_.variables[t.text].join(type)) changed_ = true;
+      if ((*cur_->vars)[t.text].join(type)) changed_ = true;
       return;
     }
     if (t.kind == ExprKind::Tuple || t.kind == ExprKind::List)
@@ -321,7 +367,7 @@ class Resolver {
         break;
       }
       case StmtKind::Return:
-        if (s.value) r_.returns.join(expr(*s.value));
+        if (s.value && cur_->returns->join(expr(*s.value)) && cur_->fn != &fn_) changed_ = true;
         break;
       case StmtKind::If:
         if (s.value) expr(*s.value);
@@ -331,11 +377,16 @@ class Resolver {
       case StmtKind::For:
         for_loop(s, info);
         break;
+      case StmtKind::Assert:
+        expr(*s.value);
+        break;
+      case StmtKind::Raise:  // an exception class and a literal message: nothing to resolve
       case StmtKind::Expr:
       case StmtKind::Pass:
       case StmtKind::Break:
       case StmtKind::Continue:
       case StmtKind::Def:
+      case StmtKind::Import:
       case StmtKind::Unsupported:
         break;
     }
@@ -349,7 +400,7 @@ class Resolver {
                  it.kids[0]->text == "range";
     if (info.range) {
       const std::size_t n = it.kids.size() - 1;
-      if (n < 1 || n > 3) info.error = make_error("range() takes 1 to 3 arguments", it.outer);
+      if (n < 1 || n > 3) info.error = make_error("range() takes 1 to 3 arguments", it.loc);
       for (std::size_t k = 1; k < it.kids.size(); ++k) expr(*it.kids[k]);
       bind(*s.targets[0], StaticType::scalar(kI));
     } else {
@@ -427,9 +478,18 @@ class Resolver {
         expr(*e.kids[1]);
         return a.element();
       }
+      case ExprKind::Attribute:
+        if (scope_.is_math_module(*e.kids[0])) {
+          const MathMember m = math_member(e.text);
+          if (m.kind == MathKind::Constant) {
+            info.name = NameKind::Constant;
+            info.constant = m.value;
+            return StaticType::scalar(kF);
+          }
+        }
+        break;
       case ExprKind::NoneLit:
       case ExprKind::String:
-      case ExprKind::Attribute:
       case ExprKind::Unsupported:
         break;
     }
@@ -439,11 +499,43 @@ class Resolver {
 
   StaticType name(const Expr& e, ExprInfo& info) {
     const std::string& n = e.text;
-    if (assigned_.count(n) || is_param(n)) {
+    if (cur_->assigned.count(n) || is_param(n)) {
       info.name = NameKind::Variable;
       info.unbound = make_error("name '" + n + "' is used before it is assigned", e.loc);
-      auto it = r_.variables.find(n);
-      return it == r_.variables.end() ? StaticType{} : it->second;
+      auto it = cur_->vars->find(n);
+      return it == cur_->vars->end() ? StaticType{} : it->second;
+    }
+    // Python looks in the module (its functions, constants and imports), then in the builtins.
+    if (auto c = scope_.constants.find(n); c != scope_.constants.end()) {
+      info.name = NameKind::Constant;
+      info.constant = c->second.value;
+      info.constant_type = c->second.type;
+      return StaticType::scalar(c->second.type);
+    }
+    if (scope_.functions.count(n)) {
+      info.name = NameKind::Function;
+      info.error = make_error("'" + n + "' is a function: functions are not values; call it, e.g. " + n + "(...)",
+                              e.loc);
+      return {};
+    }
+    if (const ImportBinding* b = scope_.import(n)) {
+      info.name = NameKind::Undefined;
+      if (b->module == "math" && !b->member.empty()) {
+        const MathMember m = math_member(b->member);
+        if (m.kind == MathKind::Constant) {
+          info.name = NameKind::Constant;
+          info.constant = m.value;
+          return StaticType::scalar(kF);
+        }
+        info.error = make_error("'" + n + "' is a function of the math module: call it, e.g. " + n + "(x)", e.loc);
+      } else if (b->module == "math") {
+        info.error = make_error("'" + n + "' is the math module: use one of its members, e.g. " + n + ".floor(x)",
+                                e.loc);
+      } else {
+        info.error = make_error("'" + n + "' comes from '" + b->module + "': it may be used only in annotations",
+                                e.loc);
+      }
+      return {};
     }
     if (is_supported_builtin(n)) {
       info.name = NameKind::Builtin;
@@ -451,10 +543,6 @@ class Resolver {
     } else if (n == "range") {
       info.name = NameKind::Range;
       info.error = make_error("range() is only supported as the iterable of a for loop", e.loc);
-    } else if (functions_.count(n)) {
-      info.name = NameKind::Function;
-      info.error = make_error(
-          "'" + n + "' is a function: functions are not values, and calling them is not supported", e.loc);
     } else {
       info.name = NameKind::Undefined;
       // compile() in Python reads only the function's own source: a
@@ -471,60 +559,186 @@ class Resolver {
   }
 
   bool is_param(const std::string& n) const {
-    for (const Param& p : fn_.params)
+    for (const Param& p : cur_->fn->params)
       if (p.name == n) return true;
     return false;
   }
 
+  StaticType arity_error(ExprInfo& info, const Expr& e, const std::string& f, int lo, int hi) {
+    info.error = make_error(f + "() takes " + builtin_arity_text(lo, hi), e.loc);
+    return {};
+  }
+
   StaticType call(const Expr& e, ExprInfo& info) {
-    const std::string& f = e.kids[0]->text;
+    const Expr& callee = *e.kids[0];
+    std::string f = callee.text;
     std::vector<StaticType> args;
     for (std::size_t i = 1; i < e.kids.size(); ++i) args.push_back(expr(*e.kids[i]));
-    info.builtin = builtin_of(f, info.op);
+    const auto n = static_cast<int>(args.size());
     unsigned all = 0;
     for (const StaticType& a : args) all |= a.numbers;
+    const unsigned as_int = (int_like(all) ? kI : 0u) | (all & kF);
+    // What the callee names: a member of math, a function of this file, a builtin.
+    std::string member;
+    if (callee.kind == ExprKind::Attribute && scope_.is_math_module(*callee.kids[0])) {
+      member = callee.text;
+      f = callee.kids[0]->text + "." + callee.text;
+    } else if (callee.kind == ExprKind::Name && !scope_.functions.count(f)) {
+      if (const ImportBinding* b = scope_.import(f); b && b->module == "math" && !b->member.empty()) member = b->member;
+    }
+    if (!member.empty()) {
+      const MathMember m = math_member(member);
+      info.builtin = Builtin::Math;
+      info.math = member;
+      if (m.kind != MathKind::Composed) {
+        info.error = make_error("calling '" + f + "' is not supported yet", e.loc);
+        return {};
+      }
+      if (n < m.min_args || (m.max_args >= 0 && n > m.max_args)) return arity_error(info, e, f, m.min_args, m.max_args);
+      if (member == "floor" || member == "ceil" || member == "trunc") return StaticType::scalar(kI);
+      if (member == "isfinite" || member == "isinf" || member == "isnan") return StaticType::scalar(kB);
+      return StaticType::scalar(kF);  // fabs, radians, degrees, pow
+    }
+    if (callee.kind == ExprKind::Name && scope_.functions.count(f)) return helper(e, info, f, args);
+    info.builtin = builtin_of(f, info.op);
     switch (info.builtin) {
       case Builtin::TableOp: {
         // Arity and result type from the op's row (min_args..max_args, kPyFloat).
         const OpInfo& row = op_info(info.op);
-        const auto n = static_cast<int>(args.size());
-        if (n < row.min_args || (row.max_args >= 0 && n > row.max_args)) {
-          info.error = make_error(f + "() takes " + builtin_arity_text(row.min_args, row.max_args), e.outer);
-          return {};
-        }
+        if (n < row.min_args || (row.max_args >= 0 && n > row.max_args))
+          return arity_error(info, e, f, row.min_args, row.max_args);
         return StaticType::scalar(row.has(kPyFloat) ? kF : all);
       }
       case Builtin::Abs:
-        if (args.size() != 1) {
-          info.error = make_error(f + "() takes " + builtin_arity_text(1, 1), e.outer);
-          return {};
-        }
-        return StaticType::scalar((int_like(all) ? kI : 0u) | (all & kF));
+        if (n != 1) return arity_error(info, e, f, 1, 1);
+        return StaticType::scalar(as_int);
       case Builtin::Min:
       case Builtin::Max:
         return StaticType::scalar(all);
+      case Builtin::Round:
+        if (n < 1 || n > 2) return arity_error(info, e, f, 1, 2);
+        // round(x) is an int; round(x, n) has x's type.
+        return StaticType::scalar(n == 1 ? kI : (int_like(args[0].numbers) ? kI : 0u) | (args[0].numbers & kF));
+      case Builtin::Int:
+        if (n != 1) return arity_error(info, e, f, 1, 1);
+        return StaticType::scalar(kI);
+      case Builtin::Float:
+        if (n != 1) return arity_error(info, e, f, 1, 1);
+        return StaticType::scalar(kF);
+      case Builtin::Pow:
+        if (n != 2) {
+          if (n == 3) info.error = make_error("pow() with a modulus is not supported: write (a ** b) % m", e.loc);
+          else arity_error(info, e, f, 2, 2);
+          return {};
+        }
+        return StaticType::scalar(arith_numbers(ArithOp::Pow, args[0].numbers, args[1].numbers));
+      case Builtin::DivMod:
+        if (n != 2) return arity_error(info, e, f, 2, 2);
+        return StaticType::scalar(arith_numbers(ArithOp::FloorDiv, args[0].numbers, args[1].numbers)).listed();
+      case Builtin::IsInstance: {
+        if (n != 2) return arity_error(info, e, f, 2, 2);
+        bool ok = true;
+        info.isinstance_types = isinstance_bits(*e.kids[2], ok);
+        if (!ok)
+          info.error = make_error("isinstance() is supported with int, float or bool, or a tuple of them, as its "
+                                  "second argument",
+                                  e.kids[2]->loc);
+        return StaticType::scalar(kB);
+      }
+      case Builtin::Len:
+        if (n != 1) return arity_error(info, e, f, 1, 1);
+        return StaticType::scalar(kI);
+      case Builtin::Math:
+      case Builtin::Helper:
       case Builtin::None:
         break;
     }
-    info.error = make_error("calling '" + f + "' is not supported", e.outer);
+    info.error = make_error("calling '" + f + "' is not supported", e.loc);
     return {};
   }
 
+  // A call of a function of this file: its parameters' types join the
+  // arguments' (over every call), its body is walked in its own frame, and
+  // the call has its return type. A cycle of calls is refused at the call
+  // that closes it, naming the functions on the way.
+  StaticType helper(const Expr& e, ExprInfo& info, const std::string& f, const std::vector<StaticType>& args) {
+    const FunctionDef* g = scope_.functions.at(f);
+    info.builtin = Builtin::Helper;
+    info.callee = g;
+    if (!g) {
+      info.error = make_error("calling '" + f + "' is not supported", e.loc);
+      return {};
+    }
+    for (std::size_t k = 0; k < stack_.size(); ++k)
+      if (stack_[k] == g) {
+        std::string path = "'" + stack_[k]->name + "' calls '" + (k + 1 < stack_.size() ? stack_[k + 1]->name : f) + "'";
+        for (std::size_t j = k + 2; j <= stack_.size(); ++j)
+          path += ", which calls '" + (j < stack_.size() ? stack_[j]->name : f) + "'";
+        info.error = make_error("recursion is not supported: " + path +
+                                    "; write the computation as a bounded loop",
+                                e.loc);
+        return {};
+      }
+    if (stack_.size() >= kMaxInlineDepth) {
+      info.error = make_error("calls of this file's functions are nested more than " +
+                                  std::to_string(kMaxInlineDepth) + " deep: simplify the chain of calls",
+                              e.loc);
+      return {};
+    }
+    if (args.size() != g->params.size()) {
+      info.error = make_error(f + "() takes " + std::to_string(g->params.size()) + " positional argument" +
+                                  (g->params.size() == 1 ? "" : "s") + " but " + std::to_string(args.size()) +
+                                  (args.size() == 1 ? " was" : " were") + " given",
+                              e.loc);
+      return {};
+    }
+    HelperTypes& h = helpers_[g];
+    if (!h.collected) {
+      collect(g->body, h.assigned);
+      h.collected = true;
+    }
+    for (std::size_t k = 0; k < args.size(); ++k)
+      if (h.vars[g->params[k].name].join(args[k])) changed_ = true;
+    if (walked_.insert(g).second) {
+      Frame frame;
+      frame.fn = g;
+      frame.assigned = h.assigned;
+      frame.vars = &h.vars;
+      frame.returns = &h.returns;
+      Frame* outer = cur_;
+      cur_ = &frame;
+      stack_.push_back(g);
+      block(g->body);
+      stack_.pop_back();
+      cur_ = outer;
+    }
+    return h.returns;
+  }
+
   const FunctionDef& fn_;
-  const std::set<std::string>& functions_;
+  const ModuleScope& scope_;
   const CompileOptions& o_;
   Resolution& r_;
-  std::set<std::string> assigned_;
+  Frame* cur_ = nullptr;
+  std::vector<const FunctionDef*> stack_;
+  std::map<const FunctionDef*, HelperTypes> helpers_;
+  std::set<const FunctionDef*> walked_;  // helpers whose body this pass has walked
   bool changed_ = false;
 };
 
 }  // namespace
 
-Result<Resolution> resolve(const FunctionDef& fn, const std::set<std::string>& functions, const CompileOptions& o) {
+Result<Resolution> resolve(const FunctionDef& fn, const ModuleScope& scope, const CompileOptions& o) {
   Resolution r;
-  Resolver resolver(fn, functions, o, r);
+  Resolver resolver(fn, scope, o, r);
   if (Status st = resolver.run(); !st) return st.error();
   return r;
+}
+
+Result<Resolution> resolve(const FunctionDef& fn, const std::set<std::string>& functions, const CompileOptions& o) {
+  ModuleScope scope;
+  for (const std::string& f : functions) scope.functions.emplace(f, nullptr);
+  return resolve(fn, scope, o);
 }
 
 }  // namespace tc::py

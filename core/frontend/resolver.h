@@ -24,6 +24,7 @@
 #include "base/result.h"
 #include "frontend/ast.h"
 #include "frontend/compile.h"
+#include "frontend/module_scope.h"
 #include "ir/op.h"
 
 namespace tc::py {
@@ -71,13 +72,19 @@ CmpOp negated(CmpOp op);           ///< `not (a < b)` is `a >= b`
 CmpOp flipped(CmpOp op);           ///< `a < b` is `b > a`
 bool compare_values(CmpOp op, double a, double b);
 
-/// What a name refers to. Only a Variable can have a value: the others
-/// are errors wherever they are read.
-enum class NameKind { Variable, Builtin, Range, Function, Undefined };
+/// What a name refers to. Only a Variable and a Constant (a member of the
+/// math module such as pi, ExprInfo::constant) have a value: the others are
+/// errors wherever they are read.
+enum class NameKind { Variable, Constant, Builtin, Range, Function, Undefined };
 /// A called builtin: an op of the table spelt in Python (its python column:
-/// relu, sigmoid; ExprInfo::op says which), or one the lowering composes
-/// from other ops (abs, min, max).
-enum class Builtin { None, TableOp, Abs, Min, Max };
+/// relu, sigmoid; ExprInfo::op says which), one the lowering composes from
+/// other ops (abs, min, max, round, int, float, pow, divmod, isinstance,
+/// len), a member of the math module (ExprInfo::math names it), or a
+/// function of the same file, inlined at the call (ExprInfo::callee).
+enum class Builtin { None, TableOp, Abs, Min, Max, Round, Int, Float, Pow, DivMod, IsInstance, Len, Math, Helper };
+
+/// The deepest chain of helper calls inlined into one another.
+constexpr std::size_t kMaxInlineDepth = 32;
 
 struct ExprInfo {
   StaticType type;
@@ -86,6 +93,13 @@ struct ExprInfo {
   std::vector<CmpOp> cmps;             ///< Compare: one per operator
   Builtin builtin = Builtin::None;     ///< Call
   Op op = Op::Constant;                ///< Call of a Builtin::TableOp
+  std::string math;                    ///< Call of a Builtin::Math: the member ("floor")
+  const FunctionDef* callee = nullptr; ///< Call of a Builtin::Helper
+  unsigned isinstance_types = 0;       ///< Call of isinstance: the types it accepts (kB | kI | kF bits)
+  /// A Name or an Attribute of NameKind::Constant (math.pi, a module
+  /// constant): its value and type (kB, kI or kF).
+  double constant = 0.0;
+  unsigned constant_type = kF;
   /// Raised when the lowering reaches the expression (a Call: after its
   /// arguments, as Python evaluates them first).
   std::optional<Diagnostic> error;
@@ -129,6 +143,9 @@ class Resolution {
 /// parameter) are returned at once; they come before any of the body.
 /// `functions`: the module's top-level function names.
 Result<Resolution> resolve(const FunctionDef& fn, const std::set<std::string>& functions, const CompileOptions& o);
+/// The same with the module's scope: its functions (resolved where `fn`
+/// calls them, with the argument types joined over every call) and imports.
+Result<Resolution> resolve(const FunctionDef& fn, const ModuleScope& scope, const CompileOptions& o);
 
 /// The largest magnitude integers keep below under the dtype (2^53 or 2^24),
 /// and its description for messages.

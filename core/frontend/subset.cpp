@@ -24,7 +24,6 @@ const std::map<std::string, std::string>& advice() {
       {"class definitions", "class definitions are not supported: compile a single function of numbers"},
       {"global statements", "global statements are not supported: pass the value as a parameter"},
       {"nonlocal statements", "nonlocal statements are not supported: pass the value as a parameter"},
-      {"imports", "imports are not supported: only " + builtin_list_text() + " are available, without importing"},
       {"del statements", "del statements are not supported: assign a new value instead"},
       {"assert statements", "assert statements are not supported: return a value that encodes the condition instead"},
       {"raise statements", "raise statements are not supported: a compiled function cannot raise its own errors"},
@@ -41,14 +40,15 @@ const std::map<std::string, std::string>& advice() {
       {"assignment expressions (':=')", "assignment expressions (':=') are not supported: assign on its own line"},
       {"starred expressions ('*x')", "starred expressions ('*x') are not supported: list the elements explicitly"},
       {"starred targets ('*x')", "starred assignment targets ('*x') are not supported: unpack a fixed number of values"},
+      {"match statements", "match statements are not supported: test the cases with if/elif/else"},
   };
   return m;
 }
 
 class Checker {
  public:
-  Checker(const FunctionDef& fn, const std::set<std::string>& fns, HintSpelling hints)
-      : fn_(fn), fns_(fns), hints_(hints) {}
+  Checker(const FunctionDef& fn, const ModuleScope& scope, HintSpelling hints)
+      : fn_(fn), scope_(scope), hints_(hints) {}
 
   void run() {
     if (fn_.is_async) reject("async functions are not supported: define a plain 'def'", fn_.loc);
@@ -64,10 +64,10 @@ class Checker {
       if (p.default_value)
         reject("default parameter values are not supported: remove '= ...' from '" + p.name +
                    "' and give its domain with " + hints::input(hints_, p.name, "DOMAIN"),
-               p.default_value->outer);
-      if (p.annotation) annotation(*p.annotation);
+               p.default_value->loc);
     }
-    if (fn_.returns) annotation(*fn_.returns);
+    // Annotations are not values: any is accepted (CPython evaluates those
+    // of the signature when verify imports the file).
     block(fn_.body, true);
   }
 
@@ -81,9 +81,18 @@ class Checker {
     }
   }
 
-  void annotation(const Expr& e) {
-    if (e.kind == ExprKind::Name && (e.text == "int" || e.text == "float" || e.text == "bool")) return;
-    reject("type annotations other than int, float and bool are not supported here", e.outer);
+  // The call of a member of the math module (`math.floor(x)`, or `floor(x)`
+  // after `from math import floor`).
+  void math_call(const std::string& member, const std::string& spelt, const Expr& call) {
+    const MathMember m = math_member(member);
+    if (m.kind == MathKind::Composed) return;
+    if (m.kind == MathKind::Constant)
+      reject("'" + spelt + "' is a number, not a function: use it without calling it", call.loc);
+    if (m.kind == MathKind::Unknown)
+      reject("module 'math' has no member '" + member + "'", call.loc);
+    reject("calling '" + spelt + "' is not supported yet: of the math module a compiled function can use " +
+               math_supported_text(),
+           call.loc);
   }
 
   void block(const std::vector<StmtPtr>& stmts, bool function_body = false) {
@@ -140,6 +149,17 @@ class Checker {
         --loops_;
         block(s.orelse);
         return;
+      case StmtKind::Import:
+        if (Status st = check_import(s); !st) throw Reject{st.error()};
+        return;
+      case StmtKind::Raise:
+        raised(s);
+        return;
+      case StmtKind::Assert:
+        expr(*s.value);
+        if (s.cause && s.cause->kind != ExprKind::String)
+          reject("the message of an assert must be a string literal", s.cause->loc);
+        return;
       case StmtKind::Def:
         reject("nested function definitions (closures) are not supported: define '" + s.def->name +
                    "' at module level and inline its body here",
@@ -147,6 +167,26 @@ class Checker {
       case StmtKind::Unsupported:
         reject(unsupported_message(s.text), s.loc);
     }
+  }
+
+  // raise ValueError / raise ValueError("literal message"), with a builtin
+  // exception class.
+  void raised(const Stmt& s) {
+    static const std::set<std::string> builtin = {
+        "ArithmeticError", "AssertionError", "Exception", "IndexError", "KeyError", "LookupError",
+        "NotImplementedError", "OverflowError", "RuntimeError", "TypeError", "ValueError", "ZeroDivisionError"};
+    if (!s.value)
+      reject("a bare 'raise' re-raises the exception being handled, and a compiled function handles none: raise a "
+             "builtin exception, e.g. raise ValueError(\"...\")",
+             s.loc);
+    const Expr& e = *s.value;
+    const Expr& cls = e.kind == ExprKind::Call ? *e.kids[0] : e;
+    const bool literal = e.kind != ExprKind::Call || e.kids.size() == 1 ||
+                         (e.kids.size() == 2 && e.kids[1]->kind == ExprKind::String && e.problem.empty());
+    if (cls.kind != ExprKind::Name || !builtin.count(cls.text) || !literal)
+      reject("raise is supported with a builtin exception class and a literal message, e.g. raise "
+             "ValueError(\"x must be positive\")",
+             e.loc);
   }
 
   void target(const Expr& t) {
@@ -162,13 +202,13 @@ class Checker {
       case ExprKind::Subscript:
         reject("assigning to a list element ('a[i] = v') is not supported: build a new literal list or keep "
                "separate variables",
-               t.outer);
+               t.loc);
       case ExprKind::Attribute:
-        reject("assigning to an attribute ('x." + t.text + " = v') is not supported: use a plain variable", t.outer);
+        reject("assigning to an attribute ('x." + t.text + " = v') is not supported: use a plain variable", t.loc);
       case ExprKind::Unsupported:
-        reject(unsupported_message(t.text), t.outer);
+        reject(unsupported_message(t.text), t.loc);
       default:
-        reject("cannot assign to this expression: the target must be a name or a tuple of names", t.outer);
+        reject("cannot assign to this expression: the target must be a name or a tuple of names", t.loc);
     }
   }
 
@@ -196,7 +236,7 @@ class Checker {
         if (!ok.count(e.text))
           reject("the operator '" + e.text + "' is not supported: use arithmetic (+ - * / // % **), comparisons "
                  "and and/or/not",
-                 e.outer);
+                 e.loc);
         expr(*e.kids[1]);
         return;
       }
@@ -218,23 +258,31 @@ class Checker {
         return;
       case ExprKind::Call: {
         const Expr& f = *e.kids[0];
-        if (f.kind == ExprKind::Attribute)
-          reject("calling '" + describe(f) + "' is not supported: methods and module functions (math.*) cannot be "
-                 "compiled; only " + builtin_list_text() + " can be called",
-                 e.outer);
-        if (f.kind != ExprKind::Name)
-          reject("only the builtins " + builtin_list_text() + " can be called", e.outer);
-        if (f.text == fn_.name)
+        if (f.kind == ExprKind::Attribute && scope_.is_math_module(*f.kids[0])) {
+          math_call(f.text, describe(f), e);
+        } else if (f.kind == ExprKind::Attribute) {
+          reject("calling '" + describe(f) + "' is not supported: methods and other modules' functions cannot be "
+                 "compiled; only " + builtin_list_text() + ", the functions of this file and the math module's " +
+                 math_supported_text() + " can be called",
+                 e.loc);
+        } else if (f.kind != ExprKind::Name) {
+          reject("only the builtins " + builtin_list_text() + " and functions of this file can be called", e.loc);
+        } else if (f.text == fn_.name) {
           reject("recursion is not supported: '" + f.text + "' calls itself; write the computation as a bounded loop",
-                 e.outer);
-        if (f.text == "range" && !range_allowed)
-          reject("range() is only supported as the iterable of a for loop ('for i in range(N)')", e.outer);
-        if (f.text != "range" && !is_supported_builtin(f.text)) {
-          if (fns_.count(f.text))
-            reject("calling another function ('" + f.text + "') is not supported: inline its body here", e.outer);
-          reject("calling '" + f.text + "' is not supported: only " + builtin_list_text() + " can be called", e.outer);
+                 e.loc);
+        } else if (f.text == "range" && !range_allowed) {
+          reject("range() is only supported as the iterable of a for loop ('for i in range(N)')", e.loc);
+        } else if (const ImportBinding* b = scope_.import(f.text); b && b->module == "math" && !b->member.empty()) {
+          math_call(b->member, f.text, e);
+        } else if (f.text != "range" && !is_supported_builtin(f.text) && !scope_.functions.count(f.text)) {
+          reject("calling '" + f.text + "' is not supported: only " + builtin_list_text() +
+                     ", the functions of this file and the math module's " + math_supported_text() + " can be called",
+                 e.loc);
         }
-        if (!e.problem.empty())
+        // round(x, ndigits=2) is the one keyword argument accepted (a common spelling).
+        const bool round_ndigits = f.kind == ExprKind::Name && f.text == "round" &&
+                                   e.keywords == std::vector<std::string>{"", "ndigits"};
+        if (!e.problem.empty() && !round_ndigits)
           reject(e.problem + " are not supported in calls: pass plain positional arguments", e.problem_loc);
         for (std::size_t i = 1; i < e.kids.size(); ++i) expr(*e.kids[i]);
         return;
@@ -242,20 +290,31 @@ class Checker {
       case ExprKind::Subscript:
         expr(*e.kids[0]);
         if (e.kids[1]->kind == ExprKind::Tuple)
-          reject("indexing with several indices ('a[i, j]') is not supported: write a[i][j]", e.kids[1]->outer);
+          reject("indexing with several indices ('a[i, j]') is not supported: write a[i][j]", e.kids[1]->loc);
         expr(*e.kids[1]);
         return;
       case ExprKind::Attribute:
-        reject("attribute access ('" + describe(e) + "') is not supported: use plain names and the builtins " +
-                   builtin_list_text(),
-               e.outer);
+        if (scope_.is_math_module(*e.kids[0])) {
+          const MathMember m = math_member(e.text);
+          if (m.kind == MathKind::Constant) return;
+          if (m.kind == MathKind::Unknown) reject("module 'math' has no member '" + e.text + "'", e.loc);
+          if (m.kind == MathKind::Composed) reject("'" + describe(e) + "' is a function: call it", e.loc);
+          if (e.text == "inf" || e.text == "nan")
+            reject("'" + describe(e) + "' is not supported: a compiled function computes with finite numbers only "
+                   "(an infinite or NaN value is an error wherever it appears)",
+                   e.loc);
+          reject("'" + describe(e) + "' is a function: calling it is not supported yet", e.loc);
+        }
+        reject("attribute access ('" + describe(e) + "') is not supported: use plain names, the builtins " +
+                   builtin_list_text() + " and the math module",
+               e.loc);
       case ExprKind::Unsupported:
-        reject(unsupported_message(e.text), e.outer);
+        reject(unsupported_message(e.text), e.loc);
     }
   }
 
   const FunctionDef& fn_;
-  const std::set<std::string>& fns_;
+  const ModuleScope& scope_;
   HintSpelling hints_;
   int loops_ = 0;
 };
@@ -264,7 +323,7 @@ class Checker {
 
 namespace {
 /// The builtins the lowering composes from other ops (lower_exprs.cpp's call).
-constexpr const char* kComposed[] = {"abs", "min", "max"};
+constexpr const char* kComposed[] = {"abs", "min", "max", "round", "int", "float", "pow", "divmod", "isinstance", "len"};
 }  // namespace
 
 bool is_supported_builtin(const std::string& name) {
@@ -309,9 +368,9 @@ std::string unsupported_message(const std::string& what) {
   return what + " are not supported";
 }
 
-Status check_subset(const FunctionDef& fn, const std::set<std::string>& functions, HintSpelling hints) {
+Status check_subset(const FunctionDef& fn, const ModuleScope& scope, HintSpelling hints) {
   try {
-    Checker(fn, functions, hints).run();
+    Checker(fn, scope, hints).run();
   } catch (const Reject& r) {
     return r.d;
   }

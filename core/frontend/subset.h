@@ -11,12 +11,14 @@
 #include "base/result.h"
 #include "frontend/ast.h"
 #include "frontend/hints.h"
+#include "frontend/module_scope.h"
 
 namespace tc::py {
 
 /// Builtins the frontend lowers itself; every other call is rejected. They
 /// are the table's ops with a Python spelling (ops.def, python column) and
-/// the builtins the lowering composes from other ops (abs, min, max).
+/// the builtins the lowering composes from other ops (abs, min, max, round,
+/// int, float, pow, divmod, isinstance, len).
 bool is_supported_builtin(const std::string& name);
 
 /// Every supported builtin in the order messages list them: the table's,
@@ -30,10 +32,10 @@ std::string builtin_list_text();
 std::string builtin_arity_text(int min_args, int max_args);
 
 /// Rejects unsupported syntax anywhere in `fn` (dead code included).
-/// `functions` holds the module's top-level function names (for the message
-/// about calling them); `hints` spells the advice (frontend/hints.h).
-Status check_subset(const FunctionDef& fn, const std::set<std::string>& functions,
-                    HintSpelling hints = HintSpelling::Cli);
+/// `scope` holds the module's functions (calls to them are inlined) and
+/// imports (the math module's members); `hints` spells the advice
+/// (frontend/hints.h).
+Status check_subset(const FunctionDef& fn, const ModuleScope& scope, HintSpelling hints = HintSpelling::Cli);
 
 /// The advice for an Unsupported node's description (statements and expressions).
 std::string unsupported_message(const std::string& what);

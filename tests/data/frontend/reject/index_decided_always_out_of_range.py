@@ -1,4 +1,4 @@
-# expect: 5:12 this index is always out of range for a list of 1 elements (it lies in [1, 1])
+# expect: 5:12 index 1 is out of range for a list of 1 elements
 # inputs: a=int32:0:3
 def f(a):
     t = [5]

@@ -1,4 +1,4 @@
-# expect: 4:12 assignment expressions ('
+# expect: 4:13 assignment expressions ('
 # inputs: a=int32:0:3
 def f(a):
     return (b := a)

@@ -1,9 +1,0 @@
-# expect: 9:12 calling another function ('g') is not supported
-# inputs: a=int32:0:3
-# function: f
-def g(a):
-    return a
-
-
-def f(a):
-    return g(a) + 1

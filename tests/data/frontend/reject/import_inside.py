@@ -1,5 +1,0 @@
-# expect: 4:5 imports are not supported
-# inputs: a=int32:0:3
-def f(a):
-    import math
-    return a

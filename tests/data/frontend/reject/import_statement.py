@@ -1,7 +1,0 @@
-# expect: 3:1 imports are not supported
-# inputs: a=int32:0:3
-import math
-
-
-def f(a):
-    return a

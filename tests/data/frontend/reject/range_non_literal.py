@@ -1,7 +1,0 @@
-# expect: 5:20 range() bounds must be known at compile time
-# inputs: a=int32:0:3
-def f(a):
-    s = 0
-    for i in range(a):
-        s = s + i
-    return s

@@ -1,0 +1,147 @@
+// Conditions the input domains decide: a comparison whose operands'
+// intervals settle it is a constant (when neither operand can fail), so a
+// break it guards ends a loop's expansion and a raise or assert it rules
+// out is never reached. Expected values computed with CPython 3.11.
+#include <gtest/gtest.h>
+
+#include "lower_util.h"
+
+namespace tc {
+namespace {
+
+using test::compile_text;
+using test::result;
+
+// The Euclid loop: after 50 steps b's interval is [0, 0], so
+// `b == 0` holds and the break ends the expansion for any larger bound.
+std::string euclid(int bound) {
+  return "def gcd(a, b):\n"
+         "    for _ in range(" + std::to_string(bound) + "):\n"
+         "        if b == 0:\n"
+         "            break\n"
+         "        a, b = b, a % b\n"
+         "    return a\n";
+}
+
+TEST(Guards, EuclidLoopCompilesWithAnyBoundFromFifty) {
+  for (int bound : {50, 51, 60, 1000}) {
+    auto c = compile_text(euclid(bound), {"a=int32:0:50", "b=int32:0:50"});
+    ASSERT_TRUE(c.ok()) << "range(" << bound << "): " << c.error().format();
+    auto r = test::evaluate(c->program, {{"a", 48}, {"b", 18}});
+    ASSERT_TRUE(r.ok()) << r.error().message;
+    EXPECT_EQ((*r)[0].second, 6);
+    r = test::evaluate(c->program, {{"a", 0}, {"b", 0}});
+    ASSERT_TRUE(r.ok()) << r.error().message;
+    EXPECT_EQ((*r)[0].second, 0);
+  }
+  // The expansion stops where the break is decided: the same circuit for 51 and 1000.
+  auto small = compile_text(euclid(51), {"a=int32:0:50", "b=int32:0:50"});
+  auto large = compile_text(euclid(1000), {"a=int32:0:50", "b=int32:0:50"});
+  ASSERT_TRUE(small.ok() && large.ok());
+  EXPECT_EQ(small->program.nodes.size(), large->program.nodes.size());
+}
+
+TEST(Guards, ComparisonsThatMayFailAreNotFolded) {
+  // a // b may divide by zero: the comparison stays, so b = 0 still fails
+  // as CPython's ZeroDivisionError does.
+  const char* src = "def f(a, b):\n    if a // b >= 0:\n        return 1\n    return 2\n";
+  auto c = compile_text(src, {"a=int32:0:9", "b=int32:0:3"});
+  ASSERT_TRUE(c.ok()) << c.error().format();
+  EXPECT_FALSE(test::evaluate(c->program, {{"a", 1}, {"b", 0}}).ok());
+  EXPECT_EQ(result(src, {"a=int32:0:9", "b=int32:0:3"}, {{"a", 1}, {"b", 1}}), 1);
+}
+
+TEST(Guards, RaiseAndAssertTheDomainsRuleOut) {
+  const char* src =
+      "def area(r: float) -> float:\n"
+      "    if r < 0:\n"
+      "        raise ValueError(\"area() only accepts non-negative values\")\n"
+      "    assert r <= 100, \"too large\"\n"
+      "    return 3 * r * r\n";
+  EXPECT_EQ(result(src, {"r=float64:0:100"}, {{"r", 2}}), 12);
+  auto reachable = compile_text(src, {"r=float64:-1:100"});
+  ASSERT_FALSE(reachable.ok());
+  EXPECT_EQ(reachable.error().loc, (SourceLoc{3, 9}));
+  EXPECT_NE(reachable.error().message.find("this raise can run for inputs in the domains"), std::string::npos);
+  auto assert_fails = compile_text(src, {"r=float64:0:200"});
+  ASSERT_FALSE(assert_fails.ok());
+  EXPECT_EQ(assert_fails.error().loc, (SourceLoc{4, 5}));
+  EXPECT_NE(assert_fails.error().message.find("this assert can fail"), std::string::npos);
+}
+
+TEST(Guards, RangeBoundsKnownOnlyAtRunTime) {
+  const char* src =
+      "def f(n, m):\n"
+      "    s = 0\n"
+      "    for i in range(n):\n"
+      "        s += i\n"
+      "    t = 0\n"
+      "    for j in range(1, n + 1, 2):\n"
+      "        t += j * m\n"
+      "    u = 0\n"
+      "    for k in range(n, 0, -3):\n"
+      "        u = u * 2 + k\n"
+      "    for q in range(m, n):\n"
+      "        if q * q > 30:\n"
+      "            break\n"
+      "    else:\n"
+      "        q = -1\n"
+      "    return s, t, u, q\n";
+  auto c = compile_text(src, {"n=int32:0:20", "m=int32:-5:5"});
+  ASSERT_TRUE(c.ok()) << c.error().format();
+  for (int n = 0; n <= 20; ++n)
+    for (int m : {-5, 0, 3}) {
+      // CPython's answer, computed the same way here.
+      int s = 0, t = 0, u = 0, q = -2;
+      for (int i = 0; i < n; ++i) s += i;
+      for (int j = 1; j < n + 1; j += 2) t += j * m;
+      for (int k = n; k > 0; k -= 3) u = u * 2 + k;
+      bool broke = false;
+      for (q = m; q < n; ++q)
+        if (q * q > 30) {
+          broke = true;
+          break;
+        }
+      if (!broke) q = -1;
+      auto r = test::evaluate(c->program, {{"n", n}, {"m", m}});
+      ASSERT_TRUE(r.ok()) << r.error().message;
+      EXPECT_EQ((*r)[0].second, s) << "n=" << n;
+      EXPECT_EQ((*r)[1].second, t) << "n=" << n << " m=" << m;
+      EXPECT_EQ((*r)[2].second, u) << "n=" << n;
+      EXPECT_EQ((*r)[3].second, q) << "n=" << n << " m=" << m;
+    }
+  // The bound's interval bounds the expansion: beyond the budget it is a located error.
+  auto wide = compile_text("def f(n):\n    s = 0\n    for i in range(n):\n        s += i\n    return s\n",
+                           {"n=int32:0:100000"});
+  ASSERT_FALSE(wide.ok());
+  EXPECT_EQ(wide.error().loc, (SourceLoc{3, 14}));
+  EXPECT_NE(wide.error().message.find("may run 100000 iterations"), std::string::npos) << wide.error().format();
+}
+
+TEST(Guards, AValueComparedWithItselfIsDecided) {
+  // TheAlgorithms' factorial guards with `number != int(number)`: for an int
+  // it is the same wire on both sides, never NaN, so the raise is unreachable.
+  const char* src =
+      "def factorial(number: int) -> int:\n"
+      "    if number != int(number):\n"
+      "        raise ValueError(\"factorial() only accepts integral values\")\n"
+      "    value = 1\n"
+      "    for i in range(1, 6):\n"
+      "        value *= i if i <= number else 1\n"
+      "    return value\n";
+  EXPECT_EQ(result(src, {"number=int32:0:5"}, {{"number", 4}}), 24);
+}
+
+TEST(Guards, NotEqualNarrowsAnIntegerEnd) {
+  // Inside `if b != 0`, b in [0, 5] is in [1, 5]: a % b cannot divide by
+  // zero, so the comparison after it is decided and folded.
+  const char* src = "def f(a, b):\n    if b != 0:\n        return a % b < 5\n    return False\n";
+  auto c = compile_text(src, {"a=int32:0:9", "b=int32:0:5"});
+  ASSERT_TRUE(c.ok()) << c.error().format();
+  for (const Node& n : c->program.nodes) EXPECT_NE(n.op, Op::Lt) << "a % b < 5 is decided by the intervals";
+  EXPECT_EQ(result(src, {"a=int32:0:9", "b=int32:0:5"}, {{"a", 7}, {"b", 0}}), 0);
+  EXPECT_EQ(result(src, {"a=int32:0:9", "b=int32:0:5"}, {{"a", 7}, {"b", 4}}), 1);
+}
+
+}  // namespace
+}  // namespace tc
