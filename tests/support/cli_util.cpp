@@ -1,4 +1,5 @@
 #include "cli_util.h"
+#include "support/test_paths.h"
 
 #include <csignal>
 #include <cstdio>
