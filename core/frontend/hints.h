@@ -2,7 +2,8 @@
 /// How the frontend's advice names the options a user can change: as the
 /// CLI's flags (`--input x=int32:-1000:1000`, `--max-nodes N`) or as the
 /// Python package's arguments (`inputs={"x": int32(min=-1000, max=1000)}`,
-/// `max_nodes=N`) or as the IDE's settings (the Compile Options dialog, the
+/// `max_nodes=N`) or as the TypeScript package's options (`{maxNodes: N}`)
+/// or as the IDE's settings (the Compile Options dialog, the
 /// Inputs panel). The caller picks one in CompileOptions::hints, so each
 /// surface shows advice its user can act on; the message is otherwise the same.
 #include <cstdint>
@@ -11,15 +12,20 @@
 
 namespace tc {
 
-enum class HintSpelling : std::uint8_t { Cli, Python, Ide };
+enum class HintSpelling : std::uint8_t { Cli, Python, Ide, TypeScript };
 
 namespace hints {
 
-/// A budget option with its value: "--max-nodes N" / "max_nodes=N" for
-/// option "max-nodes" (the CLI's spelling is the key).
+/// A budget option with its value: "--max-nodes N" / "max_nodes=N" /
+/// "{maxNodes: N}" for option "max-nodes" (the CLI's spelling is the key).
 inline std::string budget(HintSpelling h, std::string_view option) {
   std::string o(option);
   if (h == HintSpelling::Cli) return "--" + o + " N";
+  if (h == HintSpelling::TypeScript) {
+    std::string camel;
+    for (std::size_t i = 0; i < o.size(); ++i) camel += o[i] == '-' && i + 1 < o.size() ? static_cast<char>(o[++i] - 'a' + 'A') : o[i];
+    return "{" + camel + ": N}";
+  }
   if (h == HintSpelling::Ide) {
     std::string label = o == "max-nodes" ? "Max nodes" : o == "max-iterations" ? "Max iterations" : o;
     return "the " + label + " setting (Program > Compile Options)";
@@ -33,6 +39,7 @@ inline std::string budget(HintSpelling h, std::string_view option) {
 /// `domain` is already in that spelling (see domain()).
 inline std::string input(HintSpelling h, std::string_view name, std::string_view domain) {
   if (h == HintSpelling::Cli) return "--input " + std::string(name) + "=" + std::string(domain);
+  if (h == HintSpelling::TypeScript) return "{inputs: {" + std::string(name) + ": '" + std::string(domain) + "'}}";
   if (h == HintSpelling::Ide) return "a domain for " + std::string(name) + " in the Inputs panel (" + std::string(domain) + ")";
   return "inputs={\"" + std::string(name) + "\": " + std::string(domain) + "}";
 }
@@ -55,6 +62,7 @@ inline std::string domain(HintSpelling h, std::string_view type, std::string_vie
 /// Any other option by its CLI name ("function", "dtype"): "--function NAME" / "function=NAME".
 inline std::string option(HintSpelling h, std::string_view name, std::string_view value) {
   if (h == HintSpelling::Cli) return "--" + std::string(name) + " " + std::string(value);
+  if (h == HintSpelling::TypeScript) return "{" + std::string(name) + ": '" + std::string(value) + "'}";
   if (h == HintSpelling::Ide) {
     if (name == "function") return "the Function box of the Inputs panel";
     return "the " + std::string(name) + " setting (Program > Compile Options)";

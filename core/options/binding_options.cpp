@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <limits>
+#include <type_traits>
 
 #include "base/number_text.h"
 
@@ -42,17 +43,27 @@ std::string type_name(const json& v) {
   return "object";
 }
 
+namespace {
+
+/// A Choice option of the table: one of its words, read by `from`.
+template <class T, class From>
+Result<T> table_choice(const json& v, OptionId id, From from) {
+  const OptionSpec& spec = option_spec(id);
+  return named_choice<T>(v, spec.name, choices_text(spec), from);
+}
+
+}  // namespace
+
 Result<Semantics> semantics(const json& v) {
-  return named_choice<Semantics>(v, "semantics", "exact, relaxed or hybrid",
-                                 [](const std::string& s) { return semantics_from(s); });
+  return table_choice<Semantics>(v, OptionId::Semantics, [](const std::string& s) { return semantics_from(s); });
 }
 
 Result<Dtype> dtype(const json& v) {
-  return named_choice<Dtype>(v, "dtype", "float64 or float32", [](const std::string& s) { return dtype_from(s); });
+  return table_choice<Dtype>(v, OptionId::Dtype, [](const std::string& s) { return dtype_from(s); });
 }
 
 Result<Surrogate> surrogate(const json& v) {
-  return named_choice<Surrogate>(v, "surrogate", "sigmoid", [](const std::string& s) { return surrogate_from(s); });
+  return table_choice<Surrogate>(v, OptionId::Surrogate, [](const std::string& s) { return surrogate_from(s); });
 }
 
 Result<double> temperature(const json& v) {
@@ -92,6 +103,10 @@ Result<std::uint64_t> count(const json& v, std::string_view name, std::uint64_t 
   return make_error(rule + type_name(v));
 }
 
+Result<std::uint64_t> count(const json& v, const OptionSpec& spec, KeySpelling spelling) {
+  return count(v, spelled(spec, spelling), spec.lo, spec.hi);
+}
+
 Result<Domain> domain(const json& v, std::string_view input) {
   const std::string where = "input '" + std::string(input) + "': ";
   if (!v.is_string()) return make_error(where + "the domain must be a string such as 'int32:-128:127'");
@@ -122,43 +137,74 @@ Status take_settings(const json& bag, BuilderSettings& b) {
 
 }  // namespace
 
-Result<CompileOptions> compile_options(const json& bag, KeySpelling spelling, HintSpelling hints) {
-  const bool camel = spelling == KeySpelling::Camel;
-  CompileOptions o;
-  o.hints = hints;
-  if (!bag.is_null() && !bag.is_object()) return make_error("compile options must be an object, got " + type_name(bag));
-  auto as_text = [](const char* name) { return [name](const json& v) { return text(v, name); }; };
-  if (Status s = take(bag, "filename", o.filename, as_text("filename")); !s) return s.error();
-  if (Status s = take(bag, "function", o.function, as_text("function")); !s) return s.error();
-  if (given(bag, "inputs")) {
-    const json& inputs = bag["inputs"];
-    if (!inputs.is_object()) return make_error("inputs must be an object naming a domain per input, got " + type_name(inputs));
-    for (const auto& [name, spelled] : inputs.items()) {
-      auto d = domain(spelled, name);
-      if (!d) return d.error();
-      o.inputs.emplace_back(name, *d);
-    }
-  }
-  BuilderSettings settings{o.semantics, o.surrogate, o.temperature, o.dtype};
-  if (Status s = take_settings(bag, settings); !s) return s.error();
-  o.semantics = settings.semantics;
-  o.surrogate = settings.surrogate;
-  o.temperature = settings.temperature;
-  o.dtype = settings.dtype;
-  // Counts must fit the frontend's std::size_t (32 bits in WebAssembly).
-  constexpr std::uint64_t kSizeMax = std::numeric_limits<std::size_t>::max();
-  auto counted = [&](const char* name, std::uint64_t lo) {
-    return [name, lo](const json& v) { return count(v, name, lo, kSizeMax); };
+namespace {
+
+/// Reads the option of `spec` from `v` (not null) into its field of `o`.
+Status read_field(const OptionSpec& spec, const json& v, KeySpelling spelling, CompileOptions& o) {
+  const std::string name = spelled(spec, spelling);
+  auto set = [](auto& field, auto read) -> Status {
+    if (!read) return read.error();
+    field = static_cast<std::remove_reference_t<decltype(field)>>(*read);
+    return ok_status();
   };
-  const char* iterations = camel ? "maxIterations" : "max_iterations";
-  if (Status s = take(bag, iterations, o.max_iterations, counted(iterations, 0)); !s) return s.error();
-  const char* nodes = camel ? "maxNodes" : "max_nodes";
-  if (Status s = take(bag, nodes, o.max_nodes, counted(nodes, 1)); !s) return s.error();
-  const char* directives = camel ? "useInputDirectives" : "use_input_directives";
-  if (Status s = take(bag, directives, o.use_input_directives, [directives](const json& v) { return flag(v, directives); });
-      !s)
-    return s.error();
-  return o;
+  switch (spec.id) {
+    case OptionId::Filename: return set(o.filename, text(v, name));
+    case OptionId::Function: return set(o.function, text(v, name));
+    case OptionId::Inputs: {
+      if (!v.is_object()) return make_error(name + " must be an object naming a domain per input, got " + type_name(v));
+      for (const auto& [input, spelled_domain] : v.items()) {
+        auto d = domain(spelled_domain, input);
+        if (!d) return d.error();
+        o.inputs.emplace_back(input, *d);
+      }
+      return ok_status();
+    }
+    case OptionId::Dtype: return set(o.dtype, dtype(v));
+    case OptionId::Semantics: return set(o.semantics, semantics(v));
+    case OptionId::Surrogate: return set(o.surrogate, surrogate(v));
+    case OptionId::Temperature: return set(o.temperature, temperature(v));
+    case OptionId::MaxIterations: return set(o.max_iterations, count(v, spec, spelling));
+    case OptionId::MaxNodes: return set(o.max_nodes, count(v, spec, spelling));
+    case OptionId::UseInputDirectives: return set(o.use_input_directives, flag(v, name));
+  }
+  return make_error("unknown option " + name);
+}
+
+/// Marks in `given` the directive-settable option of `spec` as given with its value in `o`.
+void note_given(const OptionSpec& spec, const CompileOptions& o, CompileDirectives& given) {
+  if (spec.id == OptionId::Dtype) given.dtype = o.dtype;
+  if (spec.id == OptionId::MaxIterations) given.max_iterations = o.max_iterations;
+  if (spec.id == OptionId::MaxNodes) given.max_nodes = o.max_nodes;
+}
+
+}  // namespace
+
+Status read_option(const OptionSpec& spec, const json& v, KeySpelling spelling, CompileRequest& request) {
+  if (Status s = read_field(spec, v, spelling, request.options); !s) return s;
+  if (spec.directive) note_given(spec, request.options, request.given);
+  return ok_status();
+}
+
+Result<CompileRequest> compile_request(const json& bag, KeySpelling spelling, HintSpelling hints) {
+  CompileRequest r;
+  r.options.hints = hints;
+  if (!bag.is_null() && !bag.is_object()) return make_error("compile options must be an object, got " + type_name(bag));
+  for (const OptionSpec& spec : option_table()) {
+    const std::string key = spelled(spec, spelling == KeySpelling::Cli ? KeySpelling::Snake : spelling);
+    if (!given(bag, key.c_str())) continue;
+    if (Status s = read_option(spec, bag[key], spelling, r); !s) return s.error();
+  }
+  return r;
+}
+
+Result<CompileOptions> compile_options(const json& bag, KeySpelling spelling, HintSpelling hints) {
+  auto r = compile_request(bag, spelling, hints);
+  if (!r) return r.error();
+  return std::move(r->options);
+}
+
+Result<CompileOptions> CompileRequest::for_source(std::string_view source) const {
+  return with_compile_directives(source, options, given);
 }
 
 Result<BuilderSettings> builder_settings(const json& bag) {

@@ -185,6 +185,13 @@ nlohmann::json py_to_json(py::handle h) {
     return static_cast<std::int64_t>(v);
   }
   if (PyFloat_Check(o)) return PyFloat_AS_DOUBLE(o);
+  // An integer of another type (numpy.int64) as its int; a str, a float or
+  // a bool is not one (core refuses them by type, as TypeScript's are).
+  if (!PyUnicode_Check(o) && PyIndex_Check(o)) {
+    PyObject* i = PyNumber_Index(o);
+    if (i) return py_to_json(py::reinterpret_steal<py::object>(i));
+    PyErr_Clear();
+  }
   if (PyUnicode_Check(o)) return py::cast<std::string>(h);
   if (PyDict_Check(o)) {
     nlohmann::json j = nlohmann::json::object();

@@ -88,16 +88,12 @@ void bind_misc(py::module_& m) {
            py::dict options) {
           // The option rules and their words are core's (options/binding_options.h),
           // shared with the TypeScript SDK; advice names compile()'s arguments.
-          auto parsed = tc::options::compile_options(py_to_json(options), tc::options::KeySpelling::Snake,
-                                                     tc::HintSpelling::Python);
-          if (!parsed) throw py::value_error(parsed.error().message);
-          // The dtype and budgets given as arguments win over the source's
+          auto request = tc::options::compile_request(py_to_json(options), tc::options::KeySpelling::Snake,
+                                                      tc::HintSpelling::Python);
+          if (!request) throw py::value_error(request.error().message);
+          // The settings given as arguments win over the source's
           // `# tensorcode: compile` line; those not given come from it.
-          tc::CompileDirectives given;
-          if (options.contains("dtype")) given.dtype = parsed->dtype;
-          if (options.contains("max_iterations")) given.max_iterations = parsed->max_iterations;
-          if (options.contains("max_nodes")) given.max_nodes = parsed->max_nodes;
-          auto resolved = tc::with_compile_directives(source, std::move(*parsed), given);
+          auto resolved = request->for_source(source);
           if (!resolved) raise_diagnostic(ErrorKind::Compile, resolved.error());
           tc::CompileOptions o = std::move(*resolved);
           for (const auto& [name, d] : domains) o.inputs.emplace_back(name, domain_of(d));

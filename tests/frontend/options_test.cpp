@@ -36,5 +36,19 @@ TEST(Options, FunctionSelection) {
   EXPECT_EQ(c->program.nodes.back().op, Op::Add);
 }
 
+// Issue 37 item 3: from a node budget of 2^61 the argument budget (8 per
+// node) wrapped to 0 and every program "needed more than 0 node arguments".
+// Clients refuse such budgets (options/option_table.h); a C++ caller that
+// sets one gets the largest argument budget instead of a wrapped one.
+TEST(Options, AHugeNodeBudgetDoesNotWrapTheArgumentBudget) {
+  for (std::size_t nodes : {std::size_t(1) << 61, static_cast<std::size_t>(-1)}) {
+    CompileOptions o;
+    o.inputs = {{"a", Domain::float64(-1, 1)}};
+    o.max_nodes = nodes;
+    auto c = compile_python("def f(a):\n    s = a\n    for i in range(50):\n        s = s * a + 1\n    return s\n", o);
+    EXPECT_TRUE(c.ok()) << nodes << ": " << c.error().message;
+  }
+}
+
 }  // namespace
 }  // namespace tc

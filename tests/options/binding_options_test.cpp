@@ -40,13 +40,27 @@ INSTANTIATE_TEST_SUITE_P(
         Refusal{R"({"function": 5})", KeySpelling::Camel, "function must be a string, got number"},
         Refusal{R"({"filename": [1]})", KeySpelling::Camel, "filename must be a string, got array"},
         Refusal{R"({"maxIterations": 1.5})", KeySpelling::Camel,
-                "maxIterations must be an integer from 0 to 18446744073709551615, got 1.5"},
+                "maxIterations must be an integer from 1 to 18446744073709551615, got 1.5"},
         Refusal{R"({"max_iterations": -3})", KeySpelling::Snake,
-                "max_iterations must be an integer from 0 to 18446744073709551615, got -3"},
+                "max_iterations must be an integer from 1 to 18446744073709551615, got -3"},
+        // max_iterations=0 is refused as the CLI and the compile directive refuse it (issue 37 item 3).
+        Refusal{R"({"max_iterations": 0})", KeySpelling::Snake,
+                "max_iterations must be an integer from 1 to 18446744073709551615, got 0"},
         Refusal{R"({"max_nodes": 0})", KeySpelling::Snake,
-                "max_nodes must be an integer from 1 to 18446744073709551615, got 0"},
+                "max_nodes must be an integer from 1 to 2305843009213693951, got 0"},
+        // From 2^61 the argument budget (8 per node) wrapped (issue 37 item 3).
+        Refusal{R"({"max_nodes": 2305843009213693952})", KeySpelling::Snake,
+                "max_nodes must be an integer from 1 to 2305843009213693951, got 2305843009213693952"},
+        Refusal{R"({"max_nodes": 18446744073709551615})", KeySpelling::Snake,
+                "max_nodes must be an integer from 1 to 2305843009213693951, got 18446744073709551615"},
+        Refusal{R"({"max_nodes": true})", KeySpelling::Snake,
+                "max_nodes must be an integer from 1 to 2305843009213693951, got boolean"},
+        Refusal{R"({"max_nodes": 1.5})", KeySpelling::Snake,
+                "max_nodes must be an integer from 1 to 2305843009213693951, got 1.5"},
+        Refusal{R"({"max_nodes": "100"})", KeySpelling::Cli,
+                "--max-nodes must be an integer from 1 to 2305843009213693951, got string"},
         Refusal{R"({"maxNodes": "10"})", KeySpelling::Camel,
-                "maxNodes must be an integer from 1 to 18446744073709551615, got string"},
+                "maxNodes must be an integer from 1 to 2305843009213693951, got string"},
         Refusal{R"({"useInputDirectives": "yes"})", KeySpelling::Camel, "useInputDirectives must be true or false, got string"},
         Refusal{R"({"inputs": {"a": 3}})", KeySpelling::Snake, "input 'a': the domain must be a string such as 'int32:-128:127'"},
         Refusal{R"({"inputs": [1]})", KeySpelling::Snake, "inputs must be an object naming a domain per input, got array"},
@@ -98,6 +112,36 @@ TEST(CompileOptions, ACountWrittenAsAWholeFloatIsTaken) {
   auto o = compile_options(json::parse(R"({"max_iterations": 2048.0})"), KeySpelling::Snake, HintSpelling::Cli);
   ASSERT_TRUE(o);
   EXPECT_EQ(o->max_iterations, 2048u);
+}
+
+TEST(CompileRequest, GivenSettingsBeatTheFilesDirectiveWhichBeatsTheDefaults) {
+  const std::string source = "# tensorcode: compile dtype=float32 max-iterations=4096 max-nodes=500\ndef f(a):\n    return a\n";
+  auto none = compile_request(json::object(), KeySpelling::Snake, HintSpelling::Python);
+  ASSERT_TRUE(none);
+  auto file = none->for_source(source);
+  ASSERT_TRUE(file) << file.error().message;
+  EXPECT_EQ(file->dtype, Dtype::Float32);
+  EXPECT_EQ(file->max_iterations, 4096u);
+  EXPECT_EQ(file->max_nodes, 500u);
+  EXPECT_EQ(file->hints, HintSpelling::Python);
+
+  auto some = compile_request(json::parse(R"({"maxNodes": 9, "dtype": "float64", "semantics": "relaxed"})"),
+                              KeySpelling::Camel, HintSpelling::TypeScript);
+  ASSERT_TRUE(some);
+  EXPECT_EQ(some->given.max_nodes, std::optional<std::size_t>(9));
+  EXPECT_EQ(some->given.dtype, std::optional<Dtype>(Dtype::Float64));
+  EXPECT_FALSE(some->given.max_iterations);
+  auto mixed = some->for_source(source);
+  ASSERT_TRUE(mixed);
+  EXPECT_EQ(mixed->dtype, Dtype::Float64) << "a given dtype wins over the file's";
+  EXPECT_EQ(mixed->max_nodes, 9u);
+  EXPECT_EQ(mixed->max_iterations, 4096u) << "one not given comes from the file";
+  EXPECT_EQ(mixed->semantics, Semantics::Relaxed);
+
+  auto bad = none->for_source("\n# tensorcode: compile speed=11\ndef f(a):\n    return a\n");
+  ASSERT_FALSE(bad);
+  ASSERT_TRUE(bad.error().loc);
+  EXPECT_EQ(bad.error().loc->line, 2);
 }
 
 TEST(BuilderSettings, SameRulesAsCompile) {

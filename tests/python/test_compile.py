@@ -85,13 +85,29 @@ def test_compile_options_reach_the_core():
     ({"surrogate": "tanh"}, "surrogate must be sigmoid, got 'tanh'"),
     ({"temperature": float("inf")}, "temperature must be finite and greater than 0, got inf"),
     ({"temperature": 0}, "temperature must be finite and greater than 0, got 0"),
-    ({"max_iterations": -1}, "max_iterations must be an integer from 0 to 18446744073709551615, got -1"),
-    ({"max_nodes": 0}, "max_nodes must be an integer from 1 to 18446744073709551615, got 0"),
+    ({"max_iterations": -1}, "max_iterations must be an integer from 1 to 18446744073709551615, got -1"),
+    ({"max_nodes": 0}, "max_nodes must be an integer from 1 to 2305843009213693951, got 0"),
+    # Issue 37 item 3: one rule and one range for every client (core's option table).
+    ({"max_nodes": "100"}, "max_nodes must be an integer from 1 to 2305843009213693951, got string"),
+    ({"max_nodes": 1.5}, "max_nodes must be an integer from 1 to 2305843009213693951, got 1.5"),
+    ({"max_nodes": True}, "max_nodes must be an integer from 1 to 2305843009213693951, got boolean"),
+    ({"max_nodes": 2**61}, "max_nodes must be an integer from 1 to 2305843009213693951, got 2305843009213693952"),
+    ({"max_nodes": 2**64 - 1}, "max_nodes must be an integer from 1 to 2305843009213693951, got 18446744073709551615"),
+    ({"max_iterations": 0}, "max_iterations must be an integer from 1 to 18446744073709551615, got 0"),
+    ({"max_iterations": "7"}, "max_iterations must be an integer from 1 to 18446744073709551615, got string"),
 ])
 def test_bad_compile_options_say_what_is_accepted(options, message):
     with pytest.raises(ValueError) as e:
         compile(SOURCE, {"a": int32(), "b": float64()}, **options)
     assert str(e.value) == message
+
+
+def test_budgets_take_integers_of_any_integer_type_up_to_the_ceiling():
+    import numpy as np
+    p = compile(SOURCE, {"a": int32(), "b": float64()}, max_nodes=np.int64(2**61 - 1), max_iterations=np.uint32(5))
+    assert p.dtype == "float64"
+    # 2^61 - 1 is the largest: its 8 arguments per node still fit (2^61 wrapped them to 0).
+    compile(SOURCE, {"a": int32(), "b": float64()}, max_nodes=2**61 - 1)
 
 
 @pytest.mark.parametrize("options, message", [

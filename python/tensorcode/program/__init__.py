@@ -565,10 +565,11 @@ def compile(fn_or_source, inputs=None, *, dtype=None, semantics="exact", surroga
         # Only the settings given: the others are the source's compile directive's (core decides).
         if dtype is not None:
             options["dtype"] = dtype
+        # As given: core checks them (int() took "100", 1.5 and True).
         if max_iterations is not None:
-            options["max_iterations"] = int(max_iterations)
+            options["max_iterations"] = max_iterations
         if max_nodes is not None:
-            options["max_nodes"] = int(max_nodes)
+            options["max_nodes"] = max_nodes
         core, warnings = _core.compile_source(source, domains, options)
     except CompileError as e:
         if indent and e.column is not None:
