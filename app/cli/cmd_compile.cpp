@@ -22,13 +22,13 @@ int run_compile(const CompileArgs& a) {
     report(text.error());
     return kRejected;
   }
-  auto flags = compile_options_from(a.program);
+  auto flags = compile_request_from(a.program);
   if (!flags) {
     report(flags.error());
     return kUsage;
   }
   // The file's compile directive (dtype and budgets saved by the IDE) under the flags.
-  auto opts = compile_options_for(a.program, *text);
+  auto opts = flags->for_source(*text);
   if (!opts) {
     report(opts.error(), a.program.path);
     return kRejected;

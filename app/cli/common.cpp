@@ -10,6 +10,7 @@
 
 #include "base/atomic_file.h"
 #include "ir/artifact.h"
+#include "options/binding_options.h"
 #include "options.h"
 
 namespace tc::cli {
@@ -22,25 +23,35 @@ bool ends_with(const std::string& s, const std::string& suffix) {
 
 }  // namespace
 
+namespace {
+
+/// The CLI's flag for an option of core's table, with its help, choices and range.
+CLI::Option* add_table_flag(CLI::Option_group& g, options::OptionId id, auto& value) {
+  const options::OptionSpec& spec = options::option_spec(id);
+  CLI::Option* o = g.add_option(options::spelled(spec, options::KeySpelling::Cli), value, std::string(spec.help));
+  switch (spec.kind) {
+    case options::OptionKind::Choice: return o->check(CLI::IsMember(options::choice_words(spec)));
+    case options::OptionKind::Positive: return o->check(finite_above(0, true));
+    case options::OptionKind::Count: return o->check(count_range(spec.lo, spec.hi))->type_name("N");
+    default: return o;
+  }
+}
+
+}  // namespace
+
 void add_program_options(CLI::App& sub, ProgramArgs& args, bool with_positional) {
+  using options::OptionId;
   if (with_positional)
     sub.add_option("PROGRAM", args.path, "artifact (.json) or Python source (.py)")->required();
   auto* g = sub.add_option_group("compile flags", "used when PROGRAM is Python source");
-  g->add_option("--input", args.inputs, "NAME=DOMAIN for a function parameter, e.g. a=int32:-128:127 (repeatable)");
-  g->add_option("--function", args.function, "function to compile when the file defines several");
-  g->add_option("--dtype", args.dtype, "float64 (default) or float32")->check(CLI::IsMember({"float64", "float32"}));
-  g->add_option("--semantics", args.semantics, "exact, relaxed or hybrid (replaces an artifact's root semantics)")
-      ->check(CLI::IsMember({"exact", "relaxed", "hybrid"}));
-  g->add_option("--surrogate", args.surrogate, "surrogate gradient policy: sigmoid")->check(CLI::IsMember({"sigmoid"}));
-  g->add_option("--temperature", args.temperature, "relaxation temperature, finite and > 0")
-      ->check(finite_above(0, true));
-  g->add_option("--max-iterations", args.max_iterations,
-                "budget of expanded loop iterations (default: the file's compile directive, else 1024)")
-      ->check(count_range(1))
-      ->type_name("N");
-  g->add_option("--max-nodes", args.max_nodes, "budget of circuit nodes (default: the file's compile directive, else 100000)")
-      ->check(count_range(1))
-      ->type_name("N");
+  g->add_option("--input", args.inputs, std::string(options::option_spec(OptionId::Inputs).help));
+  add_table_flag(*g, OptionId::Function, args.function);
+  add_table_flag(*g, OptionId::Dtype, args.dtype);
+  add_table_flag(*g, OptionId::Semantics, args.semantics);
+  add_table_flag(*g, OptionId::Surrogate, args.surrogate);
+  add_table_flag(*g, OptionId::Temperature, args.temperature);
+  add_table_flag(*g, OptionId::MaxIterations, args.max_iterations);
+  add_table_flag(*g, OptionId::MaxNodes, args.max_nodes);
 }
 
 void add_threads_option(CLI::App& sub, unsigned& threads) {
@@ -48,42 +59,32 @@ void add_threads_option(CLI::App& sub, unsigned& threads) {
       ->check(CLI::Range(1u, 4096u));
 }
 
-Result<CompileOptions> compile_options_from(const ProgramArgs& args) {
-  CompileOptions o;
-  o.filename = args.path;
-  o.function = args.function;
+Result<options::CompileRequest> compile_request_from(const ProgramArgs& args) {
+  // The flags as core's option object: core reads and checks them as it
+  // does Python's keywords and TypeScript's options (the CLI11 checks above
+  // already refused a bad value, in the same table's terms).
+  nlohmann::json bag = {{"filename", args.path}, {"function", args.function}};
+  if (!args.dtype.empty()) bag["dtype"] = args.dtype;
+  if (!args.semantics.empty()) bag["semantics"] = args.semantics;
+  if (!args.surrogate.empty()) bag["surrogate"] = args.surrogate;
+  if (args.temperature) bag["temperature"] = *args.temperature;
+  if (args.max_iterations) bag["max_iterations"] = static_cast<std::uint64_t>(*args.max_iterations);
+  if (args.max_nodes) bag["max_nodes"] = static_cast<std::uint64_t>(*args.max_nodes);
+  auto request = options::compile_request(bag, options::KeySpelling::Cli, HintSpelling::Cli);
+  if (!request) return request.error();
+  // --input NAME=DOMAIN is the CLI's own spelling of the inputs option.
+  std::vector<std::pair<std::string, Domain>>& inputs = request->options.inputs;
   for (const std::string& item : args.inputs) {
     auto eq = item.find('=');
     if (eq == std::string::npos || eq == 0)
       return make_error("--input '" + item + "' must be NAME=DOMAIN, e.g. a=int32:-128:127");
     auto d = parse_domain(item.substr(eq + 1));
     if (!d) return make_error("--input " + item.substr(0, eq) + ": " + d.error().message);
-    for (const auto& [name, _] : o.inputs)
+    for (const auto& [name, _] : inputs)
       if (name == item.substr(0, eq)) return make_error("--input " + name + " is given twice");
-    o.inputs.emplace_back(item.substr(0, eq), *d);
+    inputs.emplace_back(item.substr(0, eq), *d);
   }
-  if (!args.dtype.empty()) o.dtype = *dtype_from(args.dtype);
-  if (!args.semantics.empty()) o.semantics = *semantics_from(args.semantics);
-  if (!args.surrogate.empty()) o.surrogate = *surrogate_from(args.surrogate);
-  if (args.temperature) {
-    if (!std::isfinite(*args.temperature) || *args.temperature <= 0)
-      return make_error("--temperature must be finite and greater than 0");
-    o.temperature = *args.temperature;
-  }
-  if (args.max_iterations) o.max_iterations = *args.max_iterations;
-  if (args.max_nodes) o.max_nodes = *args.max_nodes;
-  return o;
-}
-
-Result<CompileOptions> compile_options_for(const ProgramArgs& args, std::string_view source) {
-  auto o = compile_options_from(args);
-  if (!o) return o;
-  // The flags the user typed, which win over the file's directive.
-  CompileDirectives given;
-  if (!args.dtype.empty()) given.dtype = o->dtype;
-  if (args.max_iterations) given.max_iterations = *args.max_iterations;
-  if (args.max_nodes) given.max_nodes = *args.max_nodes;
-  return with_compile_directives(source, std::move(*o), given);
+  return request;
 }
 
 Result<LoadedProgram> load_program(const ProgramArgs& args) {
@@ -93,7 +94,10 @@ Result<LoadedProgram> load_program(const ProgramArgs& args) {
   if (!text) return text.error();
   LoadedProgram out;
   if (ends_with(args.path, ".py")) {
-    auto opts = compile_options_for(args, *text);
+    auto request = compile_request_from(args);
+    if (!request) return request.error();
+    // The flags given win over the file's `# tensorcode: compile` line.
+    auto opts = request->for_source(*text);
     if (!opts) return opts.error();
     ModuleCompile compiled = compile_module(*text, *opts);
     if (!compiled.output) {
@@ -111,6 +115,8 @@ Result<LoadedProgram> load_program(const ProgramArgs& args) {
   if (!args.inputs.empty() || !args.function.empty() || !args.dtype.empty())
     return make_error("--input, --function and --dtype apply to Python source, and '" + args.path +
                       "' is an artifact");
+  auto request = compile_request_from(args);
+  if (!request) return request.error();
   auto program = load_artifact(*text);
   if (!program) {
     Diagnostic d = program.error();
@@ -119,13 +125,10 @@ Result<LoadedProgram> load_program(const ProgramArgs& args) {
     return d;
   }
   out.program = std::move(*program);
-  if (!args.semantics.empty()) out.program.semantics = *semantics_from(args.semantics);
-  if (!args.surrogate.empty()) out.program.surrogate = *surrogate_from(args.surrogate);
-  if (args.temperature) {
-    if (!std::isfinite(*args.temperature) || *args.temperature <= 0)
-      return make_error("--temperature must be finite and greater than 0");
-    out.program.temperature = *args.temperature;
-  }
+  // The policy flags replace the artifact's root policy (checked by core above).
+  if (!args.semantics.empty()) out.program.semantics = request->options.semantics;
+  if (!args.surrogate.empty()) out.program.surrogate = request->options.surrogate;
+  if (args.temperature) out.program.temperature = request->options.temperature;
   return out;
 }
 
@@ -197,7 +200,8 @@ void report_warnings(const Diagnostics& ds, const std::string& file) {
 }
 
 nlohmann::ordered_json number(double v) {
-  if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) <= 9007199254740992.0)
+  // -0.0 stays a double (written "-0.0"): as an integer it would lose its sign.
+  if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) <= 9007199254740992.0 && !(v == 0 && std::signbit(v)))
     return static_cast<std::int64_t>(v);
   return v;
 }

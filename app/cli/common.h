@@ -14,6 +14,7 @@
 #include "eval/evaluator.h"
 #include "frontend/compile.h"
 #include "ir/program.h"
+#include "options/binding_options.h"
 
 namespace tc::cli {
 
@@ -62,11 +63,10 @@ Result<Env> env_from_assignments(const std::vector<std::string>& sets, const std
 /// Results never depend on it.
 void add_threads_option(CLI::App& sub, unsigned& threads);
 
-/// Builds the compile options from the flags (domains parsed, budgets set).
-Result<CompileOptions> compile_options_from(const ProgramArgs& args);
-/// compile_options_from(args) under the compile directive of `source` (the
-/// IDE's Compile Options saved in the file): a flag given wins over the file.
-Result<CompileOptions> compile_options_for(const ProgramArgs& args, std::string_view source);
+/// The compile flags read and checked by core's option layer (domains
+/// parsed, budgets set); its for_source(text) applies the file's compile
+/// directive under them (a flag given wins over the file).
+Result<options::CompileRequest> compile_request_from(const ProgramArgs& args);
 
 /// Prints a diagnostic to stderr in the contract's one-line form.
 void report(const Diagnostic& d, const std::string& file = {});

@@ -50,6 +50,11 @@ std::vector<BadOption> bad_options() {
   }
   for (const char* value : {"100000001", "18446744073709551615"})  // would exhaust memory, not wrap
     v.push_back({{"verify", choose, "--input", "a=float64", "--samples", value}, "--samples"});
+  // From 2^61 the argument budget (8 per node) wrapped (issue 37 item 3).
+  for (const char* value : {"2305843009213693952", "18446744073709551615"}) {
+    v.push_back({{"compile", choose, "--max-nodes", value}, "--max-nodes"});
+    v.push_back({{"run", choose, "--set", "a=1", "--max-nodes", value}, "--max-nodes"});
+  }
   for (const char* value : {"-1", "1.5", "x"})
     v.push_back({{"verify", choose, "--input", "a=float64", "--seed", value}, "--seed"});
   for (const char* value : {"-1", "nan", "inf", "x"}) {
@@ -77,6 +82,18 @@ INSTANTIATE_TEST_SUITE_P(Every, CliCountOption, ::testing::ValuesIn(bad_options(
                              if (c != '-') name += c;
                            return name + "_" + std::to_string(info.index);
                          });
+
+/// Issue 37 item 3: the node budget's range is core's (options/option_table.h):
+/// the message gives it, and its ceiling compiles (8 arguments per node fit).
+TEST(CliBudgets, TheNodeBudgetsRangeIsCoresAndItsCeilingCompiles) {
+  const std::string choose = example("choose.py");
+  auto over = run_cli({"compile", choose, "--max-nodes", "2305843009213693952"});
+  EXPECT_EQ(over.status, 2) << over.err;
+  EXPECT_NE(over.err.find("an integer from 1 to 2305843009213693951"), std::string::npos) << over.err;
+  auto ceiling = run_cli({"run", choose, "--set", "a=5", "--max-nodes", "2305843009213693951"});
+  EXPECT_EQ(ceiling.status, 0) << ceiling.err;
+  EXPECT_NE(ceiling.out.find("10"), std::string::npos) << ceiling.out;
+}
 
 #ifdef TC_HAVE_PYTHON
 

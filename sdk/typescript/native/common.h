@@ -26,6 +26,8 @@
 #include <utility>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "base/diagnostic.h"
 #include "base/result.h"
 #include "eval/evaluator.h"
@@ -59,6 +61,9 @@ Result<std::map<std::string, double, std::less<>>> named_numbers(const val& obj,
 std::vector<std::string> string_list(const val& arr);
 val number_map(const std::vector<std::string>& names, const std::vector<double>& values);
 val domain_value(const Domain& d);
+/// A JavaScript option value as JSON for core's option layer (scalars as
+/// themselves; an array or other object as an empty one, named by its type).
+nlohmann::json option_json(const val& v);
 /// A string option, or an error naming it (embind's own conversion would
 /// throw a JavaScript BindingError through the C++ frames instead).
 Result<std::string> string_option(const val& v, const std::string& name);

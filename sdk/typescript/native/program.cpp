@@ -10,6 +10,7 @@
 #include "emit/onnx_emitter.h"
 #include "emit/wgsl_emitter.h"
 #include "frontend/compile.h"
+#include "options/binding_options.h"
 #include "grad/gradients.h"
 #include "ir/artifact.h"
 #include "passes/analyze.h"
@@ -26,61 +27,55 @@ val CoreProgram::load(const std::string& text) {
   return ok_value();
 }
 
+namespace {
+
+/// The error class of a refused compile option, as before core's table:
+/// a value the compiler cannot use (a domain, a choice, a temperature) is a
+/// CompileError, a malformed argument (a name, a count, a flag) an ArgumentError.
+const char* refusal_kind(options::OptionKind kind) {
+  switch (kind) {
+    case options::OptionKind::Domains:
+    case options::OptionKind::Choice:
+    case options::OptionKind::Positive: return "compile";
+    default: return "argument";
+  }
+}
+
+/// A compile option as core's option layer reads it: scalars as themselves,
+/// inputs as an object of their values; a count checked here first so its
+/// message spells the number as JavaScript does ("got 1000000000000", "got NaN").
+Result<nlohmann::json> option_value(const options::OptionSpec& spec, const std::string& key, const val& v) {
+  if (spec.kind == options::OptionKind::Domains && v.typeOf().as<std::string>() == "object" && !v.isNull() &&
+      !val::global("Array").call<bool>("isArray", v)) {
+    nlohmann::json inputs = nlohmann::json::object();
+    for (const std::string& name : keys_of(v)) inputs[name] = option_json(v[name]);
+    return inputs;
+  }
+  if (spec.kind == options::OptionKind::Count) {
+    auto n = integer_option(v, key, static_cast<double>(spec.lo), static_cast<double>(spec.hi));
+    if (!n) return n.error();
+    return nlohmann::json(static_cast<std::uint64_t>(*n));
+  }
+  return option_json(v);
+}
+
+}  // namespace
+
 val CoreProgram::compile(const std::string& source, const val& opts) {
-  CompileOptions o;
-  for (const char* key : {"filename", "function"}) {
-    if (!given(opts, key)) continue;
-    auto text = string_option(opts[key], key);
-    if (!text) return error_value("argument", text.error());
-    (std::string_view(key) == "filename" ? o.filename : o.function) = *text;
+  // Every option of core's table by its camelCase name, read and checked by
+  // core; the settings given win over the source's `# tensorcode: compile` line.
+  options::CompileRequest request;
+  request.options.hints = HintSpelling::TypeScript;  // advice says {maxNodes: N}, not --max-nodes N
+  for (const options::OptionSpec& spec : options::option_table()) {
+    const std::string key = options::spelled(spec, options::KeySpelling::Camel);
+    if (!given(opts, key.c_str())) continue;
+    auto value = option_value(spec, key, opts[key]);
+    Status read = value ? options::read_option(spec, *value, options::KeySpelling::Camel, request) : Status(value.error());
+    if (!read) return error_value(refusal_kind(spec.kind), read.error());
   }
-  if (given(opts, "inputs")) {
-    val inputs = opts["inputs"];
-    for (const std::string& name : keys_of(inputs)) {
-      val spelled = inputs[name];
-      if (!spelled.isString()) return error_value("compile", "input '" + name + "': the domain must be a string such as 'int32:-128:127'");
-      auto d = parse_domain(spelled.as<std::string>());
-      if (!d) return error_value("compile", "input '" + name + "': " + d.error().message);
-      o.inputs.emplace_back(name, *d);
-    }
-  }
-  if (given(opts, "dtype")) {
-    auto d = dtype_arg(opts["dtype"]);
-    if (!d) return error_value("compile", d.error());
-    o.dtype = *d;
-  }
-  if (given(opts, "semantics")) {
-    auto s = semantics_arg(opts["semantics"]);
-    if (!s) return error_value("compile", s.error());
-    o.semantics = *s;
-  }
-  if (given(opts, "surrogate")) {
-    auto s = surrogate_arg(opts["surrogate"]);
-    if (!s) return error_value("compile", s.error());
-    o.surrogate = *s;
-  }
-  if (given(opts, "temperature")) {
-    auto t = temperature_arg(opts["temperature"]);
-    if (!t) return error_value("compile", t.error());
-    o.temperature = *t;
-  }
-  // Integers that fit the frontend's std::size_t (32 bits here): 1e12 used
-  // to wrap to 0 and was reported as "more than 0 nodes".
-  if (given(opts, "maxIterations")) {
-    auto n = integer_option(opts["maxIterations"], "maxIterations", 0, kSizeMax);
-    if (!n) return error_value("argument", n.error());
-    o.max_iterations = static_cast<std::size_t>(*n);
-  }
-  if (given(opts, "maxNodes")) {
-    auto n = integer_option(opts["maxNodes"], "maxNodes", 1, kSizeMax);
-    if (!n) return error_value("argument", n.error());
-    o.max_nodes = static_cast<std::size_t>(*n);
-  }
-  if (given(opts, "useInputDirectives")) {
-    auto b = bool_option(opts["useInputDirectives"], "useInputDirectives");
-    if (!b) return error_value("argument", b.error());
-    o.use_input_directives = *b;
-  }
+  auto resolved = request.for_source(source);
+  if (!resolved) return error_value("compile", resolved.error());
+  const CompileOptions& o = *resolved;
   auto compiled = compile_python(source, o);
   if (!compiled) return error_value("compile", compiled.error());
   set(std::move(compiled->program));

@@ -214,18 +214,38 @@ test('named options are checked by core, in the words the Python package uses', 
 
 test('integer options are checked: finite, integral, in range, with the name in the message', () => {
   const src = 'def f(a):\n    return a + 1\n';
+  // The ranges are core's option table's (one for every client): the node
+  // budget stops where 8 arguments per node still fit a 32-bit size_t.
+  const most = { maxNodes: 536870911, maxIterations: 4294967295 };
   for (const [option, bad] of [['maxNodes', 1e12], ['maxNodes', 0], ['maxNodes', 1.5], ['maxNodes', NaN], ['maxNodes', '10'],
-    ['maxIterations', -1], ['maxIterations', Infinity], ['maxIterations', 2 ** 32]]) {
+    ['maxNodes', true], ['maxNodes', 536870912], ['maxNodes', 4294967295],
+    ['maxIterations', -1], ['maxIterations', 0], ['maxIterations', Infinity], ['maxIterations', 2 ** 32]]) {
     assert.throws(() => tc.compile(src, { inputs: { a: 'int32' }, [option]: bad }), (e) => {
       assert.ok(e instanceof ArgumentError, `${option}=${bad}: ${e}`);
-      assert.match(e.message, new RegExp(`^${option} must be an integer from \\d+ to 4294967295, got `));
+      assert.match(e.message, new RegExp(`^${option} must be an integer from 1 to ${most[option]}, got `));
       return true;
     });
   }
-  // 1e12 was wrapped to 0 and reported as "more than 0 nodes".
+  // 1e12 was wrapped to 0 and reported as "more than 0 nodes"; from 2^29
+  // the argument budget (8 per node) wrapped the same way (issue 37 item 3).
   assert.throws(() => tc.compile(src, { inputs: { a: 'int32' }, maxNodes: 1e12 }), /got 1000000000000$/);
-  assert.deepEqual(tc.compile(src, { inputs: { a: 'int32' }, maxNodes: 4294967295 }).run({ a: 1 }), { result: 2 });
-  assert.throws(() => tc.compile(src, { inputs: { a: 'int32' }, maxNodes: 2 }), /more than 2 nodes/);
+  assert.deepEqual(tc.compile(src, { inputs: { a: 'int32' }, maxNodes: 536870911 }).run({ a: 1 }), { result: 2 });
+  assert.deepEqual(tc.compile(src, { inputs: { a: 'int32' }, maxIterations: 4294967295 }).run({ a: 1 }), { result: 2 });
+  // Budget advice names this package's option, not the CLI's flag.
+  assert.throws(() => tc.compile(src, { inputs: { a: 'int32' }, maxNodes: 2 }),
+    (e) => /more than 2 nodes/.test(e.message) && e.message.includes('{maxNodes: N}') && !e.message.includes('--max-nodes'));
+  const loop = 'def f(a):\n    s = a\n    for i in range(10):\n        s = s + 1\n    return s\n';
+  assert.throws(() => tc.compile(loop, { inputs: { a: 'int32' }, maxIterations: 3 }),
+    (e) => e.message.includes('{maxIterations: N}') && !e.message.includes('--max-iterations'));
+});
+
+test('a compile directive in the source is read as the other clients read it; options given win', () => {
+  const src = '# tensorcode: compile dtype=float32 max-nodes=2\ndef f(a):\n    return a + 1\n';
+  const inputs = { a: 'int32:-100:100' };  // exact in float32 too
+  assert.throws(() => tc.compile(src, { inputs }), /more than 2 nodes/);
+  const p = tc.compile(src, { inputs, maxNodes: 100, dtype: 'float64' });
+  assert.equal(p.info.dtype, 'float64');
+  assert.equal(tc.compile(src, { inputs, maxNodes: 100 }).info.dtype, 'float32');
 });
 
 test('options and arguments of the wrong type are TensorcodeErrors naming them, not embind errors', () => {
