@@ -156,12 +156,9 @@ const Compiler& compiler() {
   // statements stay in the written order, copies of a node interleaved, so
   // independent chains overlap (GCC otherwise emits one chain after another
   // and long_loop runs 3x slower); -O2 is slower to compile and no faster.
-  c.flags = {"-std=gnu99", "-O1", "-ffp-contract=off", "-fno-fast-math", "-fno-trapping-math", "-fPIC", "-shared",
-             "-march=native"};
+  // The target's -march comes with the source (PlanSource::flags).
+  c.flags = {"-std=gnu99", "-O1", "-ffp-contract=off", "-fno-fast-math", "-fno-trapping-math", "-fPIC", "-shared"};
   if (c.version.find("clang") == std::string::npos) c.flags.push_back("-fno-tree-ter");
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-  if (__builtin_cpu_supports("avx512f")) c.flags.push_back("-mprefer-vector-width=512");
-#endif
   if (c.version.empty()) c.why = "no C compiler: '" + cc + "' " + (rc < 0 ? "could not be started" : "--version failed") + " (set TC_CC)";
   return seen.emplace(cc, std::move(c)).first->second;
 }
@@ -185,6 +182,7 @@ Result<std::shared_ptr<const CompiledKernel>> load_plan(PlanSource src, bool pro
   if (!cc.why.empty()) return make_error(cc.why);
   std::string key_text = src.text + "\n" + cc.cc + "\n" + cc.version;
   for (const auto& f : cc.flags) key_text += " " + f;
+  for (const auto& f : src.flags) key_text += " " + f;
   const std::string key = hash_hex(key_text);
   const fs::path so = dir / ("plan-" + key + ".so"), c_file = dir / ("plan-" + key + ".c");
   auto k = std::make_shared<CompiledKernel>();
@@ -198,6 +196,7 @@ Result<std::shared_ptr<const CompiledKernel>> load_plan(PlanSource src, bool pro
     if (!write_text(tmp_c, src.text)) return make_error("cannot write '" + tmp_c.string() + "'");
     std::vector<std::string> argv{cc.cc};
     argv.insert(argv.end(), cc.flags.begin(), cc.flags.end());
+    argv.insert(argv.end(), src.flags.begin(), src.flags.end());
     argv.insert(argv.end(), {"-o", tmp_so.string(), tmp_c.string(), "-lm"});
     std::string msg;
     const int rc = run_process(argv, msg);

@@ -38,6 +38,10 @@ struct PlanSource {
   /// and its index in Fixed::params / Fixed::states.
   std::vector<std::pair<bool, std::size_t>> prm;
   std::size_t outputs = 0;  ///< outputs, then one per update (Prepared::targets order)
+  /// The target the code was written for ("avx2", ...; part of `text` or the
+  /// flags, so of the cache key); empty: the host's, as -march=native picks.
+  std::string isa;
+  std::vector<std::string> flags;  ///< the target's compiler flags (-march=...; part of the cache key)
 };
 
 /// The source, or why the program has no compiled plan (host calls,
