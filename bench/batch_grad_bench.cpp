@@ -134,7 +134,12 @@ struct Figures {
 };
 
 Figures measure(const Case& c, int rounds, int reps) {
-  auto ev = tc::Evaluator::create(c.program);
+  // The interpreter, pinned: under Auto a plan found in the plan cache (or
+  // compiled in the background) would switch run_batch to generated C in
+  // the middle of the rounds.
+  tc::EvalOptions eo;
+  eo.plan = tc::EvalPlan::Interpreter;
+  auto ev = tc::Evaluator::create(c.program, eo);
   if (!ev) fail(ev.error().message);
   std::vector<std::string> names;
   for (const auto& [name, _] : c.program.outputs) names.push_back(name);

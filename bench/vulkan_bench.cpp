@@ -213,6 +213,9 @@ int main(int argc, char** argv) {
 
   EvalOptions eo;
   eo.dtype = Dtype::Float32;
+  // The batched interpreter, pinned: under Auto a cached (or background
+  // compiled) plan would switch the CPU side to generated C between rounds.
+  eo.plan = EvalPlan::Interpreter;
   auto ev = Evaluator::create(p, eo);
   if (!ev.ok()) {
     std::fprintf(stderr, "error: %s\n", ev.error().message.c_str());

@@ -71,6 +71,13 @@ void install_handlers() {
   }
 }
 
+/// Once per process, whichever kind of temporary comes first: installing
+/// twice would chain the handler to itself.
+void ensure_handlers() {
+  static std::once_flag once;
+  std::call_once(once, install_handlers);
+}
+
 /// Blocks the three signals for its lifetime, so a temporary is never created
 /// without being registered, nor unregistered before it is renamed.
 class SignalsBlocked {
@@ -221,8 +228,7 @@ Status write_file_atomic(const std::string& path, std::string_view contents) {
   if (!target) return target.error();
   if (target->write_through) return write_through(*target, path, contents);
 
-  static std::once_flag once;
-  std::call_once(once, install_handlers);
+  ensure_handlers();
 
   const std::string dir = dir_of(target->path);
   std::string tmp = dir + "/." + base_of(target->path) + ".tmp.XXXXXX";
@@ -268,6 +274,25 @@ Status write_file_atomic(const std::string& path, std::string_view contents) {
     ::close(dfd);
   }
   return ok_status();
+}
+
+TemporaryName::TemporaryName(std::string path) : path_(std::move(path)) {
+  ensure_handlers();
+  SignalsBlocked blocked;
+  slot_ = publish(path_);
+}
+
+TemporaryName::~TemporaryName() {
+  SignalsBlocked blocked;
+  if (!kept_) ::unlink(path_.c_str());
+  unpublish(static_cast<Slot*>(slot_));
+}
+
+void TemporaryName::keep() {
+  SignalsBlocked blocked;
+  kept_ = true;
+  unpublish(static_cast<Slot*>(slot_));
+  slot_ = nullptr;
 }
 
 Result<std::string> read_file(const std::string& path, std::size_t max_bytes) {

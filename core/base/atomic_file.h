@@ -26,6 +26,26 @@ namespace tc {
 /// target.
 Status write_file_atomic(const std::string& path, std::string_view contents);
 
+/// A temporary file's name that another program writes (the compiled plan's
+/// compiler output): removed by the destructor unless keep() was called, and
+/// when SIGINT, SIGTERM or SIGHUP arrive meanwhile, like write_file_atomic's
+/// own temporaries.
+class TemporaryName {
+ public:
+  explicit TemporaryName(std::string path);
+  ~TemporaryName();
+  TemporaryName(const TemporaryName&) = delete;
+  TemporaryName& operator=(const TemporaryName&) = delete;
+  [[nodiscard]] const std::string& path() const { return path_; }
+  /// The file is no longer temporary (it was renamed or is to stay).
+  void keep();
+
+ private:
+  std::string path_;
+  void* slot_ = nullptr;
+  bool kept_ = false;
+};
+
 /// Reads a whole file; the error names the path. Files above `max_bytes` are refused.
 Result<std::string> read_file(const std::string& path, std::size_t max_bytes = std::size_t(1) << 30);
 

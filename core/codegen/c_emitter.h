@@ -42,9 +42,8 @@ struct CExport {
 Result<CExport> emit_c(const Program& program, const CExportOptions& options = {});
 CExport emit_c(const CheckedPlan& plan, const CExportOptions& options);
 
-/// The evaluator's compiled plan (core/eval/compiled_plan.h) as C99 with
-/// GCC/Clang vector extensions, written from the same per-node spelling as
-/// the exporter:
+/// The evaluator's compiled plan (core/eval/compiled_plan.h) as C99, written
+/// from the same per-node spelling as the exporter:
 ///   int  NAME_one(const double *in, const double *prm, double *out);
 ///   void NAME_block(long n, const double *const *in, const double *prm,
 ///                   double *const *out, int *flags);
@@ -62,15 +61,9 @@ struct CKernelOptions {
   /// [node] float32: computed in binary32 variables (ops.def's Native
   /// column: bit-identical to binary64 then rounding); empty: every node.
   std::vector<std::uint8_t> native_f32;
-  /// NAME_block's shape, from the target's register file: bytes per vector
-  /// (16, 32 or 64: one register) and vectors per node, interleaved so that
-  /// dependent chains overlap while a block's live values fit the registers.
-  std::size_t vector_bytes = 32;
-  std::size_t copies = 4;
-  /// Statements per function of NAME_block: the C compiler's time grows
-  /// faster than linearly with a function's size, so large programs are cut.
-  std::size_t segment_nodes = 256;
-  std::string isa;  ///< the target's name, written into the source (a comment)
+  /// NAME_block's vectors per node (each 64 bytes: 8 float64 or 16 float32
+  /// cases), interleaved so that dependent chains overlap.
+  std::size_t copies = 8;
 };
 std::string emit_c_kernel(const CheckedPlan& plan, const CKernelOptions& options);
 

@@ -1,42 +1,46 @@
-// The compiled plan (compiled_plan.h): compiling, caching and loading the
-// kernel, the Auto rule, and running cases through it.
+// The compiled plan (compiled_plan.h): the plan cache and its trust checks,
+// compiling (in the background under Auto) and loading the kernel, the Auto
+// rule, and running cases through it.
 #include "eval/compiled_plan.h"
 
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <condition_variable>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <filesystem>
-#include <fstream>
+#include <cstring>
+#include <ctime>
+#include <deque>
 #include <map>
 #include <mutex>
-#include <sstream>
+#include <thread>
 
 #include <tbb/blocked_range.h>
 #include <tbb/info.h>
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
+#include "base/atomic_file.h"
+#include "base/child_process.h"
+#include "base/sha256.h"
 #include "eval/batch_columns.h"
 #include "eval/prepared.h"
 
 #ifndef __EMSCRIPTEN__
+#include <dirent.h>
 #include <dlfcn.h>
 #include <fcntl.h>
-#include <spawn.h>
-#include <sys/wait.h>
+#include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
-extern char** environ;
 #endif
 
 namespace tc::eval_detail {
 
 namespace {
-
-namespace fs = std::filesystem;
 
 // The Auto rule's estimates (docs/evaluator.md, "The compiled plan"),
 // measured with bench/eval_bench on long_loop: interpreter time per node
@@ -45,90 +49,338 @@ constexpr double kBatchNodeS = 0.05e-9;   ///< run_batch, per node and case
 constexpr double kScalarNodeS = 5e-9;     ///< run(), per node
 constexpr double kProbeNodeS = 15e-6;     ///< writing the source and finding it in the cache, per node
 constexpr double kCompileBaseS = 0.05;    ///< starting the compiler
-/// Compiling (gcc -O1), per node: long_loop (3,002 nodes) 0.5-0.8 s, the
-/// 1,805-node branchy loop 1.9 s on the AVX2 host (issue 34's code shape).
-constexpr double kCompileNodeS = 0.5e-3;
+constexpr double kCompileNodeS = 1.7e-3;  ///< compiling (gcc -O1), per node
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-/// Two FNV-1a hashes with different offsets, as 32 hex digits.
-std::string hash_hex(const std::string& text) {
-  std::uint64_t a = 14695981039346656037ull, b = 0x84222325cbf29ce4ull;
-  for (unsigned char ch : text) {
-    a = (a ^ ch) * 1099511628211ull;
-    b = (b ^ ch) * 0x100000001b3ull + 0x9e3779b97f4a7c15ull;
-  }
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%016llx%016llx", static_cast<unsigned long long>(a), static_cast<unsigned long long>(b));
-  return buf;
+/// What the host runs, the target -march=native picks (plan_status's name
+/// when the source does not name its own).
+[[maybe_unused]] std::string host_isa() {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  if (__builtin_cpu_supports("avx512f")) return "avx512";
+  if (__builtin_cpu_supports("avx2")) return "avx2";
+  if (__builtin_cpu_supports("avx")) return "avx";
+  return "sse2";
+#elif defined(__aarch64__)
+  return "neon";
+#elif defined(__EMSCRIPTEN__)
+  return "wasm";
+#else
+  return "native";
+#endif
 }
 
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-bool write_text(const fs::path& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
-  return static_cast<bool>(out.flush());
-}
+/// The environment a plan is found and compiled under, read by the call
+/// that asks for it (a background compile must not read the environment
+/// while the caller's thread may change it).
+struct PlanEnv {
+  std::string cache;   ///< the cache folder's path (cache_path)
+  std::string cc;      ///< $TC_CC, else cc
+  double timeout = 0;  ///< $TC_PLAN_COMPILE_TIMEOUT; 0: the default
+};
 
 #ifndef __EMSCRIPTEN__
 
+std::string errno_text(int err) { return std::strerror(err); }
+
+// ---- the cache folder: found, created and trusted --------------------------
+
 /// Where plans are kept: $TC_CACHE_DIR, else $XDG_CACHE_HOME/tensorcode,
-/// else ~/.cache/tensorcode, else the temporary directory.
-fs::path cache_dir() {
+/// else ~/.cache/tensorcode, else tensorcode-UID in the temporary directory.
+std::string cache_path() {
   if (const char* d = std::getenv("TC_CACHE_DIR"); d && *d) return d;
-  if (const char* d = std::getenv("XDG_CACHE_HOME"); d && *d) return fs::path(d) / "tensorcode";
-  if (const char* h = std::getenv("HOME"); h && *h) return fs::path(h) / ".cache" / "tensorcode";
-  return fs::temp_directory_path() / ("tensorcode-" + std::to_string(getuid()));
+  if (const char* d = std::getenv("XDG_CACHE_HOME"); d && *d) return std::string(d) + "/tensorcode";
+  if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache/tensorcode";
+  const char* t = std::getenv("TMPDIR");
+  return std::string(t && *t ? t : "/tmp") + "/tensorcode-" + std::to_string(::geteuid());
 }
 
-/// Runs argv (PATH lookup) and returns its exit status (-1 when it could
-/// not start), with stdout and stderr together in `out` (at most 64 KiB
-/// kept). A pipe rather than a file, so a process killed while the compiler
-/// runs leaves nothing behind in the cache.
-int run_process(const std::vector<std::string>& argv, std::string& out) {
-  out.clear();
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  int fds[2];
-  // Close-on-exec, so a compiler started by another thread at the same
-  // time does not hold this pipe open.
-  if (pipe2(fds, O_CLOEXEC) != 0) return -1;
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
-  posix_spawn_file_actions_adddup2(&fa, fds[1], 2);
-  pid_t pid = 0;
-  const int rc = posix_spawnp(&pid, args[0], &fa, nullptr, args.data(), environ);
-  posix_spawn_file_actions_destroy(&fa);
-  close(fds[1]);
-  if (rc != 0) {
-    close(fds[0]);
-    return -1;
+/// Why a file or folder with status `st` is not this user's alone to write
+/// (empty: it is).
+std::string untrusted(const struct stat& st, const std::string& path) {
+  if (st.st_uid != ::geteuid())
+    return "'" + path + "' is owned by uid " + std::to_string(st.st_uid) + ", not by this user (uid " +
+           std::to_string(::geteuid()) + ")";
+  if (st.st_mode & (S_IWGRP | S_IWOTH)) {
+    char mode[8];
+    std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
+    return "'" + path + "' is writable by " + ((st.st_mode & S_IWOTH) ? "others" : "its group") + " (mode " + mode + ")";
   }
-  char buf[4096];
+  return "";
+}
+
+/// An open folder of the cache: every file in it is reached with *at() calls
+/// relative to `fd`, so a rename of the path after the checks changes nothing.
+struct CacheDir {
+  std::string path;  ///< the resolved path (no symlinks), for messages and the compiler
+  int fd = -1;
+  CacheDir() = default;
+  CacheDir(const CacheDir&) = delete;
+  CacheDir& operator=(const CacheDir&) = delete;
+  ~CacheDir() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+
+/// Resolves `path` one component at a time: a symlink on the way must be this
+/// user's or root's (the kernel would follow anyone's), and what is missing
+/// is created 0700. Then the folder itself is opened without following a
+/// link and must be this user's, not writable by group or others. An empty
+/// result: the cache is refused (`why`).
+bool open_cache_dir(const std::string& where, CacheDir& dir, std::string& why) {
+  std::string path = where;
+  if (path[0] != '/') {
+    char cwd[4096];
+    if (!::getcwd(cwd, sizeof cwd)) {
+      why = "cannot resolve the plan cache '" + path + "': " + errno_text(errno);
+      return false;
+    }
+    path = std::string(cwd) + "/" + path;
+  }
+  // Components still to walk, front first; `done` is the resolved prefix.
+  std::deque<std::string> todo;
+  auto push_components = [&](const std::string& text) {
+    std::deque<std::string> parts;
+    std::size_t b = 0;
+    while (b <= text.size()) {
+      const std::size_t e = std::min(text.find('/', b), text.size());
+      if (e > b) parts.push_back(text.substr(b, e - b));
+      b = e + 1;
+    }
+    todo.insert(todo.begin(), parts.begin(), parts.end());
+  };
+  push_components(path);
+  std::string done;
+  int links = 0;
+  while (!todo.empty()) {
+    const std::string part = todo.front();
+    todo.pop_front();
+    if (part == ".") continue;
+    if (part == "..") {
+      const auto slash = done.rfind('/');
+      done = slash == std::string::npos ? "" : done.substr(0, slash);
+      continue;
+    }
+    const std::string next = done + "/" + part;
+    struct stat st {};
+    if (::lstat(next.c_str(), &st) != 0) {
+      if (errno != ENOENT) {
+        why = "cannot reach the plan cache '" + path + "': '" + next + "': " + errno_text(errno);
+        return false;
+      }
+      if (::mkdir(next.c_str(), 0700) != 0 && errno != EEXIST) {
+        why = "the plan cache '" + path + "' cannot be created: '" + next + "': " + errno_text(errno);
+        return false;
+      }
+      if (::lstat(next.c_str(), &st) != 0) {
+        why = "the plan cache '" + path + "' cannot be created: '" + next + "': " + errno_text(errno);
+        return false;
+      }
+    }
+    if (S_ISLNK(st.st_mode)) {
+      if (st.st_uid != ::geteuid() && st.st_uid != 0) {
+        why = "cache refused: '" + next + "' is a symbolic link owned by uid " + std::to_string(st.st_uid) +
+              ", not by this user (uid " + std::to_string(::geteuid()) + ") or root";
+        return false;
+      }
+      if (++links > 40) {
+        why = "cache refused: too many symbolic links in '" + path + "'";
+        return false;
+      }
+      char buf[4096];
+      const ssize_t n = ::readlink(next.c_str(), buf, sizeof buf - 1);
+      if (n < 0) {
+        why = "cannot reach the plan cache '" + path + "': '" + next + "': " + errno_text(errno);
+        return false;
+      }
+      const std::string target(buf, static_cast<std::size_t>(n));
+      if (target[0] == '/') done.clear();
+      push_components(target);
+      continue;
+    }
+    done = next;
+  }
+  if (done.empty()) done = "/";
+  dir.path = done;
+  dir.fd = ::open(done.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (dir.fd < 0) {
+    why = "cannot open the plan cache '" + done + "': " + errno_text(errno);
+    return false;
+  }
+  struct stat st {};
+  if (::fstat(dir.fd, &st) != 0) {
+    why = "cannot open the plan cache '" + done + "': " + errno_text(errno);
+    return false;
+  }
+  if (std::string bad = untrusted(st, done); !bad.empty()) {
+    why = "cache refused: " + bad;
+    return false;
+  }
+  return true;
+}
+
+// ---- the files of one entry ------------------------------------------------
+//
+// plan-KEY.so (the shared object), plan-KEY.sum ("sha256 HEX" of the .so)
+// and plan-KEY.c (the source, compared with the wanted one). Compiles write
+// .plan-KEY.tmp.PID.N.{c,so} first; write_file_atomic's own temporaries are
+// .plan-KEY.sum.tmp.XXXXXX.
+
+enum class Entry { Intact, Missing, Damaged, Refused };
+
+/// Reads the whole of an open file.
+bool read_fd(int fd, std::string& out) {
+  out.clear();
+  char buf[65536];
   for (;;) {
-    const ssize_t n = read(fds[0], buf, sizeof buf);
+    const ssize_t n = ::read(fd, buf, sizeof buf);
     if (n > 0) {
-      if (out.size() < 65536) out.append(buf, static_cast<std::size_t>(n));
-    } else if (n == 0 || errno != EINTR) {
-      break;
+      out.append(buf, static_cast<std::size_t>(n));
+    } else if (n == 0) {
+      return true;
+    } else if (errno != EINTR) {
+      return false;
     }
   }
-  close(fds[0]);
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0)
-    if (errno != EINTR) return -1;
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
+
+/// Opens dir/name without following a link and checks it: Intact (fd set),
+/// Missing, Damaged (a link or not a regular file of ours: rebuilt) or Refused
+/// (someone else's file: `why`).
+Entry open_entry_file(const CacheDir& dir, const std::string& name, int& fd, std::string& why) {
+  fd = ::openat(dir.fd, name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+  const std::string path = dir.path + "/" + name;
+  if (fd < 0) {
+    if (errno == ENOENT) return Entry::Missing;
+    struct stat lst {};
+    if (::fstatat(dir.fd, name.c_str(), &lst, AT_SYMLINK_NOFOLLOW) == 0) {
+      if (std::string bad = untrusted(lst, path); !bad.empty()) {
+        why = "cache refused: " + bad;
+        return Entry::Refused;
+      }
+      why = "'" + path + "' is a symbolic link";
+      return Entry::Damaged;
+    }
+    why = "cannot open '" + path + "': " + errno_text(errno);
+    return Entry::Damaged;
+  }
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    fd = -1;
+    why = "cache refused: '" + path + "' is not a regular file";
+    return Entry::Refused;
+  }
+  if (std::string bad = untrusted(st, path); !bad.empty()) {
+    ::close(fd);
+    fd = -1;
+    why = "cache refused: " + bad;
+    return Entry::Refused;
+  }
+  return Entry::Intact;
+}
+
+/// Checks the entry `key` for `source` and loads it into `k`.
+Entry load_entry(const CacheDir& dir, const std::string& key, const std::string& source, CompiledKernel& k,
+                 std::string& why) {
+  const std::string so_name = "plan-" + key + ".so";
+  int so_fd = -1, sum_fd = -1, c_fd = -1;
+  Entry e = open_entry_file(dir, so_name, so_fd, why);
+  if (e != Entry::Intact) return e;
+  struct Closer {
+    int* fds[3];
+    ~Closer() {
+      for (int* f : fds)
+        if (*f >= 0) ::close(*f);
+    }
+  } closer{{&so_fd, &sum_fd, &c_fd}};
+  for (auto [name, fd] : {std::pair{"plan-" + key + ".sum", &sum_fd}, std::pair{"plan-" + key + ".c", &c_fd}}) {
+    e = open_entry_file(dir, name, *fd, why);
+    if (e == Entry::Refused) return e;
+    if (e != Entry::Intact) {
+      if (why.empty()) why = "'" + dir.path + "/" + name + "' is missing";
+      return Entry::Damaged;
+    }
+  }
+  std::string so_bytes, sum, c_text;
+  if (!read_fd(so_fd, so_bytes) || !read_fd(sum_fd, sum) || !read_fd(c_fd, c_text)) {
+    why = "cannot read the entry '" + dir.path + "/" + so_name + "'";
+    return Entry::Damaged;
+  }
+  if (c_text != source) {
+    why = "'" + dir.path + "/plan-" + key + ".c' holds another source";
+    return Entry::Damaged;
+  }
+  if (sum != "sha256 " + sha256_hex(so_bytes) + "\n") {
+    why = "'" + dir.path + "/" + so_name + "' does not match its checksum";
+    return Entry::Damaged;
+  }
+  // The bytes just checked are the ones loaded: the folder is this user's
+  // alone, and the loaded file is checked to be the one opened.
+  const std::string path = dir.path + "/" + so_name;
+  void* h = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!h) {
+    const char* err = ::dlerror();
+    why = std::string("cannot load '") + path + "': " + (err ? err : "dlopen failed");
+    return Entry::Damaged;
+  }
+  k.handle = std::shared_ptr<void>(h, [](void* p) { ::dlclose(p); });
+  struct stat opened {}, loaded {};
+  if (::fstat(so_fd, &opened) != 0 || ::stat(path.c_str(), &loaded) != 0 || opened.st_ino != loaded.st_ino ||
+      opened.st_dev != loaded.st_dev) {
+    k.handle.reset();
+    why = "'" + path + "' changed while it was loaded";
+    return Entry::Damaged;
+  }
+  k.one = reinterpret_cast<CompiledKernel::OneFn>(::dlsym(h, "tc_plan_one"));
+  k.block = reinterpret_cast<CompiledKernel::BlockFn>(::dlsym(h, "tc_plan_block"));
+  if (!k.one || !k.block) {
+    k.handle.reset();
+    why = "'" + path + "' lacks the plan's functions";
+    return Entry::Damaged;
+  }
+  k.path = path;
+  return Entry::Intact;
+}
+
+/// Removes what killed compiles left: a .plan-*.tmp.PID.* of a process that
+/// no longer runs (or older than a day: the PID may have been reused), and
+/// write_file_atomic's .plan-*.tmp.XXXXXX older than an hour (a write takes
+/// milliseconds, so an older one was interrupted by SIGKILL).
+void remove_stale_temporaries(const CacheDir& dir) {
+  const int fd = ::dup(dir.fd);
+  if (fd < 0) return;
+  DIR* d = ::fdopendir(fd);
+  if (!d) {
+    ::close(fd);
+    return;
+  }
+  const auto now = std::time(nullptr);
+  while (const dirent* ent = ::readdir(d)) {
+    const std::string name = ent->d_name;
+    if (name.rfind(".plan-", 0) != 0) continue;
+    const auto tmp = name.find(".tmp.");
+    if (tmp == std::string::npos) continue;
+    struct stat st {};
+    if (::fstatat(dir.fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 || st.st_uid != ::geteuid()) continue;
+    const double age = std::difftime(now, st.st_mtime);
+    const char* digits = name.c_str() + tmp + 5;
+    char* end = nullptr;
+    const long pid = std::strtol(digits, &end, 10);
+    const bool tagged = end != digits && *end == '.';
+    bool stale;
+    if (tagged)
+      stale = age > 86400 || (pid > 0 && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH);
+    else
+      stale = age > 3600;
+    if (stale) ::unlinkat(dir.fd, name.c_str(), 0);
+  }
+  ::closedir(d);
+}
+
+// ---- the compiler ----------------------------------------------------------
 
 /// The compiler ($TC_CC, else cc) and its flags: no contraction and no
 /// fast-math, so every operation is the IEEE one the interpreter performs;
@@ -141,93 +393,335 @@ struct Compiler {
   std::string why;      ///< why it is not usable
 };
 
-const Compiler& compiler() {
-  static std::mutex m;
-  static std::map<std::string, Compiler> seen;
-  const char* env = std::getenv("TC_CC");
-  const std::string cc = env && *env ? env : "cc";
+const Compiler& compiler(const std::string& cc) {
+  // Never destroyed: a background compile may still read it while the
+  // process exits (the queue's exit handler stops it first, but not before
+  // every static destructor).
+  static auto& m = *new std::mutex;
+  static auto& seen = *new std::map<std::string, Compiler>;
   std::lock_guard<std::mutex> lock(m);
   auto it = seen.find(cc);
   if (it != seen.end()) return it->second;
   Compiler c;
   c.cc = cc;
-  std::string version;
-  const int rc = run_process({cc, "--version"}, version);
-  if (rc == 0) c.version = version;
+  ChildLimits limits;
+  limits.timeout_s = 30;
+  const ChildResult r = run_child({cc, "--version"}, limits);
+  if (r.ok()) c.version = r.output;
   // -O1 and, for GCC, no temporary-expression replacement: the block's
   // statements stay in the written order, copies of a node interleaved, so
   // independent chains overlap (GCC otherwise emits one chain after another
   // and long_loop runs 3x slower); -O2 is slower to compile and no faster.
-  // The target's -march comes with the source (PlanSource::flags).
-  c.flags = {"-std=gnu99", "-O1", "-ffp-contract=off", "-fno-fast-math", "-fno-trapping-math", "-fPIC", "-shared"};
+  c.flags = {"-std=gnu99", "-O1", "-ffp-contract=off", "-fno-fast-math", "-fno-trapping-math", "-fPIC", "-shared",
+             "-march=native"};
   if (c.version.find("clang") == std::string::npos) c.flags.push_back("-fno-tree-ter");
-  if (c.version.empty()) c.why = "no C compiler: '" + cc + "' " + (rc < 0 ? "could not be started" : "--version failed") + " (set TC_CC)";
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  if (__builtin_cpu_supports("avx512f")) c.flags.push_back("-mprefer-vector-width=512");
+#endif
+  if (c.version.empty())
+    c.why = "no C compiler: '" + cc + "' " +
+            (r.end == ChildResult::End::NotStarted ? "could not be started" : "--version failed (" + r.describe(30) + ")") +
+            " (set TC_CC)";
   return seen.emplace(cc, std::move(c)).first->second;
+}
+
+/// How long a compile may take before the compiler is killed:
+/// $TC_PLAN_COMPILE_TIMEOUT seconds (`given`), else 30 s + 20 ms per node,
+/// at most 10 minutes.
+double compile_timeout(double given, std::size_t source_bytes) {
+  if (given > 0) return given;
+  // The source has a few hundred bytes per node.
+  const double nodes = static_cast<double>(source_bytes) / 400.0;
+  return std::min(600.0, 30.0 + 0.02 * nodes);
+}
+
+/// Writes `text` to a new file dir/name (which must not exist).
+bool write_new(const CacheDir& dir, const std::string& name, const std::string& text, std::string& why) {
+  const int fd = ::openat(dir.fd, name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    why = "cannot write '" + dir.path + "/" + name + "': " + errno_text(errno);
+    return false;
+  }
+  const char* p = text.data();
+  std::size_t left = text.size();
+  while (left > 0) {
+    const ssize_t n = ::write(fd, p, left);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      why = "cannot write '" + dir.path + "/" + name + "': " + errno_text(errno);
+      ::close(fd);
+      return false;
+    }
+    p += n;
+    left -= static_cast<std::size_t>(n);
+  }
+  if (::close(fd) != 0) {
+    why = "cannot write '" + dir.path + "/" + name + "': " + errno_text(errno);
+    return false;
+  }
+  return true;
+}
+
+/// Compiles `source` into the entry `key`: the compiler writes temporaries
+/// (removed on any failure, on SIGINT/SIGTERM/SIGHUP, and by a later compile
+/// after a SIGKILL), the object is fsynced, renamed into place, and its
+/// checksum written last (write_file_atomic), so an entry is whole or not
+/// there.
+bool compile_entry(const CacheDir& dir, const std::string& key, const std::string& source, const Compiler& cc,
+                   double timeout, const std::atomic<bool>* cancel, std::string& why) {
+  remove_stale_temporaries(dir);
+  static std::atomic<unsigned> counter{0};
+  const std::string tag = ".plan-" + key + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(++counter);
+  TemporaryName tmp_c(dir.path + "/" + tag + ".c"), tmp_so(dir.path + "/" + tag + ".so");
+  if (!write_new(dir, tag + ".c", source, why)) return false;
+  std::vector<std::string> argv{cc.cc};
+  argv.insert(argv.end(), cc.flags.begin(), cc.flags.end());
+  argv.insert(argv.end(), {"-o", tmp_so.path(), tmp_c.path(), "-lm"});
+  ChildLimits limits;
+  limits.timeout_s = compile_timeout(timeout, source.size());
+  limits.cancel = cancel;
+  ChildResult r = run_child(argv, limits);
+  if (!r.ok()) {
+    std::string msg = r.output;
+    if (msg.size() > 400) msg.resize(400);
+    while (!msg.empty() && (msg.back() == '\n' || msg.back() == ' ')) msg.pop_back();
+    if (r.end == ChildResult::End::TimedOut)
+      why = "the C compiler '" + cc.cc + "' " + r.describe(limits.timeout_s) +
+            " on the compiled plan (TC_PLAN_COMPILE_TIMEOUT sets the limit)";
+    else if (r.end == ChildResult::End::Cancelled)
+      why = "the compile was cancelled";
+    else
+      why = "'" + cc.cc + "' failed on the compiled plan (" + r.describe() + "): " + msg;
+    return false;
+  }
+  const int fd = ::openat(dir.fd, (tag + ".so").c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  std::string bytes;
+  if (fd < 0 || !read_fd(fd, bytes) || ::fsync(fd) != 0) {
+    why = "cannot read back the compiled plan '" + tmp_so.path() + "': " + errno_text(errno);
+    if (fd >= 0) ::close(fd);
+    return false;
+  }
+  ::close(fd);
+  const std::string base = "plan-" + key;
+  // The old checksum goes first: until the new one is written, a reader
+  // sees no whole entry rather than a new object with an old checksum.
+  ::unlinkat(dir.fd, (base + ".sum").c_str(), 0);
+  if (::renameat(dir.fd, (tag + ".so").c_str(), dir.fd, (base + ".so").c_str()) != 0) {
+    why = "cannot store the compiled plan in '" + dir.path + "': " + errno_text(errno);
+    return false;
+  }
+  tmp_so.keep();
+  if (::renameat(dir.fd, (tag + ".c").c_str(), dir.fd, (base + ".c").c_str()) != 0) {
+    why = "cannot store the compiled plan in '" + dir.path + "': " + errno_text(errno);
+    ::unlinkat(dir.fd, (base + ".so").c_str(), 0);
+    return false;
+  }
+  tmp_c.keep();
+  if (Status s = write_file_atomic(dir.path + "/" + base + ".sum", "sha256 " + sha256_hex(bytes) + "\n"); !s) {
+    why = s.error().message;
+    ::unlinkat(dir.fd, (base + ".so").c_str(), 0);
+    ::unlinkat(dir.fd, (base + ".c").c_str(), 0);
+    return false;
+  }
+  return true;
 }
 
 #endif  // __EMSCRIPTEN__
 
-}  // namespace
+PlanEnv read_plan_env() {
+  PlanEnv e;
+#ifndef __EMSCRIPTEN__
+  e.cache = cache_path();
+  const char* cc = std::getenv("TC_CC");
+  e.cc = cc && *cc ? cc : "cc";
+  if (const char* t = std::getenv("TC_PLAN_COMPILE_TIMEOUT"); t && *t) {
+    char* end = nullptr;
+    const double v = std::strtod(t, &end);
+    if (end != t && *end == '\0' && v > 0 && std::isfinite(v)) e.timeout = v;
+  }
+#endif
+  return e;
+}
 
-Result<std::shared_ptr<const CompiledKernel>> load_plan(PlanSource src, bool probe_only) {
+std::shared_ptr<const CompiledKernel> load_plan_in(const PlanEnv& env, PlanSource src, bool probe_only,
+                                                   PlanFailure& failure, const std::atomic<bool>* cancel) {
+  failure = {};
 #ifdef __EMSCRIPTEN__
+  (void)env;
   (void)src;
   (void)probe_only;
-  return make_error("no compiled plan in the WebAssembly build");
+  (void)cancel;
+  failure.reason = "no C compiler in the WebAssembly build";
+  return nullptr;
 #else
   const auto t0 = std::chrono::steady_clock::now();
-  const fs::path dir = cache_dir();
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec) return make_error("the plan cache '" + dir.string() + "' cannot be created: " + ec.message());
-  const Compiler& cc = compiler();
-  if (!cc.why.empty()) return make_error(cc.why);
+  CacheDir dir;
+  if (!open_cache_dir(env.cache, dir, failure.reason)) {
+    failure.refused = failure.reason.rfind("cache refused", 0) == 0;
+    return nullptr;
+  }
+  const Compiler& cc = compiler(env.cc);
+  if (!cc.why.empty()) {
+    failure.reason = cc.why;
+    return nullptr;
+  }
   std::string key_text = src.text + "\n" + cc.cc + "\n" + cc.version;
   for (const auto& f : cc.flags) key_text += " " + f;
   for (const auto& f : src.flags) key_text += " " + f;
-  const std::string key = hash_hex(key_text);
-  const fs::path so = dir / ("plan-" + key + ".so"), c_file = dir / ("plan-" + key + ".c");
+  const std::string key = sha256_hex(key_text);
   auto k = std::make_shared<CompiledKernel>();
-  // A hit must hold this very source (a hash collision compiles anew).
-  k->cache_hit = fs::exists(so, ec) && read_text(c_file) == src.text;
-  if (!k->cache_hit) {
-    if (probe_only) return make_error("not in the plan cache");
-    const std::string tag = std::to_string(getpid()) + "." +
-                            std::to_string(std::chrono::steady_clock::now().time_since_epoch().count());
-    const fs::path tmp_c = dir / ("plan-" + key + "." + tag + ".c"), tmp_so = dir / ("plan-" + key + "." + tag + ".so");
-    if (!write_text(tmp_c, src.text)) return make_error("cannot write '" + tmp_c.string() + "'");
-    std::vector<std::string> argv{cc.cc};
-    argv.insert(argv.end(), cc.flags.begin(), cc.flags.end());
-    argv.insert(argv.end(), src.flags.begin(), src.flags.end());
-    argv.insert(argv.end(), {"-o", tmp_so.string(), tmp_c.string(), "-lm"});
-    std::string msg;
-    const int rc = run_process(argv, msg);
-    if (rc != 0) {
-      if (msg.size() > 400) msg.resize(400);
-      fs::remove(tmp_c, ec);
-      fs::remove(tmp_so, ec);
-      return make_error("'" + cc.cc + "' failed on the compiled plan (exit " + std::to_string(rc) + "): " + msg);
+  std::string why;
+  Entry e = load_entry(dir, key, src.text, *k, why);
+  k->cache_hit = e == Entry::Intact;
+  if (e == Entry::Refused) {
+    failure.reason = why;
+    failure.refused = true;
+    return nullptr;
+  }
+  if (e != Entry::Intact) {
+    if (probe_only) {
+      failure.missing = true;
+      failure.reason = e == Entry::Missing ? "not in the plan cache" : "damaged in the plan cache: " + why;
+      return nullptr;
     }
-    // Whole files only: another process may look the key up at any time.
-    fs::rename(tmp_so, so, ec);
-    if (!ec) fs::rename(tmp_c, c_file, ec);
-    if (ec) {
-      fs::remove(tmp_c, ec);
-      fs::remove(tmp_so, ec);
-      return make_error("cannot store the compiled plan in '" + dir.string() + "'");
+    // Missing or damaged (a truncated object, a wrong checksum, a stale
+    // source): compiled anew, replacing what was there.
+    Compiler target = cc;  // with the target's -march (PlanSource::flags)
+    target.flags.insert(target.flags.end(), src.flags.begin(), src.flags.end());
+    if (!compile_entry(dir, key, src.text, target, env.timeout, cancel, failure.reason)) return nullptr;
+    e = load_entry(dir, key, src.text, *k, why);
+    if (e != Entry::Intact) {
+      failure.refused = e == Entry::Refused;
+      failure.reason = "the compiled plan does not load: " + why;
+      return nullptr;
     }
   }
-  void* h = dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (!h) return make_error(std::string("cannot load the compiled plan: ") + dlerror());
-  k->handle = std::shared_ptr<void>(h, [](void* p) { dlclose(p); });
-  k->one = reinterpret_cast<CompiledKernel::OneFn>(dlsym(h, "tc_plan_one"));
-  k->block = reinterpret_cast<CompiledKernel::BlockFn>(dlsym(h, "tc_plan_block"));
-  if (!k->one || !k->block) return make_error("the compiled plan '" + so.string() + "' lacks its functions");
-  k->path = so.string();
+  k->isa = src.isa.empty() ? host_isa() : src.isa;
   k->src = std::move(src);
+  k->src.text = std::string();  // the kernel needs only the slots (megabytes for a large program)
   k->seconds = seconds_since(t0);
-  return std::shared_ptr<const CompiledKernel>(std::move(k));
+  return k;
 #endif
+}
+
+}  // namespace
+
+std::shared_ptr<const CompiledKernel> load_plan(PlanSource src, bool probe_only, PlanFailure& failure,
+                                                const std::atomic<bool>* cancel) {
+  return load_plan_in(read_plan_env(), std::move(src), probe_only, failure, cancel);
+}
+
+// ---- the background compiles (Auto) ----------------------------------------
+
+/// One compile the background worker does for a PlanState.
+struct CompileJob {
+  PlanEnv env;
+  PlanSource src;
+  std::atomic<bool> abandoned{false};  ///< its evaluator is gone: skipped if not started yet
+  std::atomic<bool> cancel{false};     ///< the process exits: skipped, or its compiler killed
+  std::atomic<bool> done{false};    ///< kernel/failure are final (release)
+  std::shared_ptr<const CompiledKernel> kernel;
+  PlanFailure failure;
+};
+
+namespace {
+
+/// One worker thread compiles the queued jobs in turn (a compiler at a time
+/// is enough work for the machine) and ends when the queue is empty. At
+/// process exit the running compile is cancelled (its compiler killed, its
+/// temporaries removed) and the worker joined, so exit never waits for a
+/// compile and no thread outlives the statics it uses.
+class CompileQueue {
+ public:
+  static CompileQueue& get() {
+    static CompileQueue& q = *new CompileQueue;  // never destroyed: see at_exit
+    return q;
+  }
+
+  void submit(std::shared_ptr<CompileJob> job) {
+#ifndef __EMSCRIPTEN__
+    (void)compiler(job->env.cc);  // built before the exit handler is registered, destroyed never
+#endif
+    std::unique_lock<std::mutex> lock(m_);
+    if (exiting_) {
+      job->failure.reason = "the process is exiting";
+      job->done.store(true, std::memory_order_release);
+      return;
+    }
+    if (!registered_) {
+      registered_ = true;
+      std::atexit([] { get().at_exit(); });
+    }
+    queue_.push_back(std::move(job));
+    if (!running_) {
+      if (worker_.joinable()) worker_.join();  // finished: it found the queue empty
+      running_ = true;
+      worker_ = std::thread([this] { work(); });
+    }
+  }
+
+ private:
+  void work() {
+    std::unique_lock<std::mutex> lock(m_);
+    while (!queue_.empty() && !exiting_) {
+      std::shared_ptr<CompileJob> job = std::move(queue_.front());
+      queue_.pop_front();
+      if (job->cancel.load() || job->abandoned.load()) {
+        job->failure.reason = "the compile was cancelled";
+        job->done.store(true, std::memory_order_release);
+        continue;
+      }
+      current_ = job;
+      lock.unlock();
+      job->kernel = load_plan_in(job->env, job->src, false, job->failure, &job->cancel);
+      job->src.text.clear();
+      job->src.text.shrink_to_fit();
+      job->done.store(true, std::memory_order_release);
+      lock.lock();
+      current_.reset();
+    }
+    running_ = false;
+  }
+
+  void at_exit() {
+    std::thread worker;
+    {
+      std::lock_guard<std::mutex> lock(m_);
+      exiting_ = true;
+      if (current_) current_->cancel.store(true);
+      for (auto& job : queue_) job->cancel.store(true);
+      worker = std::move(worker_);
+    }
+    if (worker.joinable()) worker.join();
+  }
+
+  std::mutex m_;
+  std::deque<std::shared_ptr<CompileJob>> queue_;
+  std::shared_ptr<CompileJob> current_;
+  std::thread worker_;
+  bool running_ = false, registered_ = false, exiting_ = false;
+};
+
+}  // namespace
+
+PlanState::PlanState(EvalPlan choice) : choice_(choice) {
+  if (const char* t = std::getenv("TC_PLAN_COMPILE_AFTER"); t && *t) {
+    char* end = nullptr;
+    const double v = std::strtod(t, &end);
+    if (end != t && *end == '\0' && v >= 0 && std::isfinite(v)) compile_after_s_ = v;
+  }
+}
+
+PlanState::~PlanState() {
+  std::lock_guard<std::mutex> lock(m_);
+  // Still queued: nobody waits for it any more. Already running: it goes on
+  // and fills the cache for the next evaluator of this program.
+  if (job_ && !job_->done.load(std::memory_order_acquire)) job_->abandoned.store(true);
+}
+
+void PlanState::set_failure(const PlanFailure& f) const {
+  failed_ = true;
+  reason_ = f.reason;
 }
 
 void PlanState::try_load(const Prepared& p, bool probe_only) {
@@ -237,7 +731,7 @@ void PlanState::try_load(const Prepared& p, bool probe_only) {
   (void)p;
   (void)probe_only;
   failed_ = true;
-  reason_ = "no compiled plan in the WebAssembly build";
+  reason_ = "no C compiler in the WebAssembly build";
   return;
 #endif
   const auto t0 = std::chrono::steady_clock::now();
@@ -247,27 +741,75 @@ void PlanState::try_load(const Prepared& p, bool probe_only) {
     reason_ = src.error().message;
     return;
   }
-  auto k = load_plan(std::move(*src), probe_only);
+  PlanFailure f;
+  auto k = load_plan(probe_only ? *src : std::move(*src), probe_only, f);
   if (!k) {
-    if (!probe_only) failed_ = true;
-    reason_ = k.error().message;
+    if (probe_only && f.missing) {
+      reason_ = f.reason;
+      probed_src_ = std::move(*src);
+      return;
+    }
+    set_failure(f);
     return;
   }
-  auto loaded = std::const_pointer_cast<CompiledKernel>(*k);
+  auto loaded = std::const_pointer_cast<CompiledKernel>(k);
   loaded->seconds = seconds_since(t0);  // with the source's writing
   kernel_ = std::move(loaded);
   reason_.clear();
   ready_.store(kernel_.get(), std::memory_order_release);
 }
 
+void PlanState::start_compile(const Prepared& p) {
+  auto job = std::make_shared<CompileJob>();
+  job->env = read_plan_env();
+  if (probed_src_) {
+    job->src = std::move(*probed_src_);
+    probed_src_.reset();
+  } else {
+    auto src = compiled_source(p);
+    if (!src) {
+      failed_ = true;
+      reason_ = src.error().message;
+      return;
+    }
+    job->src = std::move(*src);
+  }
+  job_ = job;
+  job_raw_.store(job.get(), std::memory_order_release);
+  reason_ = "compiling in background";
+  compiling_.store(true, std::memory_order_release);
+  CompileQueue::get().submit(std::move(job));
+}
+
+void PlanState::adopt_job() const {
+  if (!compiling_.load(std::memory_order_relaxed) || !job_->done.load(std::memory_order_acquire)) return;
+  if (job_->kernel) {
+    kernel_ = std::move(job_->kernel);
+    reason_.clear();
+    ready_.store(kernel_.get(), std::memory_order_release);
+  } else {
+    set_failure(job_->failure);
+  }
+  compiling_.store(false, std::memory_order_release);
+}
+
 const CompiledKernel* PlanState::kernel_for(const Prepared& p, double node_cases, bool batched) {
   if (const CompiledKernel* k = ready_.load(std::memory_order_acquire)) return k;
   if (choice_ == EvalPlan::Interpreter || failed_.load(std::memory_order_relaxed)) return nullptr;
+  if (compiling_.load(std::memory_order_acquire)) {
+    // A background compile: this call interprets unless it is done (checked
+    // without the lock, so concurrent callers do not queue on it meanwhile).
+    if (!job_raw_.load(std::memory_order_acquire)->done.load(std::memory_order_acquire)) return nullptr;
+    std::lock_guard<std::mutex> lock(m_);
+    adopt_job();
+    return kernel_.get();
+  }
   // Auto, ski rental: once the interpreter has spent (with this call) about
   // what finding the plan costs, look in the cache; once it has spent what
   // compiling costs, compile. Neither path costs more than twice the better.
   const double nodes = static_cast<double>(p.order.size());
-  const double probe_at = nodes * kProbeNodeS, compile_at = kCompileBaseS + nodes * kCompileNodeS;
+  const double compile_at = compile_after_s_ >= 0 ? compile_after_s_ : kCompileBaseS + nodes * kCompileNodeS;
+  const double probe_at = std::min(nodes * kProbeNodeS, compile_at);
   double spent = 0.0;
   if (choice_ == EvalPlan::Auto) {
     const double add = node_cases * (batched ? kBatchNodeS : kScalarNodeS);
@@ -279,8 +821,10 @@ const CompiledKernel* PlanState::kernel_for(const Prepared& p, double node_cases
     if (!due) return nullptr;
   }
   std::lock_guard<std::mutex> lock(m_);
-  if (kernel_ || failed_) return kernel_.get();
+  if (kernel_ || failed_ || compiling_) return kernel_.get();
   if (choice_ == EvalPlan::Compiled) {
+    // Chosen explicitly: the first call waits for the compile (bounded by
+    // the compiler's timeout), so every call after it runs compiled.
     try_load(p, false);
     return kernel_.get();
   }
@@ -289,19 +833,33 @@ const CompiledKernel* PlanState::kernel_for(const Prepared& p, double node_cases
     try_load(p, true);
     if (kernel_ || failed_) return kernel_.get();
   }
-  if (spent >= compile_at) try_load(p, false);
+  // Never on the caller's clock: this call (and those after it until the
+  // plan is loaded) interprets while the worker compiles.
+  if (spent >= compile_at) start_compile(p);
   return kernel_.get();
 }
 
 PlanStatus PlanState::status() const {
   std::lock_guard<std::mutex> lock(m_);
+  adopt_job();
   PlanStatus s;
   s.compiled = kernel_ != nullptr;
+  s.compiling = compiling_.load(std::memory_order_relaxed);
   s.reason = choice_ == EvalPlan::Interpreter ? "the interpreter was chosen (EvalPlan::Interpreter)" : reason_;
   if (kernel_) {
     s.cache_hit = kernel_->cache_hit;
     s.compile_seconds = kernel_->seconds;
     s.path = kernel_->path;
+    s.isa = kernel_->isa;
+    s.compiled_cases = kernel_->cases.load(std::memory_order_relaxed);
+    s.handed_back = kernel_->handed_back.load(std::memory_order_relaxed);
+    s.summary = "compiled (" + s.isa + ")";
+  } else if (choice_ == EvalPlan::Interpreter) {
+    s.summary = "interpreting: the interpreter was chosen";
+  } else if (s.reason.empty()) {
+    s.summary = "interpreting: not worth compiling yet";
+  } else {
+    s.summary = "interpreting: " + s.reason;
   }
   return s;
 }
@@ -323,7 +881,10 @@ bool run_case_compiled(const CompiledKernel& k, const Prepared& p, const double*
   thread_local std::vector<double> prm, values;
   fill_prm(k, fixed, prm);
   values.resize(k.src.outputs);
-  if (k.one(inputs, prm.data(), values.data()) != 0) return false;
+  if (k.one(inputs, prm.data(), values.data()) != 0) {
+    k.handed_back.fetch_add(1, std::memory_order_relaxed);
+    return false;
+  }
   const std::size_t nout = p.program.outputs.size();
   out.outputs.assign(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(nout));
   out.next_state.assign(values.begin() + static_cast<std::ptrdiff_t>(nout), values.end());
@@ -360,6 +921,7 @@ Status run_batch_compiled(const CompiledKernel& k, const Prepared& p, std::span<
     Workspace ws;
     std::vector<double> case_inputs(p.inputs.size());
     Diagnostic err;
+    std::uint64_t flagged = 0;
     for (std::size_t start = begin; start < end; start += kBlock) {
       const std::size_t m = std::min(kBlock, end - start);
       for (std::size_t c = 0; c < columns.size(); ++c) in[c] = columns[c].data() + start;
@@ -367,8 +929,13 @@ Status run_batch_compiled(const CompiledKernel& k, const Prepared& p, std::span<
       for (std::size_t u = 0; u < nupd; ++u) outp[nout + u] = out.next_state[u].data() + start;
       k.block(static_cast<long>(m), in.data(), prm.data(), outp.data(), flags.data());
       for (std::size_t i = 0; i < m; ++i)
-        if (flags[i]) rerun_case(p, columns, start + i, *fixed, ws, case_inputs, err, out, errors);
+        if (flags[i]) {
+          ++flagged;
+          rerun_case(p, columns, start + i, *fixed, ws, case_inputs, err, out, errors);
+        }
     }
+    k.cases.fetch_add(end - begin, std::memory_order_relaxed);
+    k.handed_back.fetch_add(flagged, std::memory_order_relaxed);
   };
   if (nthreads <= 1 || nchunks <= 1) {
     run_chunk(0, count, out.errors);

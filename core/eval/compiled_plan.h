@@ -13,12 +13,19 @@
 /// and messages are the interpreter's for any thread count.
 ///
 /// The WebAssembly build has no compiler to call: there, and wherever no
-/// compiler works, load_plan fails with the reason and the evaluator keeps
-/// interpreting.
+/// compiler works, the evaluator keeps interpreting and plan_status() says
+/// why.
+///
+/// The cache is trusted only when nobody else can write it (docs/evaluator.md,
+/// "The plan cache"): a folder or file not owned by this user, writable by
+/// its group or by others, or reached through someone else's symlink is
+/// refused, and each shared object's SHA-256 is checked before dlopen.
 #include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -59,18 +66,43 @@ struct CompiledKernel {
   bool cache_hit = false;
   double seconds = 0.0;  ///< generating + compiling (or finding) + loading
   std::string path;      ///< the shared object
+  std::string isa;       ///< what plan_status() names
+  /// Cases the kernel ran, and of those the ones it flagged and handed back
+  /// to the interpreter (PlanStatus::handed_back).
+  mutable std::atomic<std::uint64_t> cases{0}, handed_back{0};
+};
+
+/// Why a plan could not be loaded: the words for plan_status(), and whether
+/// the cache itself was refused (nothing will load from it).
+struct PlanFailure {
+  std::string reason;
+  bool refused = false;  ///< the cache folder or an entry is not trusted
+  bool missing = false;  ///< probe only: not (or not intact) in the cache
 };
 
 /// Loads the cached object for `src`, compiling it first if the cache has
-/// none. `probe_only`: never compile (fails when not cached).
-Result<std::shared_ptr<const CompiledKernel>> load_plan(PlanSource src, bool probe_only);
+/// none or a damaged one. `probe_only`: never compile (`missing` when not
+/// cached). `cancel`, when set while the compiler runs, kills it.
+std::shared_ptr<const CompiledKernel> load_plan(PlanSource src, bool probe_only, PlanFailure& failure,
+                                                const std::atomic<bool>* cancel = nullptr);
+
+struct CompileJob;
 
 /// One evaluator's compiled-plan state: the choice, the kernel once loaded,
 /// and under EvalPlan::Auto the interpreter work seen so far (see
-/// docs/evaluator.md for the rule). Thread-safe.
+/// docs/evaluator.md for the rule). Auto compiles on a background thread and
+/// switches to the plan at the first call after it is loaded; Compiled
+/// compiles in the first call. Thread-safe.
 class PlanState {
  public:
-  explicit PlanState(EvalPlan choice) : choice_(choice) {}
+  /// Reads $TC_PLAN_COMPILE_AFTER (seconds of estimated interpreter time
+  /// after which Auto compiles, instead of the estimated compile time).
+  explicit PlanState(EvalPlan choice);
+  /// Cancels a compile still queued for this evaluator (one already running
+  /// goes on, so the next evaluator of the program finds it in the cache).
+  ~PlanState();
+  PlanState(const PlanState&) = delete;
+  PlanState& operator=(const PlanState&) = delete;
   /// The kernel to use for a call that the interpreter would spend
   /// `node_cases` node evaluations of kind `batched` on, or null.
   const CompiledKernel* kernel_for(const Prepared& p, double node_cases, bool batched);
@@ -78,15 +110,25 @@ class PlanState {
 
  private:
   void try_load(const Prepared& p, bool probe_only);
+  void start_compile(const Prepared& p);
+  /// Takes the background compile's result once it is there (under m_).
+  void adopt_job() const;
+  void set_failure(const PlanFailure& f) const;
   EvalPlan choice_;
+  double compile_after_s_ = -1;  ///< $TC_PLAN_COMPILE_AFTER; negative: the estimate
   mutable std::mutex m_;
-  std::shared_ptr<const CompiledKernel> kernel_;
-  std::atomic<const CompiledKernel*> ready_{nullptr};  ///< kernel_, once loaded (never changes after)
+  mutable std::shared_ptr<const CompiledKernel> kernel_;
+  mutable std::atomic<const CompiledKernel*> ready_{nullptr};  ///< kernel_, once loaded (never changes after)
   // Read before the lock on every run() and run_batch(), so that a call with
   // nothing due (the usual one) takes no mutex: atomics, written under m_.
-  std::atomic<bool> probed_{false}, failed_{false};
+  mutable std::atomic<bool> probed_{false}, failed_{false}, compiling_{false};
   std::atomic<double> spent_s_{0.0};  ///< estimated interpreter seconds so far (Auto)
-  std::string reason_;
+  mutable std::string reason_;
+  /// The background compile (Auto), kept while the evaluator lives so that
+  /// job_raw_ stays valid for the calls that check it without the lock.
+  std::shared_ptr<CompileJob> job_;
+  std::atomic<CompileJob*> job_raw_{nullptr};
+  std::optional<PlanSource> probed_src_;     ///< the source a probe missed with, kept for the compile
 };
 
 /// run() through the kernel: true with `out` filled when the case raised no

@@ -50,10 +50,12 @@ struct Env {
 /// (docs/evaluator.md, "The compiled plan").
 enum class EvalPlan : std::uint8_t {
   /// The interpreter, until the work seen would have paid for compiling
-  /// (or for finding the plan in the on-disk cache): then the compiled plan.
+  /// (or for finding the plan in the on-disk cache): then the plan is
+  /// compiled on a background thread while calls go on interpreting, and
+  /// the first call after it is loaded switches. Never waits for a compile.
   Auto,
   Interpreter,  ///< never compile
-  Compiled,     ///< compile (or load) at the first call; the interpreter when that fails
+  Compiled,     ///< compile (or load) in the first call, which waits for it; the interpreter when that fails
 };
 
 struct EvalOptions {
@@ -66,10 +68,21 @@ struct EvalOptions {
 /// Whether an evaluator runs its compiled plan, and why not.
 struct PlanStatus {
   bool compiled = false;       ///< run() (without a trace) and run_batch() call compiled code
-  std::string reason;          ///< why not (no compiler, host calls, ...); empty when compiled or not tried yet
+  bool compiling = false;      ///< Auto: a background compile is under way; calls interpret meanwhile
+  std::string reason;          ///< why not (no compiler, host calls, cache refused, ...); empty when compiled or not tried yet
+  /// One line for people: "compiled (avx2)", "interpreting: compiling in
+  /// background", "interpreting: no C compiler: ...", "interpreting: cache
+  /// refused: ...", "interpreting: the interpreter was chosen".
+  std::string summary;
+  std::string isa;             ///< the compiled code's target ("avx2", ...), when compiled
   bool cache_hit = false;      ///< the shared object came from the on-disk cache
   double compile_seconds = 0;  ///< writing the C, compiling (or finding) and loading it
   std::string path;            ///< the shared object
+  std::uint64_t compiled_cases = 0;  ///< cases run_batch ran through the compiled code
+  /// Cases the compiled code flagged and handed back to the interpreter
+  /// (run_batch's and run()'s): a kernel that flags everything is as slow as
+  /// the interpreter and shows here.
+  std::uint64_t handed_back = 0;
 };
 
 /// Values one case produced.
