@@ -366,7 +366,9 @@ Status BatchGradientTape::reverse(BatchRecord& record, std::span<const std::span
               if (!std::isfinite(sc.G[k * Bk + l])) bad = k;
             if (bad != kNone) {
               skip[c] = 2;
-              errs[w].emplace_back(c, m.nonfinite_gradient(bad, sc.G[bad * Bk + l]));
+              errs[w].emplace_back(c, m.nonfinite_result(bad, sc.G[bad * Bk + l], [&](std::size_t o) {
+                return seeds[o].size() == 1 ? seeds[o][0] : seeds[o][c];
+              }));
               if (!options.mask_failures) lower(first_bad, c);
             }
             store(c, sc.G.data() + l, Bk);

@@ -173,7 +173,7 @@ Status GradientTape::Impl::reverse_pass(std::span<const double> seeds, std::span
     const auto l = static_cast<std::size_t>(m.leaves[k].node);
     // A leaf outside the cone has a stale adjoint: its derivative is 0.
     gradients[k] = m.reached[l] ? m.adj[l] : 0.0;
-    if (!std::isfinite(gradients[k])) return m.nonfinite_gradient(k, gradients[k]);
+    if (!std::isfinite(gradients[k])) return m.nonfinite_result(k, gradients[k], [&](std::size_t o) { return seeds[o]; });
   }
   return ok_status();
 }
@@ -183,6 +183,14 @@ Diagnostic GradientTape::Impl::nonfinite_gradient(std::size_t k, double g) const
   return make_error("the gradient with respect to " + std::string(leaf.op == Op::Input ? "input" : "parameter") +
                         " '" + leaf.name + "' is " + (std::isnan(g) ? "nan" : "infinite"),
                     program.nodes[static_cast<std::size_t>(leaf.node)].location, leaf.node);
+}
+
+Diagnostic GradientTape::Impl::nonfinite_seed(std::size_t o, double s) const {
+  return make_error("the incoming gradient (the seed) of output '" + out_names[o] + "' is " +
+                        (std::isnan(s) ? "nan" : "infinite") +
+                        ", so every gradient it reaches is too: check what computes it (a loss of a nan target, "
+                        "an overflow in the loss)",
+                    program.nodes[static_cast<std::size_t>(out_ids[o])].location, out_ids[o]);
 }
 
 Result<GradResult> GradientTape::run(const Env& env) {

@@ -161,6 +161,17 @@ struct GradientTape::Impl {
   Status reverse_pass(std::span<const double> seeds, std::span<double> gradients);
   /// reverse_pass's error for leaf k's non-finite gradient g.
   Diagnostic nonfinite_gradient(std::size_t k, double g) const;
+  /// The same error when the case's own seeds are to blame: a nan or
+  /// infinite incoming gradient (seed) spreads to every leaf it reaches, so
+  /// the message names that output's seed, not an input or parameter.
+  /// `seed(o)` is output o's seed of the case.
+  template <class Seed>
+  Diagnostic nonfinite_result(std::size_t k, double g, Seed&& seed) const {
+    for (std::size_t o = 0; o < out_ids.size(); ++o)
+      if (const double s = seed(o); !std::isfinite(s)) return nonfinite_seed(o, s);
+    return nonfinite_gradient(k, g);
+  }
+  Diagnostic nonfinite_seed(std::size_t o, double s) const;
   Status vjp(NodeId id, double g);
   void push(NodeId a, double contribution) {
     const auto i = static_cast<std::size_t>(a);

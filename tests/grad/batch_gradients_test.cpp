@@ -429,5 +429,39 @@ TEST(BatchGradients, BroadcastColumnsAndSeedsActAsRepeatedValues) {
   EXPECT_EQ(s.error().message, "unknown parameter 'nope'");
 }
 
+// A nan or infinite incoming gradient (a loss of a nan target) spreads to
+// every leaf it reaches: the error names that output's seed, not the first
+// input whose gradient it made nan (issue 37: "the gradient with respect to
+// input 'x' is nan" where x needed no gradient), in the block lanes, the
+// per-case code and the per-case tape alike.
+TEST(BatchGradients, ANonFiniteSeedIsNamedNotAnInput) {
+  Program p = two_outputs();
+  auto tape = GradientTape::create(p, std::vector<std::string>{"a", "b"}, {});
+  ASSERT_TRUE(tape.ok());
+  Env env;
+  env.inputs = {{"x", 1.5}, {"y", 1.25}};
+  double out[2], g[3], s[2] = {1.0, std::numeric_limits<double>::quiet_NaN()};
+  Status one = tape->backward(env, s, out, g);
+  ASSERT_FALSE(one.ok());
+  EXPECT_EQ(one.error().message.rfind("the incoming gradient (the seed) of output 'b' is nan", 0), 0u)
+      << one.error().message;
+
+  for (const std::size_t count : {std::size_t(5), std::size_t(300)}) {  // per-case code and blocks
+    auto bt = BatchGradientTape::create(p, {"a", "b"}, {});
+    ASSERT_TRUE(bt.ok());
+    std::vector<double> xs(count), ys(count, 1.25), seed_a(count, 1.0), seed_b = {0.5};
+    for (std::size_t c = 0; c < count; ++c) xs[c] = -3.0 + 6.0 * static_cast<double>(c) / static_cast<double>(count);
+    seed_a[3] = std::numeric_limits<double>::infinity();
+    std::vector<std::span<const double>> cols = {xs, ys}, seeds = {seed_a, seed_b};
+    std::vector<double> outs(2 * count), gin(2 * count), gpar(1);
+    BatchRecord rec;
+    ASSERT_TRUE(bt->forward(cols, count, {}, outs, &rec, {1, false}).ok());
+    Status r = bt->reverse(rec, seeds, gin, gpar, {1, false});
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.error().message.rfind("case 3: the incoming gradient (the seed) of output 'a' is infinite", 0), 0u)
+        << count << ": " << r.error().message;
+  }
+}
+
 }  // namespace
 }  // namespace tc
