@@ -188,6 +188,92 @@ def test_torch_trainer_progress_is_silent_off_a_terminal(capsys, monkeypatch):
     assert "epoch 2" in err and "loss" in err
 
 
+def test_torch_trainer_progress_draws_a_tqdm_bar(capsys):
+    # Debian's python3-tqdm is a test dependency: without it this test fails
+    # (it is the path users with tqdm take, not a pass by skipping).
+    import tqdm  # noqa: F401
+    xs, ys = data(8)
+    make_trainer(progress=True).fit({"x": xs}, ys, epochs=2, batch_size=4)
+    err = capsys.readouterr().err
+    # tqdm's bar (leave=False: cleared at the end, and refreshed at most ten
+    # times a second, so only its first frame is sure), not the plain line.
+    assert "0/4 [" in err and "batch/s" in err and "epoch 2  loss" not in err, err
+
+
+def test_torch_trainer_refuses_an_empty_dataloader_like_empty_columns():
+    # issue 37: an empty DataLoader gave {'loss': [nan, nan]}.
+    empty = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(torch.zeros(0)), batch_size=4)
+    with pytest.raises(ValueError, match="^fit\\(\\) needs at least one case$"):
+        make_trainer(progress=False).fit({"x": torch.zeros(0)}, torch.zeros(0), epochs=2)
+    with pytest.raises(ValueError, match="^fit\\(\\) needs at least one case$"):
+        make_trainer(progress=False).fit(empty, epochs=2)
+
+    def nothing():
+        return iter(())
+
+    class Empty(torch.utils.data.IterableDataset):
+        def __iter__(self):
+            return nothing()
+
+    with pytest.raises(ValueError, match="^fit\\(\\) needs at least one case$"):
+        make_trainer(progress=False).fit(torch.utils.data.DataLoader(Empty(), batch_size=None), epochs=2)
+
+
+def divides():
+    b = Builder()
+    x = b.input("x")
+    w = b.parameter("w", 1.0)
+    return b.build(w * 2.0 / x)  # fails where x == 0
+
+
+def test_torch_trainer_with_errors_nan_leaves_failed_cases_out_of_the_loss():
+    # issue 37: with the built-in losses every epoch's loss was [nan, nan]
+    # and the steps were NaN: the failed cases must be left out as the
+    # bridge leaves them out of the parameter sums.
+    xs = torch.tensor([1.0, 2.0, 0.0, 4.0, 0.0, 8.0], dtype=torch.float64)
+    ys = 6.0 / xs.where(xs != 0, torch.ones_like(xs))
+    nan_op = ProgramOperation(divides(), errors="nan")
+    trainer = Trainer.from_ops(nan_op, loss="mse", optimizer="sgd", lr=0.05, progress=False)
+    history = trainer.fit({"x": xs}, ys, epochs=2, batch_size=3, shuffle=False)
+    assert all(math.isfinite(v) for v in history["loss"])
+    # The same steps as training on the cases that work, batch by batch.
+    ok = xs != 0
+    clean = ProgramOperation(divides())
+    sgd = torch.optim.SGD(clean.parameters(), lr=0.05)
+    for _ in range(2):
+        for b in range(2):
+            part = slice(3 * b, 3 * b + 3)
+            keep = ok[part]
+            sgd.zero_grad()
+            prediction = clean({"x": xs[part][keep]})["result"]
+            torch.nn.functional.mse_loss(prediction, ys[part][keep]).backward()
+            sgd.step()
+    assert values(nan_op) == values(clean)
+    # A batch whose every case fails takes no step.
+    lost = ProgramOperation(divides(), errors="nan")
+    zeros = torch.zeros(4, dtype=torch.float64)
+    assert math.isnan(Trainer.from_ops(lost, optimizer="sgd", progress=False)
+                      .fit({"x": zeros}, zeros, epochs=1)["loss"][0])
+    assert values(lost) == {"w": 1.0}
+
+
+def test_torch_trainer_a_nan_target_names_the_seed_and_the_data_row():
+    # issue 37: a NaN target gave "the gradient with respect to input 'x' is
+    # nan" (x needs no gradient) at the position in the shuffled batch.
+    xs = torch.linspace(1, 2, 10, dtype=torch.float64)
+    ys = 3.0 * xs
+    ys[6] = float("nan")
+    trainer = Trainer.from_ops(ProgramOperation(divides()), optimizer="sgd", progress=False)
+    from tensorcode.program import EvaluationError
+    with pytest.raises(EvaluationError) as info:
+        trainer.fit({"x": xs}, ys, epochs=1, batch_size=10, shuffle=True, seed=1)
+    e = info.value
+    assert e.row == 6 and e.case != 6  # shuffled: the batch position differs from the row
+    assert "data row 6: the incoming gradient (the seed) of output 'result' is nan" in str(e), str(e)
+    assert e.message.startswith("data row 6: the incoming gradient (the seed) of output 'result' is nan")
+    assert "input 'x'" not in str(e)
+
+
 def test_torch_trainer_picks_outputs_by_name():
     b = Builder()
     x = b.input("x")

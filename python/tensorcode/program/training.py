@@ -26,6 +26,7 @@ import sys
 import torch
 from torch import nn
 
+from .errors import EvaluationError
 from .operation import ProgramOperation
 
 __all__ = ["Trainer"]
@@ -115,6 +116,30 @@ def _take(columns, index):
     return columns[index]
 
 
+_NO_CASES = "fit() needs at least one case"
+
+
+def _with_row(error, rows):
+    """An operation's EvaluationError for case N of the batch it was given,
+    renamed for the data row that case is (`rows`: the rows of the batch in
+    order, as the operation got them); `.row` holds it. Other errors as they are."""
+    case = getattr(error, "case", None)
+    if rows is None or not isinstance(error, EvaluationError) or not isinstance(case, int) or \
+            not 0 <= case < rows.shape[0]:
+        return error
+    row = int(rows[case])
+    text = str(error).replace(f"case {case}: ", f"data row {row}: ", 1)
+    renamed = type(error)(text)
+    for attr in ("line", "column", "node"):
+        setattr(renamed, attr, getattr(error, attr, None))
+    message = getattr(error, "message", None)
+    renamed.message = message.replace(f"case {case}: ", f"data row {row}: ", 1) if isinstance(message, str) else text
+    renamed.case = case
+    renamed.row = row
+    renamed.__cause__ = error.__cause__
+    return renamed
+
+
 def _size(targets):
     if isinstance(targets, dict):
         return next(iter(targets.values())).shape[0]
@@ -165,9 +190,15 @@ class Trainer:
             raise TypeError("use Trainer.from_ops(ops, ...) to make a Trainer")
         self._composite = model
         self._loss = _loss_function(loss)
+        # A built-in loss over operations made with errors="nan" leaves their
+        # failed cases (NaN predictions) out, as the bridge leaves them out of
+        # the parameter sums; a callable loss sees every case.
+        self._skip_failed = isinstance(loss, str) and any(getattr(op, "errors", "raise") == "nan"
+                                                          for op in model.ops)
         self._progress = progress
         self._distributed = bool(distributed)
         self._world, self._rank = 1, 0
+        self._last_shares, self._any_had_cases = [], False
         self.model = model
         if self._distributed:
             import torch.distributed as dist
@@ -175,7 +206,9 @@ class Trainer:
                 raise RuntimeError("distributed=True needs torch.distributed initialised first "
                                    "(torch.distributed.init_process_group)")
             self._world, self._rank = dist.get_world_size(), dist.get_rank()
-            # Parameters start equal (rank 0's) and gradients are averaged over processes.
+            # Parameters start equal (rank 0's). fit() exchanges the gradients
+            # itself, after every process has said whether its part of the step
+            # worked (_exchange); the wrapper is for loops of the user's own.
             self.model = nn.parallel.DistributedDataParallel(model)
         self.optimizer = self._optimizer(optimizer, lr, optimizer_options or {})
 
@@ -240,29 +273,100 @@ class Trainer:
 
     # -- training ---------------------------------------------------------
     def _batch_loss(self, inputs, targets):
-        prediction = self.model(inputs)
+        """(mean loss over the cases counted, how many were counted). With
+        _skip_failed a case whose prediction is not finite (an operation's
+        failed case under errors="nan") is not counted; (None, 0) when none is."""
+        prediction = self._composite(inputs)
         if isinstance(targets, dict):
             if not isinstance(prediction, dict):
                 raise TypeError("targets are a dict by output name, so the prediction must be a dict of outputs")
             missing = [k for k in targets if k not in prediction]
             if missing:
                 raise KeyError(f"the prediction has no output '{missing[0]}' (it has {list(prediction)})")
-            return sum(self._loss(prediction[k], t.to(prediction[k].dtype)) for k, t in targets.items())
-        if isinstance(prediction, dict):
-            if len(prediction) != 1:
-                raise ValueError(f"the prediction has outputs {list(prediction)}: give targets as a dict by output "
-                                 "name, or output=")
-            prediction = next(iter(prediction.values()))
-        return self._loss(prediction, targets.to(prediction.dtype))
+            pairs = [(prediction[k], t) for k, t in targets.items()]
+        else:
+            if isinstance(prediction, dict):
+                if len(prediction) != 1:
+                    raise ValueError(f"the prediction has outputs {list(prediction)}: give targets as a dict by "
+                                     "output name, or output=")
+                prediction = next(iter(prediction.values()))
+            pairs = [(prediction, targets)]
+        counted = _size(targets)
+        if self._skip_failed:
+            ok = None
+            for p, _ in pairs:
+                finite = torch.isfinite(p.detach())
+                ok = finite if ok is None else ok & finite
+            if not bool(ok.all()):
+                counted = int(ok.sum())
+                if counted == 0:
+                    return None, 0
+                pairs = [(p[ok], t[ok]) for p, t in pairs]
+        if isinstance(targets, dict):
+            return sum(self._loss(p, t.to(p.dtype)) for p, t in pairs), counted
+        p, t = pairs[0]
+        return self._loss(p, t.to(p.dtype)), counted
 
-    def _step(self, inputs, targets, share):
-        """One optimizer step; `share` scales this process's mean loss so that
-        the processes' average is the whole batch's mean."""
+    def _step(self, inputs, targets, rows=None):
+        """One optimizer step over this process's cases (`inputs` None: it
+        has none in this step). Returns (mean loss, cases counted).
+
+        Under distributed=True every process calls this the same number of
+        times, with or without cases: the processes first tell each other
+        whether their part worked and how many cases each counted, so a
+        failure on one stops all of them, and then add up their gradients
+        (each process's loss weighted by its cases), so the step is the whole
+        batch's step whatever the split."""
         self.optimizer.zero_grad()
-        loss = self._batch_loss(inputs, targets)
-        (loss * share if share != 1 else loss).backward()
-        self.optimizer.step()
-        return float(loss.detach())
+        failure, loss, counted = None, None, 0
+        if inputs is not None:
+            try:
+                loss, counted = self._batch_loss(inputs, targets)
+                if loss is not None:
+                    (loss * counted if self._distributed else loss).backward()
+            except Exception as e:  # noqa: BLE001 (re-raised below, after the other processes hear of it)
+                failure = _with_row(e, rows)
+        if self._distributed:
+            total = self._exchange(failure, inputs is not None, counted)
+        elif failure is not None:
+            raise failure
+        else:
+            total = counted
+        if total > 0:
+            self.optimizer.step()
+        return (float(loss.detach()) if loss is not None else float("nan")), counted
+
+    def _exchange(self, failure, has_cases, counted):
+        """Every process's (has cases, failed, counted) to every process; on a
+        failure anywhere all of them raise. Otherwise the gradients are summed
+        over the processes and divided by the cases counted by all of them.
+        Returns that count (0: no process had a case, nothing to step)."""
+        import torch.distributed as dist
+        mine = torch.tensor([float(has_cases), float(failure is not None), float(counted)], dtype=torch.float64)
+        everyone = [torch.zeros(3, dtype=torch.float64) for _ in range(self._world)]
+        dist.all_gather(everyone, mine)
+        self._last_shares = [int(e[2]) for e in everyone]  # cases each process counted (tests read it)
+        self._any_had_cases = any(e[0] != 0 for e in everyone)
+        if failure is not None:
+            raise failure
+        failed = [r for r, e in enumerate(everyone) if e[1] != 0]
+        if failed:
+            raise RuntimeError(f"training stopped: process {failed[0]} failed in this step (its own error says why); "
+                               f"process {self._rank} stops with it")
+        total = sum(self._last_shares)
+        if total == 0:
+            return 0
+        params = [p for p in self._composite.parameters() if p.requires_grad]
+        flat = torch.cat([(p.grad if p.grad is not None else torch.zeros_like(p)).reshape(-1).to(torch.float64)
+                          for p in params]) if params else torch.zeros(0, dtype=torch.float64)
+        dist.all_reduce(flat)
+        flat /= total
+        offset = 0
+        for p in params:
+            n = p.numel()
+            p.grad = flat[offset:offset + n].reshape(p.shape).to(p.dtype)
+            offset += n
+        return total
 
     def fit(self, inputs, targets=None, *, epochs=1, batch_size=32, shuffle=True, seed=0):
         """Trains for `epochs` over the cases: `inputs` is {input name:
@@ -281,7 +385,7 @@ class Trainer:
             return self._fit_loader(inputs, epochs)
         columns, tgts, count = _columns(inputs, targets)
         if count == 0:
-            raise ValueError("fit() needs at least one case")
+            raise ValueError(_NO_CASES)
         batch = count if batch_size is None else int(batch_size)
         if batch < 1:
             raise ValueError("batch_size must be at least 1")
@@ -297,13 +401,15 @@ class Trainer:
                 total = torch.zeros(2, dtype=torch.float64)  # loss * cases, cases
                 for b in range(batches):
                     index = order[b * batch:(b + 1) * batch]
-                    size = index.shape[0]
+                    # Every process takes this step, also one whose share is
+                    # empty (a batch with fewer cases than processes).
                     mine = index[self._rank::self._world]
-                    if mine.shape[0] == 0:  # fewer cases than processes: every process skips it
-                        continue
-                    share = self._world * mine.shape[0] / size
-                    loss = self._step(_take(columns, mine), _take(tgts, mine), share)
-                    total += torch.tensor([loss * mine.shape[0], mine.shape[0]], dtype=torch.float64)
+                    if mine.shape[0] == 0:
+                        loss, counted = self._step(None, None)
+                    else:
+                        loss, counted = self._step(_take(columns, mine), _take(tgts, mine), mine)
+                    if counted:
+                        total += torch.tensor([loss * counted, counted], dtype=torch.float64)
                     progress.update(epoch + 1, loss)
                 history.append(self._epoch_loss(total))
         finally:
@@ -311,20 +417,46 @@ class Trainer:
         return {"loss": history}
 
     def _fit_loader(self, loader, epochs):
+        try:
+            length = len(loader)
+        except TypeError:  # an IterableDataset without a length
+            length = None
+        if length == 0 and not self._distributed:
+            raise ValueError(_NO_CASES)
         history = []
-        progress = _Progress(epochs * len(loader) if hasattr(loader, "__len__") else None, self._progress)
+        progress = _Progress(epochs * length if length is not None else None, self._progress)
         self.model.train()
         try:
             for epoch in range(epochs):
                 total = torch.zeros(2, dtype=torch.float64)
-                for item in loader:
+                seen = 0
+                items = iter(loader)
+                while True:
+                    item = next(items, None)
+                    if item is None:
+                        if not self._distributed:
+                            break
+                        # Another process may still have batches: take part
+                        # in its steps, with no cases, until none has one.
+                        self._step(None, None)
+                        if not self._any_had_cases:
+                            break
+                        continue
                     if not (isinstance(item, (tuple, list)) and len(item) == 2 and isinstance(item[0], dict)):
                         raise TypeError("the DataLoader must yield (inputs dict, targets) pairs")
                     batch_inputs, batch_targets = item
-                    size = _size(batch_targets)
-                    loss = self._step(batch_inputs, batch_targets, 1)
-                    total += torch.tensor([loss * size, size], dtype=torch.float64)
+                    seen += _size(batch_targets)
+                    loss, counted = self._step(batch_inputs, batch_targets)
+                    if counted:
+                        total += torch.tensor([loss * counted, counted], dtype=torch.float64)
                     progress.update(epoch + 1, loss)
+                if self._distributed:
+                    import torch.distributed as dist
+                    seen_all = torch.tensor([float(seen)], dtype=torch.float64)
+                    dist.all_reduce(seen_all)
+                    seen = int(seen_all[0])
+                if seen == 0:
+                    raise ValueError(_NO_CASES)
                 history.append(self._epoch_loss(total))
         finally:
             progress.close()
