@@ -1,6 +1,8 @@
 // tensorcode.program.diff's core: two Programs diffed by core/diff, returned
 // as the tensorcode.diff document (a dict) and its text form, both made by
 // core (diff/diff_report.h) so the package prints what the CLI prints.
+#include <algorithm>
+
 #include "diff/diff.h"
 #include "diff/diff_report.h"
 #include "program.h"
@@ -32,6 +34,20 @@ tc::DiffCases cases_from(py::handle cases) {
   return out;
 }
 
+/// The names diff_programs checks, checked here so that a ValueError names
+/// the case (docs/diff.md); every case has the first case's names, so the
+/// first one that is wrong is case 0's.
+void check_case_names(const tc::DiffCases& cases, const tc::Program& a, const tc::Program& b) {
+  for (const std::string& name : cases.names)
+    if (!a.find_named(tc::Op::Input, name) && !b.find_named(tc::Op::Input, name))
+      throw py::value_error("case 0: input '" + tc::quote_user(name) + "' is an input of neither program");
+  for (auto [p, side] : {std::pair{&a, "a"}, std::pair{&b, "b"}})
+    for (const tc::Node& n : p->nodes)
+      if (n.op == tc::Op::Input && std::find(cases.names.begin(), cases.names.end(), n.name) == cases.names.end())
+        throw py::value_error("case 0: the case gives no value for input '" + tc::quote_user(n.name) +
+                              "' of program " + side + " (every input of either program needs one)");
+}
+
 }  // namespace
 
 void bind_diff(py::module_& m) {
@@ -42,7 +58,10 @@ void bind_diff(py::module_& m) {
         const tc::Program& pa = core_program(a).program();
         const tc::Program& pb = core_program(b).program();
         std::optional<tc::DiffCases> columns;
-        if (!cases.is_none()) columns = cases_from(cases);
+        if (!cases.is_none()) {
+          columns = cases_from(cases);
+          check_case_names(*columns, pa, pb);
+        }
         tc::DiffOptions o;
         o.cases = columns ? &*columns : nullptr;
         o.max_examples = max_examples;

@@ -101,8 +101,13 @@ def test_bad_arguments_are_errors():
         diff(a, b, cases=[{"x": 1, "w": 2}, {"x": 1}])
     with pytest.raises(ValueError, match="cases is empty"):
         diff(a, b, cases=[])
-    with pytest.raises(EvaluationError, match="an input of neither program"):
-        diff(a, b, cases=[{"x": 1, "w": 2, "z": 3}])
+    # issue 37: these two were EvaluationErrors naming no case.
+    with pytest.raises(ValueError, match="^case 0: input 'z' is an input of neither program$") as info:
+        diff(a, b, cases=[{"x": 1, "w": 2, "z": 3}, {"x": 1, "w": 2, "z": 3}])
+    assert not isinstance(info.value, EvaluationError)
+    with pytest.raises(ValueError, match="^case 0: the case gives no value for input 'w' of program a ") as info:
+        diff(a, b, cases=[{"x": 1}, {"x": 2}])
+    assert not isinstance(info.value, EvaluationError)
     with pytest.raises(ValueError, match="max_examples"):
         diff(a, b, max_examples=-1)
     with pytest.raises(ValueError, match="limit"):
