@@ -16,8 +16,10 @@
 /// emit_plan.h) and store the failing node id (-1 on success). A rejected
 /// input reports the input's node. The code needs only <math.h> and must be
 /// compiled without floating-point contraction (-ffp-contract=off; the
-/// source also says `#pragma STDC FP_CONTRACT OFF`) and without fast-math.
+/// source also says `#pragma STDC FP_CONTRACT OFF` to the compilers that
+/// know it, not to GCC, which warns about it) and without fast-math.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -42,8 +44,9 @@ struct CExport {
 Result<CExport> emit_c(const Program& program, const CExportOptions& options = {});
 CExport emit_c(const CheckedPlan& plan, const CExportOptions& options);
 
-/// The evaluator's compiled plan (core/eval/compiled_plan.h) as C99, written
-/// from the same per-node spelling as the exporter:
+/// The evaluator's compiled plan (core/eval/compiled_plan.h) as C99 with
+/// GCC/Clang vector extensions, written from the same per-node spelling as
+/// the exporter:
 ///   int  NAME_one(const double *in, const double *prm, double *out);
 ///   void NAME_block(long n, const double *const *in, const double *prm,
 ///                   double *const *out, int *flags);
@@ -61,14 +64,29 @@ struct CKernelOptions {
   /// [node] float32: computed in binary32 variables (ops.def's Native
   /// column: bit-identical to binary64 then rounding); empty: every node.
   std::vector<std::uint8_t> native_f32;
-  /// NAME_block's vectors per node (each 64 bytes: 8 float64 or 16 float32
-  /// cases), interleaved so that dependent chains overlap.
-  std::size_t copies = 8;
+  /// NAME_block's shape, from the target's register file: bytes per vector
+  /// (16, 32 or 64: one register) and vectors per node, interleaved so that
+  /// dependent chains overlap while a block's live values fit the registers.
+  std::size_t vector_bytes = 32;
+  std::size_t copies = 4;
+  /// Statements per function of NAME_block: the C compiler's time grows
+  /// faster than linearly with a function's size, so large programs are cut.
+  std::size_t segment_nodes = 256;
+  std::string isa;  ///< the target's name, written into the source (a comment)
 };
 std::string emit_c_kernel(const CheckedPlan& plan, const CKernelOptions& options);
 
-/// Whether `name` is usable as the prefix (a C identifier, not reserved).
+/// Whether `name` is usable as the prefix (a C identifier, not reserved,
+/// and not a name <math.h> or the export itself declares: floor, NAN,
+/// isfinite, TC_OK).
 bool valid_c_name(const std::string& name);
+/// Why `name` cannot be the prefix (the end of emit_c's message), or nothing.
+std::optional<std::string> c_name_problem(const std::string& name);
+/// Why `file` cannot be the header the source includes, or nothing. The
+/// name is written between the quotes as it is (UTF-8 included: #include
+/// processes no escapes); quotes, backslashes, control characters, '//',
+/// '/*' and '??' are refused.
+std::optional<std::string> c_header_problem(const std::string& file);
 
 /// The prefix a file's name gives (`emit -o gated.c`, the IDE's export):
 /// its stem with every other byte turned into '_', "tc_" in front where it

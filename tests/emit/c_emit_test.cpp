@@ -105,7 +105,7 @@ void compare_with_cpu(const std::vector<testgen::ExportCheck>& checks, std::size
 )";
   ASSERT_TRUE(write_file_atomic((dir / "driver.c").string(), driver).ok());
   const std::string build = "cd '" + dir.string() + "' && " + c_compiler() +
-                            " -std=c99 -pedantic -Wall -Wextra -Wno-unknown-pragmas -O1 -ffp-contract=off"
+                            " -std=c99 -pedantic -Wall -Wextra -Werror -O1 -ffp-contract=off"
                             " -o driver driver.c" + files + " -lm > cc.log 2>&1";
   ASSERT_EQ(std::system(build.c_str()), 0) << "cc failed:\n" << slurp(dir / "cc.log").substr(0, 4000);
   const std::string warnings = slurp(dir / "cc.log");
@@ -212,6 +212,26 @@ TEST(CEmitter, RefusesBadNamesAndBadParameterValues) {
     ASSERT_FALSE(r.ok()) << bad;
     EXPECT_NE(r.error().message.find("cannot name the C functions"), std::string::npos);
   }
+  // issue 37: names <math.h> or the export itself declares gave C that did
+  // not compile (int floor(double in_a, ...) against math.h's floor).
+  for (const char* taken : {"floor", "exp", "sin", "NAN", "isfinite", "TC_OK", "floorf", "expl", "M_PI", "FP_NAN",
+                            "y0", "tc_error_kind", "HUGE_VAL", "signbit"}) {
+    o.name = taken;
+    auto r = emit::emit_c(examples::choose(), o);
+    ASSERT_FALSE(r.ok()) << taken;
+    EXPECT_EQ(r.error().message, "'" + std::string(taken) +
+                                     "' cannot name the C functions: <math.h> or the export already uses that name, "
+                                     "and the C would not compile: pick another (e.g. '" + taken + "_model')");
+  }
+  for (const char* fine : {"floor_model", "model", "tc_program", "expected", "sine", "nano"}) {
+    o.name = fine;
+    EXPECT_TRUE(emit::emit_c(examples::choose(), o).ok()) << fine;
+  }
+  // The name a file gives: a taken stem gets the prefix.
+  EXPECT_EQ(emit::c_name_for_file("out/floor.c"), "tc_floor");
+  EXPECT_EQ(emit::c_name_for_file("NAN.c"), "tc_NAN");
+  EXPECT_EQ(emit::c_name_for_file("int.c"), "tc_int");
+  EXPECT_EQ(emit::c_name_for_file("gated.c"), "gated");
   // A parameter value outside its domain fails every case on the CPU: the
   // export is refused with the evaluator's words.
   Program g = examples::gated();
@@ -231,7 +251,10 @@ TEST(CEmitter, SourceIsSelfContainedC99WithoutContraction) {
   o.name = "choose";
   auto code = emit::emit_c(examples::choose(), o);
   ASSERT_TRUE(code.ok()) << code.error().message;
-  EXPECT_NE(code->source.find("#pragma STDC FP_CONTRACT OFF"), std::string::npos);
+  // The standard pragma for the compilers that know it; not for GCC, which
+  // warns about it (docs/backends.md: -ffp-contract=off there).
+  EXPECT_NE(code->source.find("#elif !defined(__GNUC__) || defined(__clang__)\n#pragma STDC FP_CONTRACT OFF\n#endif"),
+            std::string::npos);
   EXPECT_NE(code->source.find("int choose(double in_a, double *out_result, long *error_node)"), std::string::npos);
   EXPECT_NE(code->source.find("long choose_cases(long count"), std::string::npos);
   // Only <math.h>: no other include, and the header includes nothing.
@@ -241,6 +264,51 @@ TEST(CEmitter, SourceIsSelfContainedC99WithoutContraction) {
   EXPECT_EQ(includes, 1u);
   EXPECT_NE(code->source.find("#include <math.h>"), std::string::npos);
   EXPECT_EQ(code->header.find("#include"), std::string::npos);
+}
+
+// issue 37: the header's name went through the string-literal escaper, so
+// `-o modèle.c` wrote #include "mod\303\250le.h" and `what?.c` wrote
+// "what\077.h" (an #include processes no escapes: no such file).
+TEST(CEmitter, TheHeaderIsIncludedByItsOwnNameOrRefused) {
+  emit::CExportOptions o;
+  o.name = "model";
+  for (const std::string header : {"mod\xc3\xa8le.h", "what?.h", "a b.h", "x-y.h"}) {
+    o.header_file = header;
+    auto code = emit::emit_c(examples::choose(), o);
+    ASSERT_TRUE(code.ok()) << header << ": " << code.error().message;
+    EXPECT_NE(code->source.find("#include \"" + header + "\"\n"), std::string::npos) << code->source.substr(0, 600);
+  }
+  for (const std::string header : {"a\"b.h", "a\\b.h", "a'b.h", "wh?" "?=t.h", "a\nb.h", "a/*b.h", "a//b.h"}) {
+    o.header_file = header;
+    auto code = emit::emit_c(examples::choose(), o);
+    ASSERT_FALSE(code.ok()) << header;
+    EXPECT_NE(code.error().message.find("cannot be written in an #include"), std::string::npos)
+        << code.error().message;
+  }
+}
+
+// issue 37: every export failed `gcc -std=c99 -pedantic -Wall -Wextra
+// -Werror` (GCC warns that it ignores #pragma STDC FP_CONTRACT). These are
+// the flags users pass, without -ffp-contract=off or -Wno-unknown-pragmas;
+// a source and the header it includes by a UTF-8 name, compiled as written.
+TEST(CEmitter, TheExportCompilesWithPlainWarningFlagsAsAnError) {
+  if (!c_compiler()) GTEST_SKIP() << "no C compiler (cc, gcc or clang) on PATH: the C exports are not compiled";
+  const fs::path dir = fs::temp_directory_path() / ("tc-c-plain-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  emit::CExportOptions o;
+  o.name = emit::c_name_for_file("floor.c");
+  o.header_file = "mod\xc3\xa8le.h";
+  auto code = emit::emit_c(examples::gated(), o);
+  ASSERT_TRUE(code.ok()) << code.error().message;
+  ASSERT_TRUE(write_file_atomic((dir / "mod\xc3\xa8le.h").string(), code->header).ok());
+  ASSERT_TRUE(write_file_atomic((dir / "mod\xc3\xa8le.c").string(), code->source).ok());
+  const std::string build = "cd '" + dir.string() + "' && " + c_compiler() +
+                            " -std=c99 -pedantic -Wall -Wextra -Werror -c mod\xc3\xa8le.c -o m.o > cc.log 2>&1";
+  const int rc = std::system(build.c_str());
+  const std::string log = slurp(dir / "cc.log");
+  fs::remove_all(dir);
+  EXPECT_EQ(rc, 0) << log.substr(0, 4000);
+  EXPECT_EQ(log, "");
 }
 
 }  // namespace

@@ -79,4 +79,39 @@ TEST(ExportCli, UsageErrorsAndRefusals) {
   std::filesystem::remove_all(dir);
 }
 
+// issue 37: `emit floor.py -o floor.c` named the functions floor (math.h's),
+// `--name exp` was accepted, and `-o modèle.c` / `-o what?.c` included the
+// header by an escaped name no compiler finds.
+TEST(ExportCli, TakenNamesAndHeaderNames) {
+  const auto dir = scratch("names");
+  const std::string program = kData + "random_int.json";
+  CliResult fl = run_cli({"emit", program, "--target", "c", "-o", (dir / "floor.c").string()});
+  auto fl_hdr = tc::read_file((dir / "floor.h").string());
+  CliResult ex = run_cli({"emit", program, "--target", "c", "--name", "exp", "-o", (dir / "e.c").string()});
+  CliResult utf = run_cli({"emit", program, "--target", "c", "-o", (dir / "mod\xc3\xa8le.c").string()});
+  auto utf_src = tc::read_file((dir / "mod\xc3\xa8le.c").string());
+  CliResult q = run_cli({"emit", program, "--target", "c", "-o", (dir / "what?.c").string()});
+  auto q_src = tc::read_file((dir / "what?.c").string());
+  CliResult quote = run_cli({"emit", program, "--target", "c", "-o", (dir / "a\"b.c").string()});
+  const bool quote_left = std::filesystem::exists(dir / "a\"b.c") || std::filesystem::exists(dir / "a\"b.h");
+  const bool exp_left = std::filesystem::exists(dir / "e.c") || std::filesystem::exists(dir / "e.h");
+  std::filesystem::remove_all(dir);
+  ASSERT_EQ(fl.status, 0) << fl.err;
+  ASSERT_TRUE(fl_hdr.ok());
+  EXPECT_NE(fl_hdr->find("int tc_floor(double in_x0,"), std::string::npos) << *fl_hdr;
+  EXPECT_EQ(ex.status, 3) << ex.err;
+  EXPECT_NE(ex.err.find("'exp' cannot name the C functions: <math.h> or the export already uses that name"),
+            std::string::npos) << ex.err;
+  EXPECT_FALSE(exp_left) << "a refusal leaves no file";
+  ASSERT_EQ(utf.status, 0) << utf.err;
+  ASSERT_TRUE(utf_src.ok());
+  EXPECT_NE(utf_src->find("#include \"mod\xc3\xa8le.h\"\n"), std::string::npos);
+  ASSERT_EQ(q.status, 0) << q.err;
+  ASSERT_TRUE(q_src.ok());
+  EXPECT_NE(q_src->find("#include \"what?.h\"\n"), std::string::npos);
+  EXPECT_EQ(quote.status, 3) << quote.err;
+  EXPECT_NE(quote.err.find("cannot be written in an #include"), std::string::npos) << quote.err;
+  EXPECT_FALSE(quote_left) << "a refusal leaves no file";
+}
+
 }  // namespace
