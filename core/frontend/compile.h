@@ -86,6 +86,7 @@ Result<std::vector<FunctionSignature>> list_functions(std::string_view source, c
 
 /// Domains stored in the source as directive comments, one or more per line:
 ///   # tensorcode: input a=int32:-128:127 b=bool
+/// Only comments count (the same text in a docstring is not a directive).
 /// Returned in file order. A malformed directive (unknown keyword, bad
 /// domain, a name given twice) is an error with its line and column.
 Result<std::vector<std::pair<std::string, Domain>>> parse_input_directives(std::string_view source,
@@ -107,9 +108,20 @@ struct CompileDirectives {
   std::optional<std::size_t> max_nodes;
   friend bool operator==(const CompileDirectives&, const CompileDirectives&) = default;
 };
-/// The compile directives of `source` (later lines override earlier ones); a
-/// malformed one (unknown key, bad value) is an error with its line and column.
-Result<CompileDirectives> parse_compile_directives(std::string_view source, const std::string& filename = "<source>");
+/// The most a source's own compile directive may ask for: a file cannot
+/// grant itself any budget (a loop of 10^12 iterations filled the memory
+/// before a budget stopped it). The caller sets it; a budget the caller
+/// gives the compile explicitly is not bound by it.
+struct DirectiveCeiling {
+  std::size_t max_iterations = 1000000;
+  std::size_t max_nodes = 1000000;
+};
+/// The compile directives of `source`: only comments count (a directive
+/// quoted in a docstring is text), each key at most once. A malformed one
+/// (unknown key, bad value, a key given twice, a budget above `ceiling`) is
+/// an error with its line and column.
+Result<CompileDirectives> parse_compile_directives(std::string_view source, const std::string& filename = "<source>",
+                                                   const DirectiveCeiling& ceiling = {});
 /// `source` with its compile directives replaced by one line holding `d`
 /// (none when `d` sets nothing), where the first one was, else at the top.
 std::string set_compile_directives(std::string_view source, const CompileDirectives& d);
@@ -121,6 +133,7 @@ void apply_compile_directives(const CompileDirectives& d, CompileOptions& option
 /// on top, so an explicit setting wins and the file's beats the default. A
 /// malformed directive is an error naming its line and column (in `options.filename`).
 Result<CompileOptions> with_compile_directives(std::string_view source, CompileOptions options,
-                                               const CompileDirectives& given = {});
+                                               const CompileDirectives& given = {},
+                                               const DirectiveCeiling& ceiling = {});
 
 }  // namespace tc

@@ -1,10 +1,14 @@
 // `# tensorcode: input NAME=DOMAIN` and `# tensorcode: compile KEY=VALUE`
 // directive comments: how the IDE keeps input domains and compile options
 // inside the .py file. They are ordinary comments to CPython.
+#include <algorithm>
 #include <cctype>
+#include <cstdint>
+#include <limits>
 #include <optional>
 
 #include "frontend/compile.h"
+#include "frontend/lexer.h"
 
 namespace tc {
 
@@ -55,11 +59,39 @@ bool is_directive(std::string_view line, std::string_view keyword) {
 bool is_input_directive(std::string_view line) { return is_directive(line, "input"); }
 bool is_compile_directive(std::string_view line) { return is_directive(line, "compile"); }
 
+/// [line] whether the line can be a directive: the lexer found a comment
+/// starting where the line's first non-blank byte is. A '#' line inside a
+/// string (a docstring quoting a directive) is not a comment, so it is not
+/// one. Where the lexer stops at a syntax error, the lines from there on are
+/// read as text (the source does not compile anyway; the IDE still shows
+/// and rewrites its directives while the user types).
+std::vector<std::uint8_t> comment_lines(std::string_view source, const std::vector<Line>& lines) {
+  std::vector<SourceLoc> comments;
+  auto tokens = py::tokenize(source, std::numeric_limits<int>::max(), &comments);
+  std::size_t known = lines.size();
+  if (!tokens) {
+    const auto& at = tokens.error().loc;
+    known = at && at->line > 0 ? std::min(lines.size(), static_cast<std::size_t>(at->line - 1)) : 0;
+  }
+  std::vector<std::uint8_t> out(lines.size(), 0);
+  for (std::size_t i = known; i < lines.size(); ++i) out[i] = 1;
+  for (const SourceLoc& c : comments) {
+    const auto i = static_cast<std::size_t>(c.line - 1);
+    if (c.line < 1 || i >= known) continue;
+    std::string_view l = source.substr(lines[i].begin, lines[i].end - lines[i].begin);
+    std::size_t p = 0;
+    while (p < l.size() && (l[p] == ' ' || l[p] == '\t')) ++p;
+    if (p + 1 == static_cast<std::size_t>(c.column)) out[i] = 1;
+  }
+  return out;
+}
+
 /// `source` with every line `is_kind` accepts removed and `block` put where the
 /// first of them was, else at the top (after a shebang or encoding line).
 std::string replace_directive_lines(std::string_view source, bool (*is_kind)(std::string_view),
                                     const std::string& block) {
   std::vector<Line> lines = split_lines(source);
+  const std::vector<std::uint8_t> comment = comment_lines(source, lines);
   std::optional<std::size_t> insert_at;  // byte offset in the output
   std::string out;
   std::size_t first_free = 0;  // line index after a shebang / encoding line
@@ -71,7 +103,7 @@ std::string replace_directive_lines(std::string_view source, bool (*is_kind)(std
   }
   for (std::size_t i = 0; i < lines.size(); ++i) {
     std::string_view l = source.substr(lines[i].begin, lines[i].end - lines[i].begin);
-    if (is_kind(l)) {
+    if (comment[i] && is_kind(l)) {
       if (!insert_at) insert_at = out.size();
       continue;
     }
@@ -104,12 +136,14 @@ std::string line_end(std::string_view source) {
 Result<std::vector<std::pair<std::string, Domain>>> parse_input_directives(std::string_view source,
                                                                            const std::string& filename) {
   std::vector<std::pair<std::string, Domain>> out;
+  const std::vector<Line> lines = split_lines(source);
+  const std::vector<std::uint8_t> comment = comment_lines(source, lines);
   int line_no = 0;
-  for (const Line& ln : split_lines(source)) {
+  for (const Line& ln : lines) {
     ++line_no;
     std::string_view line = source.substr(ln.begin, ln.end - ln.begin);
     auto body = directive_body(line);
-    if (!body) continue;
+    if (!body || !comment[static_cast<std::size_t>(line_no - 1)]) continue;
     auto err = [&](std::string msg, std::size_t col) {
       Diagnostic d = make_error(std::move(msg), SourceLoc{line_no, static_cast<int>(col) + 1});
       d.file = filename;
@@ -159,13 +193,17 @@ std::string set_input_directives(std::string_view source, const std::vector<std:
   return replace_directive_lines(source, is_input_directive, block);
 }
 
-Result<CompileDirectives> parse_compile_directives(std::string_view source, const std::string& filename) {
+Result<CompileDirectives> parse_compile_directives(std::string_view source, const std::string& filename,
+                                                   const DirectiveCeiling& ceiling) {
   CompileDirectives out;
+  const std::vector<Line> lines = split_lines(source);
+  const std::vector<std::uint8_t> comment = comment_lines(source, lines);
+  std::vector<std::pair<std::string, int>> seen;  // key, line
   int line_no = 0;
-  for (const Line& ln : split_lines(source)) {
+  for (const Line& ln : lines) {
     ++line_no;
     std::string_view line = source.substr(ln.begin, ln.end - ln.begin);
-    if (!is_compile_directive(line)) continue;
+    if (!comment[static_cast<std::size_t>(line_no - 1)] || !is_compile_directive(line)) continue;
     auto err = [&](std::string msg, std::size_t col) {
       Diagnostic d = make_error(std::move(msg), SourceLoc{line_no, static_cast<int>(col) + 1});
       d.file = filename;
@@ -185,22 +223,38 @@ Result<CompileDirectives> parse_compile_directives(std::string_view source, cons
                    col);
       const std::string key(item.substr(0, eq));
       const std::string value(item.substr(eq + 1));
+      if (key != "dtype" && key != "max-iterations" && key != "max-nodes")
+        return err("unknown compile directive key '" + key + "': use dtype, max-iterations or max-nodes", col);
+      // A key given twice is refused rather than the last one silently winning.
+      for (const auto& [k, at] : seen)
+        if (k == key)
+          return err("compile directive key '" + key + "' is given twice (also at line " + std::to_string(at) +
+                         "): keep one",
+                     col);
+      seen.emplace_back(key, line_no);
       if (key == "dtype") {
         if (value == "float64") out.dtype = Dtype::Float64;
         else if (value == "float32") out.dtype = Dtype::Float32;
         else return err("compile directive: dtype must be float64 or float32, got '" + value + "'", col + eq + 1);
-      } else if (key == "max-iterations" || key == "max-nodes") {
+      } else {
+        const std::size_t most = key == "max-nodes" ? ceiling.max_nodes : ceiling.max_iterations;
         std::size_t n = 0;
-        bool ok = !value.empty() && value.size() <= 12;
+        bool ok = !value.empty(), above = false;
         for (char c : value) {
           ok = ok && c >= '0' && c <= '9';
-          if (ok) n = n * 10 + static_cast<std::size_t>(c - '0');
+          if (!ok) break;
+          const auto digit = static_cast<std::size_t>(c - '0');
+          if (n > (std::numeric_limits<std::size_t>::max() - digit) / 10) above = true;
+          else n = n * 10 + digit;
         }
-        if (!ok || n == 0)
+        if (!ok || (n == 0 && !above))
           return err("compile directive: " + key + " must be a positive whole number, got '" + value + "'", col + eq + 1);
+        if (above || n > most)
+          return err("compile directive: " + key + "=" + value + " is above the most a source file may ask for (" +
+                         std::to_string(most) + "); give a larger budget to the compile itself instead (" +
+                         (key == "max-nodes" ? "--max-nodes, max_nodes=" : "--max-iterations, max_iterations=") + ")",
+                     col + eq + 1);
         (key == "max-nodes" ? out.max_nodes : out.max_iterations) = n;
-      } else {
-        return err("unknown compile directive key '" + key + "': use dtype, max-iterations or max-nodes", col);
       }
     }
   }
@@ -223,8 +277,12 @@ void apply_compile_directives(const CompileDirectives& d, CompileOptions& option
 }
 
 Result<CompileOptions> with_compile_directives(std::string_view source, CompileOptions options,
-                                               const CompileDirectives& given) {
-  auto file = parse_compile_directives(source, options.filename);
+                                               const CompileDirectives& given, const DirectiveCeiling& ceiling) {
+  // A budget the caller gives explicitly wins, so the file's is not bounded.
+  DirectiveCeiling bound = ceiling;
+  if (given.max_nodes) bound.max_nodes = std::numeric_limits<std::size_t>::max();
+  if (given.max_iterations) bound.max_iterations = std::numeric_limits<std::size_t>::max();
+  auto file = parse_compile_directives(source, options.filename, bound);
   if (!file) return file.error();
   apply_compile_directives(*file, options);
   apply_compile_directives(given, options);

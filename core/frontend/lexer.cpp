@@ -104,7 +104,8 @@ double c_strtod(const std::string& s, char** end) {
 
 class Lexer {
  public:
-  Lexer(std::string_view src, int max_indent) : s_(src), max_indent_(max_indent) {}
+  Lexer(std::string_view src, int max_indent, std::vector<SourceLoc>* comments)
+      : s_(src), max_indent_(max_indent), comments_(comments) {}
 
   Result<std::vector<Token>> run() {
     indents_.push_back(0);
@@ -263,6 +264,7 @@ class Lexer {
     line_start_ = i_;
   }
   void skip_comment() {
+    if (comments_) comments_->push_back(SourceLoc{line_, col_of(i_)});
     while (i_ < s_.size() && s_[i_] != '\n' && s_[i_] != '\r') ++i_;
   }
   void push(Tok k, std::string text) { tokens_.push_back({k, std::move(text), SourceLoc{line_, col_of(i_)}}); }
@@ -418,6 +420,7 @@ class Lexer {
 
   std::string_view s_;
   int max_indent_;
+  std::vector<SourceLoc>* comments_;  ///< where each comment's '#' is, when asked
   std::size_t i_ = 0;
   int line_ = 1;
   std::size_t line_start_ = 0;
@@ -459,10 +462,10 @@ bool is_keyword(std::string_view word) {
   return false;
 }
 
-Result<std::vector<Token>> tokenize(std::string_view source, int max_indent) {
+Result<std::vector<Token>> tokenize(std::string_view source, int max_indent, std::vector<SourceLoc>* comments) {
   // A UTF-8 byte order mark is ignored, as CPython does.
   if (source.substr(0, 3) == "\xEF\xBB\xBF") source.remove_prefix(3);
-  return Lexer(source, max_indent).run();
+  return Lexer(source, max_indent, comments).run();
 }
 
 }  // namespace tc::py

@@ -25,7 +25,11 @@ struct Token {
 
 /// Splits `source` into tokens. Errors are syntax errors with a location.
 /// `max_indent` bounds the indentation depth (no unbounded nesting).
-Result<std::vector<Token>> tokenize(std::string_view source, int max_indent = 200);
+/// `comments`, when given, receives where each comment's '#' is (in order;
+/// up to the error when there is one): how the directive comments are told
+/// from a '#' inside a string.
+Result<std::vector<Token>> tokenize(std::string_view source, int max_indent = 200,
+                                    std::vector<SourceLoc>* comments = nullptr);
 
 /// True for Python's reserved words.
 bool is_keyword(std::string_view word);

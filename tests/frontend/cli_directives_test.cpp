@@ -123,5 +123,32 @@ TEST(CliDirectives, MalformedCompileDirectiveIsALocatedError) {
   }
 }
 
+// issue 37: the docstring's directive made `run` compute in float32
+// (0.30000001192092896); CPython gives 0.30000000000000004. And a source's
+// own max-iterations=10^12 is stopped at the directive, not by the memory.
+TEST(CliDirectives, ADocstringIsNotADirectiveAndTheBudgetsHaveACeiling) {
+  const std::string dir = testing::temp_dir();
+  const std::string doc = testing::write_temp(dir, "doc.py",
+                                              "def f(x):\n"
+                                              "    \"\"\"How the IDE saves options:\n"
+                                              "    # tensorcode: compile dtype=float32\n"
+                                              "    # tensorcode: input x=int32:0:3\n"
+                                              "    \"\"\"\n"
+                                              "    return x + 0.2\n");
+  auto r = run_cli({"run", doc, "--input", "x=float64", "--set", "x=0.1"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "{\"result\":0.30000000000000004}\n");
+  const std::string big = testing::write_temp(dir, "big.py",
+                                              "# tensorcode: compile max-iterations=1000000000000 max-nodes=1000000000000\n"
+                                              "def f(x):\n    for i in range(1000000000000):\n        x = x + 1\n"
+                                              "    return x\n");
+  r = run_cli({"compile", big, "--input", "x=float64"});
+  EXPECT_EQ(r.status, 3) << r.err;
+  EXPECT_NE(r.err.find(big + ":1:38: error: compile directive: max-iterations=1000000000000 is above the most a "
+                             "source file may ask for (1000000)"),
+            std::string::npos)
+      << r.err;
+}
+
 }  // namespace
 }  // namespace tc

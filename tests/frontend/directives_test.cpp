@@ -138,5 +138,81 @@ TEST(CompileDirectives, ErrorsAreLocated) {
   EXPECT_FALSE(parse_compile_directives("# tensorcode: compile max-nodes\n").ok());
 }
 
+// issue 37: a directive quoted in a docstring was obeyed (run gave
+// 0.30000001192092896, float32, where CPython gives 0.30000000000000004).
+// Only comments are directives: the lexer says which lines are comments.
+TEST(CompileDirectives, ADirectiveInAStringIsText) {
+  const std::string src =
+      "def f(x):\n"
+      "    \"\"\"Adds.\n"
+      "    # tensorcode: compile dtype=float32 max-nodes=5\n"
+      "    # tensorcode: input x=int32:0:3\n"
+      "    \"\"\"\n"
+      "    s = '''\n"
+      "# tensorcode: compile max-iterations=7\n"
+      "'''\n"
+      "    return x + 0.2\n";
+  auto d = parse_compile_directives(src);
+  ASSERT_TRUE(d.ok()) << d.error().format();
+  EXPECT_EQ(*d, CompileDirectives{});
+  auto inputs = parse_input_directives(src);
+  ASSERT_TRUE(inputs.ok()) << inputs.error().format();
+  EXPECT_TRUE(inputs->empty());
+  auto o = with_compile_directives(src, CompileOptions{});
+  ASSERT_TRUE(o.ok());
+  EXPECT_EQ(o->dtype, Dtype::Float64);
+  EXPECT_EQ(o->max_nodes, CompileOptions{}.max_nodes);
+  // Rewriting the directives leaves the strings alone and puts the new
+  // lines at the top.
+  EXPECT_EQ(set_input_directives(src, {{"x", Domain::float64(-1, 1)}}), "# tensorcode: input x=float64:-1:1\n" + src);
+  EXPECT_EQ(set_compile_directives(src, {}), src);
+  // A real comment beside them still counts, also an indented one.
+  const std::string both = "# tensorcode: compile dtype=float32\n" + src + "    # tensorcode: input x=int32:0:3\n";
+  EXPECT_EQ(parse_compile_directives(both)->dtype, Dtype::Float32);
+  EXPECT_EQ(parse_input_directives(both)->size(), 1u);
+  // Past a syntax error the lexer cannot tell: those lines are read as text
+  // (the source does not compile; the IDE still shows its directives).
+  const std::string broken = "def f(x):\n    return (x +\n# tensorcode: compile dtype=float32\n";
+  EXPECT_EQ(parse_compile_directives(broken)->dtype, Dtype::Float32);
+}
+
+// issue 37: a key given twice took the last one silently.
+TEST(CompileDirectives, AKeyGivenTwiceIsRefused) {
+  auto twice = parse_compile_directives("# tensorcode: compile dtype=float32\n# tensorcode: compile  dtype=float64\n");
+  ASSERT_FALSE(twice.ok());
+  EXPECT_EQ(twice.error().message, "compile directive key 'dtype' is given twice (also at line 1): keep one");
+  EXPECT_EQ(twice.error().loc, (SourceLoc{2, 24}));
+  auto same_line = parse_compile_directives("# tensorcode: compile max-nodes=10 max-nodes=10\n");
+  ASSERT_FALSE(same_line.ok());
+  EXPECT_EQ(same_line.error().loc, (SourceLoc{1, 36}));
+  EXPECT_TRUE(parse_compile_directives("# tensorcode: compile dtype=float32\n# tensorcode: compile max-nodes=10\n").ok());
+}
+
+// issue 37: a source could raise its own budgets to 10^12 and run out of
+// memory (1.9 GB, 14.6 s) instead of stopping at a budget error.
+TEST(CompileDirectives, ASourceCannotRaiseItsBudgetsPastTheCeiling) {
+  auto huge = parse_compile_directives("# tensorcode: compile max-iterations=1000000000000\n", "big.py");
+  ASSERT_FALSE(huge.ok());
+  EXPECT_EQ(huge.error().message,
+            "compile directive: max-iterations=1000000000000 is above the most a source file may ask for (1000000); "
+            "give a larger budget to the compile itself instead (--max-iterations, max_iterations=)");
+  EXPECT_EQ(huge.error().loc, (SourceLoc{1, 38}));
+  EXPECT_EQ(huge.error().file, "big.py");
+  EXPECT_FALSE(parse_compile_directives("# tensorcode: compile max-nodes=99999999999999999999999999\n").ok());
+  EXPECT_EQ(parse_compile_directives("# tensorcode: compile max-nodes=1000000\n")->max_nodes, std::size_t{1000000});
+  // The caller sets the ceiling ...
+  DirectiveCeiling low;
+  low.max_nodes = 10;
+  EXPECT_FALSE(parse_compile_directives("# tensorcode: compile max-nodes=11\n", "<source>", low).ok());
+  EXPECT_TRUE(parse_compile_directives("# tensorcode: compile max-nodes=10\n", "<source>", low).ok());
+  // ... and a budget it gives explicitly wins without one.
+  CompileDirectives given;
+  given.max_iterations = 50;
+  auto o = with_compile_directives("# tensorcode: compile max-iterations=1000000000000\n", CompileOptions{}, given);
+  ASSERT_TRUE(o.ok()) << o.error().message;
+  EXPECT_EQ(o->max_iterations, 50u);
+  EXPECT_FALSE(with_compile_directives("# tensorcode: compile max-iterations=1000000000000\n", CompileOptions{}).ok());
+}
+
 }  // namespace
 }  // namespace tc
