@@ -224,7 +224,7 @@ Val Lowerer::expr_value(const Expr& e, const ExprInfo& info, const Env& env) {
       return index(arr, i, e.loc);
     }
     case ExprKind::Attribute:
-      if (info.name == NameKind::Constant) return cnum(rnd(info.constant), kF, e.loc);  // math.pi
+      if (info.name == NameKind::Constant) return read(e, info, env);  // math.pi
       break;
     case ExprKind::NoneLit:
     case ExprKind::String:

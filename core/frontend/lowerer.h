@@ -112,7 +112,7 @@ class Lowerer {
   Val bool_op(const Expr& e, const Env& env);
   // `a < b < c` is `a < b and b < c` with b evaluated once.
   Val comparison(const Expr& e, const ExprInfo& info, const Env& env);
-  Val call(const Expr& e, const ExprInfo& info, const Env& env);
+  [[gnu::noinline]] Val call(const Expr& e, const ExprInfo& info, const Env& env);
   Val table_op(Op op, const std::string& f, const std::vector<Val>& args, SourceLoc loc);  ///< relu(x), sigmoid(x), ...
   // ---- composed builtins, the math module and helper functions (lower_calls.cpp) --------
   // round, int, float, pow, divmod, isinstance and len.

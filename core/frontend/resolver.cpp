@@ -479,14 +479,7 @@ class Resolver {
         return a.element();
       }
       case ExprKind::Attribute:
-        if (scope_.is_math_module(*e.kids[0])) {
-          const MathMember m = math_member(e.text);
-          if (m.kind == MathKind::Constant) {
-            info.name = NameKind::Constant;
-            info.constant = m.value;
-            return StaticType::scalar(kF);
-          }
-        }
+        if (math_constant(e, info)) return StaticType::scalar(kF);
         break;
       case ExprKind::NoneLit:
       case ExprKind::String:
@@ -497,7 +490,20 @@ class Resolver {
     return {kB | kI | kF, ~0u & ((2u << StaticType::kDeepest) - 1)};
   }
 
-  StaticType name(const Expr& e, ExprInfo& info) {
+  // Out of line, as call() and helper(): expr() and type_of() recurse once
+  // per level of an expression (up to 1,000), so what is inlined into them
+  // is paid for in every frame.
+  // math.pi and the other constants of the math module.
+  [[gnu::noinline]] bool math_constant(const Expr& e, ExprInfo& info) const {
+    if (!scope_.is_math_module(*e.kids[0])) return false;
+    const MathMember m = math_member(e.text);
+    if (m.kind != MathKind::Constant) return false;
+    info.name = NameKind::Constant;
+    info.constant = m.value;
+    return true;
+  }
+
+  [[gnu::noinline]] StaticType name(const Expr& e, ExprInfo& info) {
     const std::string& n = e.text;
     if (cur_->assigned.count(n) || is_param(n)) {
       info.name = NameKind::Variable;
@@ -564,12 +570,12 @@ class Resolver {
     return false;
   }
 
-  StaticType arity_error(ExprInfo& info, const Expr& e, const std::string& f, int lo, int hi) {
+  [[gnu::noinline]] StaticType arity_error(ExprInfo& info, const Expr& e, const std::string& f, int lo, int hi) {
     info.error = make_error(f + "() takes " + builtin_arity_text(lo, hi), e.loc);
     return {};
   }
 
-  StaticType call(const Expr& e, ExprInfo& info) {
+  [[gnu::noinline]] StaticType call(const Expr& e, ExprInfo& info) {
     const Expr& callee = *e.kids[0];
     std::string f = callee.text;
     std::vector<StaticType> args;
@@ -661,7 +667,8 @@ class Resolver {
   // arguments' (over every call), its body is walked in its own frame, and
   // the call has its return type. A cycle of calls is refused at the call
   // that closes it, naming the functions on the way.
-  StaticType helper(const Expr& e, ExprInfo& info, const std::string& f, const std::vector<StaticType>& args) {
+  [[gnu::noinline]] StaticType helper(const Expr& e, ExprInfo& info, const std::string& f,
+                                      const std::vector<StaticType>& args) {
     const FunctionDef* g = scope_.functions.at(f);
     info.builtin = Builtin::Helper;
     info.callee = g;

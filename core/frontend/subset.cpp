@@ -83,7 +83,7 @@ class Checker {
 
   // The call of a member of the math module (`math.floor(x)`, or `floor(x)`
   // after `from math import floor`).
-  void math_call(const std::string& member, const std::string& spelt, const Expr& call) {
+  [[gnu::noinline]] void math_call(const std::string& member, const std::string& spelt, const Expr& call) {
     const MathMember m = math_member(member);
     if (m.kind == MathKind::Composed) return;
     if (m.kind == MathKind::Constant)
@@ -256,7 +256,28 @@ class Checker {
           expr(*e.kids[i + 1]);
         }
         return;
-      case ExprKind::Call: {
+      case ExprKind::Call:
+        callee(e, range_allowed);
+        for (std::size_t i = 1; i < e.kids.size(); ++i) expr(*e.kids[i]);
+        return;
+      case ExprKind::Subscript:
+        expr(*e.kids[0]);
+        if (e.kids[1]->kind == ExprKind::Tuple)
+          reject("indexing with several indices ('a[i, j]') is not supported: write a[i][j]", e.kids[1]->loc);
+        expr(*e.kids[1]);
+        return;
+      case ExprKind::Attribute:
+        attribute(e);
+        return;
+      case ExprKind::Unsupported:
+        reject(unsupported_message(e.text), e.loc);
+    }
+  }
+
+  // What a call may name, and its argument list (out of line: expr()
+  // recurses once per level of an expression).
+  [[gnu::noinline]] void callee(const Expr& e, bool range_allowed) {
+    {
         const Expr& f = *e.kids[0];
         if (f.kind == ExprKind::Attribute && scope_.is_math_module(*f.kids[0])) {
           math_call(f.text, describe(f), e);
@@ -284,16 +305,10 @@ class Checker {
                                    e.keywords == std::vector<std::string>{"", "ndigits"};
         if (!e.problem.empty() && !round_ndigits)
           reject(e.problem + " are not supported in calls: pass plain positional arguments", e.problem_loc);
-        for (std::size_t i = 1; i < e.kids.size(); ++i) expr(*e.kids[i]);
-        return;
-      }
-      case ExprKind::Subscript:
-        expr(*e.kids[0]);
-        if (e.kids[1]->kind == ExprKind::Tuple)
-          reject("indexing with several indices ('a[i, j]') is not supported: write a[i][j]", e.kids[1]->loc);
-        expr(*e.kids[1]);
-        return;
-      case ExprKind::Attribute:
+    }
+  }
+
+  [[gnu::noinline]] void attribute(const Expr& e) {
         if (scope_.is_math_module(*e.kids[0])) {
           const MathMember m = math_member(e.text);
           if (m.kind == MathKind::Constant) return;
@@ -308,9 +323,6 @@ class Checker {
         reject("attribute access ('" + describe(e) + "') is not supported: use plain names, the builtins " +
                    builtin_list_text() + " and the math module",
                e.loc);
-      case ExprKind::Unsupported:
-        reject(unsupported_message(e.text), e.loc);
-    }
   }
 
   const FunctionDef& fn_;
