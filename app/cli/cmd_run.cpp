@@ -35,7 +35,15 @@ struct RunArgs {
   std::string backend = "cpu";
   std::string out;
   unsigned threads = 0;  ///< 0: every core
+  std::string plan = "auto";  ///< --plan: EvalOptions::plan
+  bool plan_status = false;   ///< --plan-status: print Evaluator::plan_status() on stderr at the end
 };
+
+EvalPlan plan_from(const std::string& name) {
+  if (name == "interpreter") return EvalPlan::Interpreter;
+  if (name == "compiled") return EvalPlan::Compiled;
+  return EvalPlan::Auto;
+}
 
 // ---------------------------------------------------------------------------
 // Backend seam (owned by the backends engineer): evaluates a batch on a
@@ -382,13 +390,16 @@ int run_command(const RunArgs& args) {
     return kUsage;
   }
   fixed.state = std::move(*states);
-  auto ev = Evaluator::create(loaded->program);
+  EvalOptions options;
+  options.plan = plan_from(args.plan);
+  auto ev = Evaluator::create(loaded->program, options);
   if (!ev) {
     report_runtime(ev.error(), *loaded, args.program.path);
     return kRejected;
   }
-  if (!args.cases.empty()) return run_cases(args, *loaded, *ev, fixed);
-  return run_single(args, *loaded, *ev, std::move(fixed));
+  const int rc = !args.cases.empty() ? run_cases(args, *loaded, *ev, fixed) : run_single(args, *loaded, *ev, std::move(fixed));
+  if (args.plan_status) std::fprintf(stderr, "plan: %s\n", ev->plan_status().summary.c_str());
+  return rc;
 }
 
 CommandRegistration reg{
@@ -408,6 +419,12 @@ CommandRegistration reg{
       add_threads_option(sub, args->threads);
       sub.add_option("--backend", args->backend, "where to evaluate: cpu (default) or vulkan")
           ->check(CLI::IsMember({"cpu", "vulkan"}));
+      sub.add_option("--plan", args->plan,
+                     "how the cpu backend computes: auto (interpret, compile generated C in the background once it "
+                     "pays; default), interpreter, or compiled (compile before the first case)")
+          ->check(CLI::IsMember({"auto", "interpreter", "compiled"}));
+      sub.add_flag("--plan-status", args->plan_status,
+                   "print which tier ran at the end on stderr ('plan: compiled (avx2)', 'plan: interpreting: ...')");
       sub.footer("Examples:\n  tensorcode run choose.json --set a=5        -> {\"result\": 10}\n"
                  "  tensorcode run choose.json --cases cases.jsonl\n"
                  "A failing case prints {\"error\": MESSAGE} and the batch still exits 0; a malformed\n"

@@ -53,16 +53,51 @@ CoreProgram::CoreProgram(tc::Program program, std::shared_ptr<HostBindings> bind
 
 CoreProgram& core_program(py::handle o) { return checked<CoreProgram>(o); }
 
-tc::Evaluator& CoreProgram::evaluator() {
-  if (!eval_) {
+tc::Evaluator& CoreProgram::evaluator(tc::EvalPlan plan) {
+  std::optional<tc::Evaluator>& slot = evals_[static_cast<std::size_t>(plan)];
+  if (!slot) {
     tc::EvalOptions options;
     options.bindings = binding_map();
+    options.plan = plan;
     auto e = tc::Evaluator::create(program_, options);
     if (!e) raise_diagnostic(ErrorKind::Evaluation, e.error());
-    eval_.emplace(std::move(e.value()));
+    slot.emplace(std::move(e.value()));
   }
-  return *eval_;
+  last_plan_ = plan;
+  return *slot;
 }
+
+py::dict CoreProgram::plan_status() {
+  const tc::PlanStatus st = evaluator(last_plan_).plan_status();
+  py::dict d;
+  d["summary"] = st.summary;
+  d["compiled"] = st.compiled;
+  d["compiling"] = st.compiling;
+  d["reason"] = st.reason;
+  d["isa"] = st.isa;
+  d["cache_hit"] = st.cache_hit;
+  d["compile_seconds"] = st.compile_seconds;
+  d["path"] = st.path;
+  d["compiled_cases"] = st.compiled_cases;
+  d["handed_back"] = st.handed_back;
+  return d;
+}
+
+namespace {
+
+/// plan= of run and run_batch.
+tc::EvalPlan plan_named(py::handle plan) {
+  if (plan.is_none()) return tc::EvalPlan::Auto;
+  if (py::isinstance<py::str>(plan)) {
+    const std::string name = plan.cast<std::string>();
+    if (name == "auto") return tc::EvalPlan::Auto;
+    if (name == "interpreter") return tc::EvalPlan::Interpreter;
+    if (name == "compiled") return tc::EvalPlan::Compiled;
+  }
+  throw py::value_error("plan must be 'auto', 'interpreter' or 'compiled', not " + py::repr(plan).cast<std::string>());
+}
+
+}  // namespace
 
 tc::Env CoreProgram::env_from(py::handle inputs, py::handle params) const {
   tc::Env env;
@@ -71,9 +106,9 @@ tc::Env CoreProgram::env_from(py::handle inputs, py::handle params) const {
   return env;
 }
 
-py::dict CoreProgram::run(py::handle inputs, py::handle params) {
+py::dict CoreProgram::run(py::handle inputs, py::handle params, tc::EvalPlan plan) {
   clear_stashed_error();
-  tc::Evaluator& ev = evaluator();
+  tc::Evaluator& ev = evaluator(plan);
   PyObject* d = inputs.ptr();
   std::optional<tc::Result<tc::CaseResult>> r;
   // Fast path: a plain dict naming exactly the inputs and no parameter
@@ -131,13 +166,14 @@ void CoreProgram::raise_case_error(const tc::Diagnostic& d, std::size_t case_ind
   }
 }
 
-py::object CoreProgram::run_batch(py::handle cases, py::handle params, const std::string& errors, unsigned threads) {
+py::object CoreProgram::run_batch(py::handle cases, py::handle params, const std::string& errors, unsigned threads,
+                                  tc::EvalPlan plan) {
   clear_stashed_error();
   // Bindings call back into Python, which only the thread holding the GIL may do.
   if (program_.has_calls() && threads != 1)
     throw py::value_error("a program with call nodes runs its batch on one thread (its bindings need the GIL)");
   if (errors != "raise" && errors != "nan") throw py::value_error("errors must be 'raise' or 'nan'");
-  tc::Evaluator& ev = evaluator();
+  tc::Evaluator& ev = evaluator(plan);
   tc::Env fixed;
   if (!params.is_none()) fill_named(params, fixed.params, "parameter");
   const std::vector<tc::NodeId>& ids = ev.input_ids();
@@ -398,13 +434,15 @@ void bind_program(py::module_& m) {
            })
       .def("info", [](py::handle self_) {
              CoreProgram& self = core_program(self_); return program_info(self.program()); })
-      .def("run", [](py::handle self, py::handle inputs, py::handle params) {
-             return core_program(self).run(inputs, params);
-           }, py::arg("inputs"), py::arg("params") = py::none())
+      .def("run", [](py::handle self, py::handle inputs, py::handle params, py::handle plan) {
+             return core_program(self).run(inputs, params, plan_named(plan));
+           }, py::arg("inputs"), py::arg("params") = py::none(), py::arg("plan") = py::none())
       .def("run_batch", [](py::handle self, py::handle cases, py::handle params, const std::string& errors,
-                           unsigned threads) {
-             return core_program(self).run_batch(cases, params, errors, threads);
-           }, py::arg("cases"), py::arg("params") = py::none(), py::arg("errors") = "raise", py::arg("threads") = 1)
+                           unsigned threads, py::handle plan) {
+             return core_program(self).run_batch(cases, params, errors, threads, plan_named(plan));
+           }, py::arg("cases"), py::arg("params") = py::none(), py::arg("errors") = "raise", py::arg("threads") = 1,
+           py::arg("plan") = py::none())
+      .def("plan_status", [](py::handle self) { return core_program(self).plan_status(); })
       .def("gradients", [](py::handle self, py::handle inputs, const std::string& output, py::handle params) {
              return core_program(self).gradients(inputs, output, params);
            }, py::arg("inputs"), py::arg("output") = "result", py::arg("params") = py::none())

