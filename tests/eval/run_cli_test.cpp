@@ -285,5 +285,24 @@ TEST(EvalRunCli, PythonSourceIsCompiledOnTheFly) {
   EXPECT_TRUE(one_line(r.err)) << r.err;
 }
 
+// issue 37: `run` printed -0.0 as 0 (an integer), where CPython, Python's
+// run() and the C export give -0.0. The CLI writes the sign, and a case
+// file reading its own output back gets the same bits.
+TEST(EvalRunCli, NegativeZeroKeepsItsSign) {
+  const std::string dir = testing::temp_dir();
+  const std::string src = testing::write_temp(dir, "neg.py", "def f(x):\n    return x * -1.0\n");
+  auto r = run_cli({"run", src, "--input", "x=float64", "--set", "x=0"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "{\"result\":-0.0}\n");
+  r = run_cli({"run", src, "--input", "x=float64", "--set", "x=-0.0"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "{\"result\":0}\n");
+  // Its own output, read back as a case: the sign survives the round trip.
+  const std::string cases = testing::write_temp(dir, "cases.jsonl", "{\"x\": -0.0}\n{\"x\": 0}\n{\"x\": 2}\n");
+  r = run_cli({"run", src, "--input", "x=float64", "--cases", cases});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "{\"result\":0}\n{\"result\":-0.0}\n{\"result\":-2}\n");
+}
+
 }  // namespace
 }  // namespace tc
