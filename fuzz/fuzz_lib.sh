@@ -2,10 +2,15 @@
 # runs by hand), so both build, seed and run the targets the same way.
 # Source it with $root set to the repository root.
 
-# CMake arguments of the fuzz tree: clang, libFuzzer plus ASan and UBSan on
-# the whole engine (TC_BUILD_FUZZERS), nothing but the engine and fuzzers.
-fuzz_cmake_args=(-DTC_BUILD_FUZZERS=ON -DTC_BUILD_TESTS=OFF -DTC_BUILD_IDE=OFF -DTC_BUILD_BENCH=OFF
-  -DTC_ENABLE_VULKAN=OFF -DTC_ENABLE_PYTHON=OFF -DCMAKE_BUILD_TYPE=Debug
+# CMake arguments of the sanitizer tree, which is also the fuzz tree: clang,
+# ASan and UBSan (TC_SANITIZE) plus libFuzzer's coverage
+# (TC_BUILD_FUZZERS: -fsanitize=fuzzer-no-link on every library, libFuzzer's
+# main on the fuzz targets alone), with the engine's tests. installer/setup.sh
+# test runs the tests and the fuzzers from this one tree; fuzz/run_all.sh
+# builds only the fuzz targets in it. No IDE, benches or Vulkan (the
+# sanitizer stage tests the engine), -O1 with line tables for stack traces.
+fuzz_cmake_args=(-DTC_SANITIZE=ON -DTC_BUILD_FUZZERS=ON -DTC_BUILD_TESTS=ON -DTC_BUILD_IDE=OFF -DTC_BUILD_BENCH=OFF
+  -DTC_ENABLE_VULKAN=OFF -DCMAKE_BUILD_TYPE=Debug
   "-DCMAKE_CXX_FLAGS_DEBUG=-O1 -gline-tables-only -DNDEBUG" "-DCMAKE_C_FLAGS_DEBUG=-O1 -gline-tables-only -DNDEBUG")
 
 # The target names (tc_<name>), one per fuzz/<name>.cpp.

@@ -8,7 +8,8 @@
 # Prints one line per target (exit status, seconds, executions) and exits 1
 # if any target found a crash, leak, timeout or property failure; the input
 # that failed is then in $FUZZ_WORK/crash-<target>-*.
-# Environment: FUZZ_DIR (build tree, default build-fuzz), FUZZ_WORK (corpora
+# Environment: FUZZ_DIR (build tree, default build-asan: the sanitizer tree
+# installer/setup.sh test builds, whose objects it reuses), FUZZ_WORK (corpora
 # and logs, default $FUZZ_DIR/long-run), JOBS, NICE.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -18,7 +19,7 @@ runs=${1:-10000000}
 [ $# -gt 0 ] && shift
 names=("$@")
 [ ${#names[@]} -gt 0 ] || mapfile -t names < <(fuzz_names)
-dir=${FUZZ_DIR:-$root/build-fuzz}
+dir=${FUZZ_DIR:-$root/build-asan}
 work=${FUZZ_WORK:-$dir/long-run}
 jobs_max=${JOBS:-$(nproc)}
 

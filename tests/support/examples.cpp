@@ -27,7 +27,11 @@ Program gated() {
   Builder b(Semantics::Hybrid, Surrogate::Sigmoid);
   Value x = b.input("x", Domain::float64());
   Value w = b.parameter("weight", 0.0);
-  return must(b.build(b.select(x > 4, w * x, 0)));
+  // One statement per node: the order of a call's arguments is up to the
+  // compiler (gcc and clang differ), and node ids follow creation order.
+  Value scaled = w * x;
+  Value over = x > 4;
+  return must(b.build(b.select(over, scaled, 0)));
 }
 
 Program counter() {
