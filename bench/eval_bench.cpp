@@ -31,9 +31,12 @@
 // Measured: Evaluator::run_batch over 100,000 cases (float64, float32, and
 // float64 on every core), and the checked single-case run() per case, each
 // on the interpreter (BM_batched_*, BM_scalar_run) and on the compiled plan
-// (BM_compiled_*, BM_compiled_run; core/eval/compiled_plan.h), whose compile
-// time from an empty cache (this run's own TC_CACHE_DIR) and load time from
-// the cache are printed too. The
+// (BM_compiled_*/ISA, BM_compiled_run/ISA; core/eval/compiled_plan.h) for
+// every target this processor runs (TC_PLAN_ISA=sse2, avx2, avx512; only
+// the one TC_PLAN_ISA names when it is set), whose compile time from an
+// empty cache (this run's own TC_CACHE_DIR) and load time from the cache
+// are printed too, with the compile time of a branchy loop of selects
+// (1,805 nodes). The
 // summary at the end prints `NAME  X ns/case` and each batched ratio to the
 // limit of its own dtype (for the all-cores run: wall time, per-core cost,
 // and its speed-up over one thread), and run() over BM_native.
@@ -53,6 +56,7 @@
 #include <vector>
 
 #include "eval/evaluator.h"
+#include "eval/plan_target.h"
 #include "eval_bench_native.h"
 #include "ir/builder.h"
 
@@ -112,6 +116,42 @@ tc::Program long_loop_circuit(tc::Dtype dtype) {
     std::exit(1);
   }
   return std::move(p.value());
+}
+
+/// The branchy loop whose compile time issue 34 quotes (1,805 nodes):
+///   s = 0; for i in range(300): s = s + x * i if x > i else s - i
+///   return s / (x - 3)
+tc::Program branchy_circuit() {
+  tc::Builder b(tc::Semantics::Exact, tc::Surrogate::Sigmoid, 1.0, tc::Dtype::Float64);
+  tc::Value x = b.input("x", tc::Domain::float64(-1000, 1000));
+  tc::Value s = b.constant(0.0);
+  for (int i = 0; i < 300; ++i) {
+    tc::Value ci = b.constant(static_cast<double>(i));  // one constant an iteration, as the frontend makes
+    s = b.select(x > ci, s + x * ci, s - ci);
+  }
+  auto p = b.build(s / (x - 3.0));
+  if (!p) {
+    std::fprintf(stderr, "building the branchy loop failed: %s\n", p.error().message.c_str());
+    std::exit(1);
+  }
+  return std::move(p.value());
+}
+
+/// The compiled plan's targets this run measures: every one this processor
+/// runs, or the one TC_PLAN_ISA names.
+std::vector<std::string> plan_isas() {
+  if (const char* isa = std::getenv("TC_PLAN_ISA"); isa && *isa) return {isa};
+  std::vector<std::string> r;
+  for (const auto& isa : tc::eval_detail::plan_isas())
+    if (tc::eval_detail::host_runs_isa(isa)) r.push_back(isa);
+  if (r.empty()) r.push_back("");  // off x86-64: the host's own ("native")
+  return r;
+}
+
+/// Makes the next compiled plans target `isa` ("" leaves TC_PLAN_ISA unset).
+void use_isa(const std::string& isa) {
+  if (isa.empty()) unsetenv("TC_PLAN_ISA");
+  else setenv("TC_PLAN_ISA", isa.c_str(), 1);
 }
 
 const std::vector<double>& inputs() {
@@ -244,15 +284,30 @@ void scalar_run(benchmark::State& state, tc::EvalPlan plan) {
 }
 
 void BM_scalar_run(benchmark::State& state) { scalar_run(state, tc::EvalPlan::Interpreter); }
-void BM_compiled_run(benchmark::State& state) { scalar_run(state, tc::EvalPlan::Compiled); }
 
 void BM_batched_float64(benchmark::State& state) { run_batched(state, tc::Dtype::Float64, 1); }
 void BM_batched_float32(benchmark::State& state) { run_batched(state, tc::Dtype::Float32, 1); }
 void BM_batched_float64_threads(benchmark::State& state) { run_batched(state, tc::Dtype::Float64, 0); }
-void BM_compiled_float64(benchmark::State& state) { run_batched(state, tc::Dtype::Float64, 1, tc::EvalPlan::Compiled); }
-void BM_compiled_float32(benchmark::State& state) { run_batched(state, tc::Dtype::Float32, 1, tc::EvalPlan::Compiled); }
-void BM_compiled_float64_threads(benchmark::State& state) {
-  run_batched(state, tc::Dtype::Float64, 0, tc::EvalPlan::Compiled);
+/// The compiled rows of one target: NAME/ISA.
+void register_compiled(const std::string& isa) {
+  const std::string sfx = "/" + (isa.empty() ? std::string("native") : isa);
+  auto batched = [isa](tc::Dtype dtype, unsigned threads) {
+    return [isa, dtype, threads](benchmark::State& state) {
+      use_isa(isa);
+      run_batched(state, dtype, threads, tc::EvalPlan::Compiled);
+    };
+  };
+  benchmark::RegisterBenchmark(("BM_compiled_float64" + sfx).c_str(), batched(tc::Dtype::Float64, 1))
+      ->Unit(benchmark::kMillisecond);
+  benchmark::RegisterBenchmark(("BM_compiled_float32" + sfx).c_str(), batched(tc::Dtype::Float32, 1))
+      ->Unit(benchmark::kMillisecond);
+  benchmark::RegisterBenchmark(("BM_compiled_float64_threads" + sfx).c_str(), batched(tc::Dtype::Float64, 0))
+      ->Unit(benchmark::kMillisecond)
+      ->UseRealTime();
+  benchmark::RegisterBenchmark(("BM_compiled_run" + sfx).c_str(), [isa](benchmark::State& state) {
+    use_isa(isa);
+    scalar_run(state, tc::EvalPlan::Compiled);
+  })->Unit(benchmark::kMillisecond);
 }
 
 BENCHMARK(BM_native)->Unit(benchmark::kMillisecond);
@@ -263,10 +318,7 @@ BENCHMARK(BM_batched_float64)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_batched_float32)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_batched_float64_threads)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_scalar_run)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_compiled_float64)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_compiled_float32)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_compiled_float64_threads)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(BM_compiled_run)->Unit(benchmark::kMillisecond);
+// The compiled rows are registered per target in main().
 
 /// Keeps each benchmark's median (or its single run) CPU and wall time.
 class MedianReporter : public benchmark::ConsoleReporter {
@@ -305,9 +357,11 @@ bool same_results() {
   std::vector<float> soa32(kCases);
   tc_bench::long_loop_soa_f32(inputs_f32().data(), soa32.data(), kCases);
   std::vector<std::span<const double>> cols{std::span<const double>(xs.data(), xs.size())};
-  for (unsigned run = 0; run < 4; ++run) {
+  const auto isas = plan_isas();
+  for (unsigned run = 0; run < 2 + 2 * isas.size(); ++run) {
     const unsigned threads = run % 2 ? 0u : 1u;
     const tc::EvalPlan plan = run < 2 ? tc::EvalPlan::Interpreter : tc::EvalPlan::Compiled;
+    if (run >= 2) use_isa(isas[(run - 2) / 2]);
     auto ev = long_loop_evaluator(tc::Dtype::Float64, plan);
     if (!ev) {
       std::fprintf(stderr, "%s\n", ev.error().message.c_str());
@@ -359,23 +413,42 @@ bool same_results() {
 struct CompileTimes {
   double cold = 0, hit = 0;
 };
-CompileTimes compile_times(tc::Dtype dtype) {
+CompileTimes compile_times(const tc::Program& program) {
   CompileTimes t;
   for (double* slot : {&t.cold, &t.hit}) {
-    auto ev = long_loop_evaluator(dtype, tc::EvalPlan::Compiled);
+    tc::EvalOptions o;
+    o.plan = tc::EvalPlan::Compiled;
+    auto ev = tc::Evaluator::create(program, o);
     if (!ev) return {};
+    tc::Env env;
+    env.inputs["x"] = 1.0;
+    (void)ev->run(env);
+    if (!ev->plan_status().compiled) return {};
     *slot = ev->plan_status().compile_seconds;
     if ((slot == &t.hit) != ev->plan_status().cache_hit) return {};
   }
   return t;
 }
 
+/// Per target: long_loop float64 and float32, the branchy loop.
+struct TargetCompileTimes {
+  std::string isa;
+  CompileTimes f64, f32, branchy;
+};
+
 int main(int argc, char** argv) {
   // The compile times are measured from an empty cache of this run's own
   // (TC_CACHE_DIR, unless the caller chose one).
   char cache_tmpl[] = "/tmp/tc-eval-bench-XXXXXX";
   if (!std::getenv("TC_CACHE_DIR") && mkdtemp(cache_tmpl)) setenv("TC_CACHE_DIR", cache_tmpl, 1);
-  const CompileTimes ct64 = compile_times(tc::Dtype::Float64), ct32 = compile_times(tc::Dtype::Float32);
+  const auto isas = plan_isas();
+  std::vector<TargetCompileTimes> compile;
+  const tc::Program branchy = branchy_circuit();
+  for (const auto& isa : isas) {
+    use_isa(isa);
+    compile.push_back({isa.empty() ? "native" : isa, compile_times(long_loop_circuit(tc::Dtype::Float64)),
+                       compile_times(long_loop_circuit(tc::Dtype::Float32)), compile_times(branchy)});
+  }
   if (!same_results()) {
     std::fprintf(stderr, "long_loop: evaluator and native results differ\n");
     return 1;
@@ -388,6 +461,7 @@ int main(int argc, char** argv) {
   int n = static_cast<int>(args.size());
   benchmark::Initialize(&n, args.data());
   if (benchmark::ReportUnrecognizedArguments(n, args.data())) return 1;
+  for (const auto& isa : isas) register_compiled(isa);
   MedianReporter rep;
   benchmark::RunSpecifiedBenchmarks(&rep);
   benchmark::Shutdown();
@@ -424,30 +498,44 @@ int main(int argc, char** argv) {
     std::printf("%-28s %9.1f ns/case  (wall, %u cores) per-core ratio/float64 limit %.2f, speed-up over 1 thread %.2f\n",
                 "BM_batched_float64_threads", t, cores, lim_wall > 0 ? t * cores / lim_wall : 0.0, one > 0 ? one / t : 0.0);
   }
-  auto compiled_row = [&](const char* name, double lim, const char* what) {
+  auto compiled_row = [&](const std::string& name, double lim, const char* what) {
     if (!cpu.count(name)) return;
-    const double t = ns(name);
-    std::printf("%-28s %9.1f ns/case  ratio/%s limit %.2f (target 1.5)\n", name, t, what, lim > 0 ? t / lim : 0.0);
+    const double t = cpu[name] * per;
+    std::printf("%-28s %9.1f ns/case  ratio/%s limit (%s) %.2f (target 1.5)\n", name.c_str(), t, what,
+                tc_bench::dispatched_target(), lim > 0 ? t / lim : 0.0);
   };
-  compiled_row("BM_compiled_float64", lim64, "float64");
-  compiled_row("BM_compiled_float32", lim32, "float32");
-  if (wall.count("BM_compiled_float64_threads")) {
-    const double t = wall["BM_compiled_float64_threads"] * per;
-    const double one = wall.count("BM_compiled_float64") ? wall["BM_compiled_float64"] * per : 0.0;
-    std::printf("%-28s %9.1f ns/case  (wall, %u cores) per-core cost/one thread %.2f (target 1.2), speed-up %.2f\n",
-                "BM_compiled_float64_threads", t, cores, one > 0 ? t * cores / one : 0.0, one > 0 ? one / t : 0.0);
+  for (const auto& isa : isas) {
+    const std::string sfx = "/" + (isa.empty() ? std::string("native") : isa);
+    std::printf("compiled plan for %s:\n", isa.empty() ? "the host (native)" : isa.c_str());
+    compiled_row("BM_compiled_float64" + sfx, lim64, "float64");
+    compiled_row("BM_compiled_float32" + sfx, lim32, "float32");
+    if (wall.count("BM_compiled_float64_threads" + sfx)) {
+      const double t = wall["BM_compiled_float64_threads" + sfx] * per;
+      const double one = wall.count("BM_compiled_float64" + sfx) ? wall["BM_compiled_float64" + sfx] * per : 0.0;
+      std::printf("%-28s %9.1f ns/case  (wall, %u cores) per-core cost/one thread %.2f (target 1.2), speed-up %.2f\n",
+                  ("BM_compiled_float64_threads" + sfx).c_str(), t, cores, one > 0 ? t * cores / one : 0.0,
+                  one > 0 ? one / t : 0.0);
+    }
+    if (cpu.count("BM_compiled_run" + sfx)) {
+      const double t = cpu["BM_compiled_run" + sfx] * 1e6 / static_cast<double>(kScalarCases);
+      const double native = ns("BM_native");
+      std::printf("%-28s %9.1f ns/case  ratio/BM_native %.2f (target 2)\n", ("BM_compiled_run" + sfx).c_str(), t,
+                  native > 0 ? t / native : 0.0);
+    }
   }
-  if (cpu.count("BM_compiled_run")) {
-    const double t = cpu["BM_compiled_run"] * 1e6 / static_cast<double>(kScalarCases);
-    const double native = ns("BM_native");
-    std::printf("%-28s %9.1f ns/case  ratio/BM_native %.2f (target 2)\n", "BM_compiled_run", t, native > 0 ? t / native : 0.0);
+  if (!std::getenv("TC_PLAN_ISA"))
+    for (const auto& isa : tc::eval_detail::plan_isas())
+      if (!tc::eval_detail::host_runs_isa(isa))
+        std::printf("compiled plan for %s: this processor cannot run it, not measured\n", isa.c_str());
+  for (const auto& c : compile) {
+    if (c.f64.cold > 0)
+      std::printf("compile %s: long_loop (3,002 nodes) float64 %.2f s, from cache %.1f ms; float32 %.2f s, from cache "
+                  "%.1f ms; branchy loop (%zu nodes) %.2f s\n",
+                  c.isa.c_str(), c.f64.cold, c.f64.hit * 1e3, c.f32.cold, c.f32.hit * 1e3, branchy.nodes.size(),
+                  c.branchy.cold);
+    else
+      std::printf("compiled plan for %s: not available here (no C compiler?): its rows were skipped\n", c.isa.c_str());
   }
-  if (ct64.cold > 0)
-    std::printf("compiled plan, long_loop (3,002 nodes): float64 compile %.2f s, from cache %.1f ms; float32 compile %.2f s, "
-                "from cache %.1f ms\n",
-                ct64.cold, ct64.hit * 1e3, ct32.cold, ct32.hit * 1e3);
-  else
-    std::printf("compiled plan: not available here (no C compiler?): the BM_compiled rows were skipped\n");
   if (cpu.count("BM_scalar_run")) {
     const double t = cpu["BM_scalar_run"] * 1e6 / static_cast<double>(kScalarCases);
     const double native = ns("BM_native");
