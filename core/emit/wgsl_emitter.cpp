@@ -98,9 +98,25 @@ class Gen {
     return "(bitcast<u32>(" + x + ") & 0x7f800000u) == 0x7f800000u";
   }
 
+  // Constants are numbered (K0, K1, ...) in the order konst() first meets
+  // them, and val() calls konst() for a constant leaf. The order in which
+  // the operands of one expression are evaluated is the C++ compiler's own
+  // (gcc went right to left, clang left to right), so the emitter spells
+  // every operand that may name a constant in a statement of its own, in
+  // the order gcc's builds always used: the shader is then the same text
+  // whichever compiler built tensorcode.
+  std::string infix(const NodeArgs& args, const char* op) {
+    const std::string b = val(args[1]);
+    const std::string a = val(args[0]);
+    return a + op + b;
+  }
+
   std::string domain_fails(const std::string& x, const F32Check& c) {
     if (c.empty) return "true";
-    std::string ok = "(" + x + " >= " + konst(c.lo) + ") && (" + x + " <= " + konst(c.hi) + ")";
+    // One konst() per statement (see spell_right_to_left): hi, then lo.
+    const std::string hi = konst(c.hi);
+    const std::string lo = konst(c.lo);
+    std::string ok = "(" + x + " >= " + lo + ") && (" + x + " <= " + hi + ")";
     if (c.boolean) ok = "((" + x + " == 0.0f) || (" + x + " == 1.0f))";
     else if (c.integral) ok += " && (floor(" + x + ") == " + x + ")";
     return "!(" + ok + ")";
@@ -174,9 +190,9 @@ class Gen {
       case Op::Call:
         TC_ASSERT(false);
         break;
-      case Op::Add: def(val(args[0]) + " + " + val(args[1])); arith_check(); break;
-      case Op::Sub: def(val(args[0]) + " - " + val(args[1])); arith_check(); break;
-      case Op::Mul: def(val(args[0]) + " * " + val(args[1])); arith_check(); break;
+      case Op::Add: def(infix(args, " + ")); arith_check(); break;
+      case Op::Sub: def(infix(args, " - ")); arith_check(); break;
+      case Op::Mul: def(infix(args, " * ")); arith_check(); break;
       case Op::Neg: def("-" + val(args[0])); arith_check(); break;
       case Op::Div: {
         const std::string b = val(args[1]);
@@ -215,13 +231,19 @@ class Gen {
         arith_check();
         break;
       }
-      case Op::Lt: def("select(0.0f, 1.0f, " + val(args[0]) + " < " + val(args[1]) + ")"); break;
-      case Op::Le: def("select(0.0f, 1.0f, " + val(args[0]) + " <= " + val(args[1]) + ")"); break;
-      case Op::Gt: def("select(0.0f, 1.0f, " + val(args[0]) + " > " + val(args[1]) + ")"); break;
-      case Op::Ge: def("select(0.0f, 1.0f, " + val(args[0]) + " >= " + val(args[1]) + ")"); break;
-      case Op::Eq: def("select(0.0f, 1.0f, " + val(args[0]) + " == " + val(args[1]) + ")"); break;
-      case Op::Ne: def("select(0.0f, 1.0f, " + val(args[0]) + " != " + val(args[1]) + ")"); break;
-      case Op::Select: def("select(" + val(args[2]) + ", " + val(args[1]) + ", " + val(args[0]) + " != 0.0f)"); break;
+      case Op::Lt: def("select(0.0f, 1.0f, " + infix(args, " < ") + ")"); break;
+      case Op::Le: def("select(0.0f, 1.0f, " + infix(args, " <= ") + ")"); break;
+      case Op::Gt: def("select(0.0f, 1.0f, " + infix(args, " > ") + ")"); break;
+      case Op::Ge: def("select(0.0f, 1.0f, " + infix(args, " >= ") + ")"); break;
+      case Op::Eq: def("select(0.0f, 1.0f, " + infix(args, " == ") + ")"); break;
+      case Op::Ne: def("select(0.0f, 1.0f, " + infix(args, " != ") + ")"); break;
+      case Op::Select: {
+        const std::string c = val(args[0]);
+        const std::string t = val(args[1]);
+        const std::string f = val(args[2]);
+        def("select(" + f + ", " + t + ", " + c + " != 0.0f)");
+        break;
+      }
       case Op::Relu: {
         const std::string x = val(args[0]);
         def("select(0.0f, " + x + ", " + x + " > 0.0f)");
@@ -278,7 +300,9 @@ class Gen {
         for (std::size_t j = 0; j < lin.coefficients.size(); ++j) {
           const NodeId a = node.op == Op::Affine ? args[j] : args[static_cast<std::size_t>(lin.indices[j])];
           const std::string term = "p" + sid + "_" + std::to_string(j);
-          line("let " + term + ": f32 = " + konst(static_cast<float>(lin.coefficients[j])) + " * " + val(a) + ";");
+          const std::string v = val(a);
+          const std::string k = konst(static_cast<float>(lin.coefficients[j]));
+          line("let " + term + ": f32 = " + k + " * " + v + ";");
           if (acc.empty()) acc = term;
           else {
             const std::string nm = "s" + sid + "_" + std::to_string(j);
