@@ -71,6 +71,18 @@ inline Program random_program(const GenOptions& o) {
     n.args = {a, b};
     return add(n);
   };
+  // A binary node whose operator and operands are drawn from the generator:
+  // right operand, left operand, then the operator, each in a statement of
+  // its own. Drawn as a call's arguments, their order would be the
+  // compiler's (gcc goes right to left, clang left to right) and so would
+  // the program; this is gcc's order, which the goldens were made with.
+  auto drawn = [&](auto op, auto left, auto right) {
+    const NodeId b = right();
+    const NodeId a = left();
+    const Op o = op();
+    return binary(o, a, b);
+  };
+  auto is = [](Op op) { return [op] { return op; }; };
   // Divisors are rarely zero: a non-zero constant or x + 0.37.
   auto divisor = [&]() {
     if (uni(0, 1)) {
@@ -89,21 +101,21 @@ inline Program random_program(const GenOptions& o) {
     const int choice = uni(0, 18);
     NodeId id = 0;
     switch (choice) {
-      case 0: case 1: id = binary(Op::Add, arg(), arg()); break;
-      case 2: id = binary(Op::Sub, arg(), arg()); break;
-      case 3: id = binary(uni(0, 1) ? Op::Mul : Op::Add, arg(), arg()); break;
-      case 4: id = binary(Op::Div, arg(), divisor()); break;
+      case 0: case 1: id = drawn(is(Op::Add), arg, arg); break;
+      case 2: id = drawn(is(Op::Sub), arg, arg); break;
+      case 3: id = drawn([&] { return uni(0, 1) ? Op::Mul : Op::Add; }, arg, arg); break;
+      case 4: id = drawn(is(Op::Div), arg, divisor); break;
       case 5: { Node n = leaf(Op::Neg, 0); n.args = {pick()}; id = add(n); break; }
-      case 6: id = binary(o.int_inputs ? Op::FloorDiv : Op::Div, arg(), divisor()); break;
-      case 7: id = binary(o.int_inputs ? Op::Mod : Op::Mul, arg(), o.int_inputs ? divisor() : arg()); break;
+      case 6: id = drawn(is(o.int_inputs ? Op::FloorDiv : Op::Div), arg, divisor); break;
+      case 7: id = drawn(is(o.int_inputs ? Op::Mod : Op::Mul), arg, [&] { return o.int_inputs ? divisor() : arg(); }); break;
       case 8: case 9: {
         const Op cmp[] = {Op::Lt, Op::Le, Op::Gt, Op::Ge, Op::Eq, Op::Ne};
-        id = binary(cmp[uni(0, 5)], arg(), arg());
+        id = drawn([&] { return cmp[uni(0, 5)]; }, arg, arg);
         bools.push_back(id);
         break;
       }
       case 10: case 11: {
-        if (bools.empty()) { id = binary(Op::Add, arg(), arg()); break; }
+        if (bools.empty()) { id = drawn(is(Op::Add), arg, arg); break; }
         Node n = leaf(Op::Select, 0);
         n.args = {bools[static_cast<std::size_t>(uni(0, static_cast<int>(bools.size()) - 1))], arg(), arg()};
         id = add(n);
@@ -120,7 +132,7 @@ inline Program random_program(const GenOptions& o) {
         break;
       }
       case 14: {
-        if (bools.empty()) { id = binary(Op::Sub, arg(), arg()); break; }
+        if (bools.empty()) { id = drawn(is(Op::Sub), arg, arg); break; }
         Node one = leaf(Op::Constant, 0);
         one.value = 1.0;
         const NodeId c = bools.back();
@@ -152,7 +164,7 @@ inline Program random_program(const GenOptions& o) {
       }
       case 17: {
         // A domain check that fails on some cases.
-        id = binary(Op::Add, arg(), arg());
+        id = drawn(is(Op::Add), arg, arg);
         p.nodes[static_cast<std::size_t>(id)].domain = o.int_inputs ? Domain::int32(-60, 60) : Domain::float32(-40, 40);
         break;
       }
