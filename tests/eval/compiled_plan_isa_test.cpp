@@ -28,6 +28,7 @@ namespace tc {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::expect_same_batch;
 using testing::same_bits;
 
 class CompiledPlanIsaTest : public ::testing::Test {
@@ -46,22 +47,6 @@ Evaluator make(const Program& p, EvalPlan plan) {
   auto ev = Evaluator::create(p, o);
   EXPECT_TRUE(ev.ok()) << ev.error().message;
   return std::move(ev.value());
-}
-
-void expect_same_batch(const BatchResult& want, const BatchResult& got, const std::string& what) {
-  ASSERT_EQ(want.failed, got.failed) << what;
-  ASSERT_EQ(want.errors.size(), got.errors.size()) << what;
-  for (std::size_t e = 0; e < want.errors.size(); ++e) {
-    ASSERT_EQ(want.errors[e].first, got.errors[e].first) << what;
-    ASSERT_EQ(want.errors[e].second.message, got.errors[e].second.message) << what;
-    ASSERT_EQ(want.errors[e].second.node, got.errors[e].second.node) << what;
-  }
-  for (std::size_t c = 0; c < want.count; ++c) {
-    if (want.failed[c]) continue;
-    for (std::size_t o = 0; o < want.outputs.size(); ++o)
-      ASSERT_TRUE(same_bits(want.outputs[o][c], got.outputs[o][c]))
-          << what << ", case " << c << ", output " << o << ": " << want.outputs[o][c] << " vs " << got.outputs[o][c];
-  }
 }
 
 enum Ran { kNoCompiler, kInterpreted, kCompiled };
