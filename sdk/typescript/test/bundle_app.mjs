@@ -76,9 +76,12 @@ assert.equal(report.artifact, fs.readFileSync(artifact, 'utf8'), 'artifact diffe
 const casesFile = path.join(work, 'cases.jsonl');
 fs.writeFileSync(casesFile, report.cases.map((c) => JSON.stringify(c)).join('\n') + '\n');
 const native = cli(['run', artifact, '--cases', casesFile]).trim().split('\n').map((l) => JSON.parse(l));
-// JSON carries no -0 either way, so equal numbers are equal bits here.
+// The page's report comes back through JSON.stringify, which writes -0 as
+// 0, while the CLI writes -0.0: the CLI's value goes through the same
+// stringify, so equal numbers are equal bits here.
 report.cases.forEach((c, i) => {
-  for (const [name, v] of Object.entries(native[i])) {
+  for (const [name, cliValue] of Object.entries(native[i])) {
+    const v = JSON.parse(JSON.stringify(cliValue));
     assert.equal(report.run[i][name], v, `case ${i} ${name}: CLI ${v}, page run ${report.run[i][name]}`);
     assert.equal(report.batch[name][i], v, `case ${i} ${name}: CLI ${v}, page runBatch ${report.batch[name][i]}`);
   }
