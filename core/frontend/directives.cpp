@@ -62,17 +62,18 @@ bool is_compile_directive(std::string_view line) { return is_directive(line, "co
 /// [line] whether the line can be a directive: the lexer found a comment
 /// starting where the line's first non-blank byte is. A '#' line inside a
 /// string (a docstring quoting a directive) is not a comment, so it is not
-/// one. Where the lexer stops at a syntax error, the lines from there on are
-/// read as text (the source does not compile anyway; the IDE still shows
-/// and rewrites its directives while the user types).
+/// one. Where the lexer stops at a syntax error, every line is read as text
+/// (the source does not compile anyway; the IDE still shows and rewrites its
+/// directives while the user types). Every line, not only those past the
+/// error: the comments the lexer met before it stopped are not all known
+/// then, and writing the directives back must not change what a second
+/// read finds (the directives fuzzer's property; an invalid UTF-8 byte in
+/// one directive lost the directive above it once the two were rewritten
+/// on lines of their own).
 std::vector<std::uint8_t> comment_lines(std::string_view source, const std::vector<Line>& lines) {
   std::vector<SourceLoc> comments;
   auto tokens = py::tokenize(source, std::numeric_limits<int>::max(), &comments);
-  std::size_t known = lines.size();
-  if (!tokens) {
-    const auto& at = tokens.error().loc;
-    known = at && at->line > 0 ? std::min(lines.size(), static_cast<std::size_t>(at->line - 1)) : 0;
-  }
+  const std::size_t known = tokens ? lines.size() : 0;
   std::vector<std::uint8_t> out(lines.size(), 0);
   for (std::size_t i = known; i < lines.size(); ++i) out[i] = 1;
   for (const SourceLoc& c : comments) {
