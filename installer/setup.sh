@@ -61,6 +61,11 @@ stage deps bash "$here/install-deps.sh"
 export CCACHE_BASEDIR="$root"
 export CCACHE_SLOPPINESS=${CCACHE_SLOPPINESS:-pch_defines,time_macros,include_file_mtime,include_file_ctime}
 export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-20G}
+# - the sanitizer tree has line tables (-gline-tables-only), and ccache keys
+#   objects with debug information on the working directory unless told not
+#   to: without this a second checkout's sanitizer tree missed every object
+#   (the line tables then name the first checkout's build folder).
+export CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-true}
 have_ccache=0
 command -v ccache >/dev/null 2>&1 && have_ccache=1
 
