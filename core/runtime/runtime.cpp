@@ -87,6 +87,7 @@ Result<Runtime> Runtime::clone() const {
   if (!copy) return copy.error();
   copy->impl_->state = impl_->state;
   copy->impl_->steps = impl_->steps;
+  copy->impl_->program_json = impl_->program_json;  // same program, same JSON
   return copy;
 }
 

@@ -2,6 +2,8 @@
 // Private state of Runtime, shared by the files of core/runtime (runtime,
 // snapshot, trace). Not part of the public API.
 #include <cmath>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -55,6 +57,18 @@ struct Runtime::Impl {
   std::uint64_t steps = 0;
   std::uint64_t max_steps = 0;
   Env scratch;  ///< reused by dispatch so that steady-state events do not allocate map nodes
+
+  /// The program as snapshot JSON, built by the first snapshot and shared
+  /// with clones: the program never changes after create, and building its
+  /// JSON again was most of every snapshot's cost (88% of a test that takes
+  /// a snapshot per event, under ASan). once_flag keeps concurrent const
+  /// snapshots safe.
+  struct ProgramJson {
+    std::once_flag once;
+    nlohmann::ordered_json json;
+  };
+  std::shared_ptr<ProgramJson> program_json = std::make_shared<ProgramJson>();
+  [[nodiscard]] const nlohmann::ordered_json& program_as_json() const;
 
   /// One event against `old_state` (state_names order); commits nothing.
   Result<StepResult> evaluate(Env& env, const NamedValues& values, std::span<const double> old_state,

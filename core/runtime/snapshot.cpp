@@ -71,11 +71,16 @@ std::string node_field_difference(const Node& a, const Node& b) {
 
 }  // namespace
 
+const nlohmann::ordered_json& Runtime::Impl::program_as_json() const {
+  std::call_once(program_json->once, [this] { program_json->json = program_to_json(program); });
+  return program_json->json;
+}
+
 nlohmann::ordered_json Runtime::snapshot() const {
   nlohmann::ordered_json j;
   j["format"] = kFormat;
   j["version"] = kVersion;
-  j["program"] = program_to_json(impl_->program);
+  j["program"] = impl_->program_as_json();
   nlohmann::ordered_json state = nlohmann::ordered_json::object();
   for (std::size_t i = 0; i < impl_->state_names.size(); ++i) json_append(state, impl_->state_names[i], json_number(impl_->state[i]));
   j["state"] = std::move(state);
