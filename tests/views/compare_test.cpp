@@ -21,6 +21,7 @@
 #include <QTreeWidget>
 
 #include "views/compare_panel.h"
+#include "views_test_paths.h"
 #include "views/comparison.h"
 #include "views/editor.h"
 #include "views/graph_view.h"
@@ -35,7 +36,7 @@ using namespace tc::views::testing;
 namespace {
 
 QString diffData(const char* pair, const char* file) {
-  return QStringLiteral(TC_DIFF_DATA "/%1/%2").arg(QLatin1String(pair), QLatin1String(file));
+  return (tc_views_paths::diffData() + QStringLiteral("/%1/%2")).arg(QLatin1String(pair), QLatin1String(file));
 }
 
 /// Answers the next file dialog as a user does: the path typed into its name box, Return.
@@ -378,7 +379,7 @@ class CompareTest : public QObject {
     QVERIFY(exportByMenu(w, QString::fromUtf8("ONNX model\u2026"), onnx));
     QTRY_VERIFY(QFile::exists(onnx));
     QProcess cli;
-    cli.start(QStringLiteral(TC_CLI), {QStringLiteral("emit"), src, QStringLiteral("--target"), QStringLiteral("onnx"), QStringLiteral("-o"),
+    cli.start(tc_views_paths::cli(), {QStringLiteral("emit"), src, QStringLiteral("--target"), QStringLiteral("onnx"), QStringLiteral("-o"),
                                        dir.filePath(QStringLiteral("cli.onnx"))});
     QVERIFY(cli.waitForFinished(60000));
     QCOMPARE(cli.exitCode(), 0);
@@ -388,7 +389,7 @@ class CompareTest : public QObject {
     QVERIFY(exportByMenu(w, QString::fromUtf8("C source and header\u2026"), c));
     QTRY_VERIFY(QFile::exists(c) && QFile::exists(dir.filePath(QStringLiteral("gated.h"))));
     QDir(dir.path()).mkdir(QStringLiteral("cli"));
-    cli.start(QStringLiteral(TC_CLI), {QStringLiteral("emit"), src, QStringLiteral("--target"), QStringLiteral("c"), QStringLiteral("-o"),
+    cli.start(tc_views_paths::cli(), {QStringLiteral("emit"), src, QStringLiteral("--target"), QStringLiteral("c"), QStringLiteral("-o"),
                                        dir.filePath(QStringLiteral("cli/gated.c"))});
     QVERIFY(cli.waitForFinished(60000));
     QCOMPARE(cli.exitCode(), 0);

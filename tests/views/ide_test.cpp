@@ -34,8 +34,8 @@ using namespace tc::views;
 
 namespace {
 
-QString data(const char* name) { return QStringLiteral(TC_VIEWS_TEST_DATA "/") + QLatin1String(name); }
-QString example(const char* name) { return QStringLiteral(TC_EXAMPLES "/") + QLatin1String(name); }
+QString data(const char* name) { return tc_views_paths::under(tc_views_paths::viewsTestData(), name); }
+QString example(const char* name) { return tc_views_paths::under(tc_views_paths::examples(), name); }
 
 NodeId first_of(const Program& p, Op op) {
   for (const auto& n : p.nodes)
@@ -373,7 +373,7 @@ class IdeTest : public QObject {
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
     env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
     ide.setProcessEnvironment(env);
-    ide.start(QStringLiteral(TC_IDE), {QStringLiteral("--screenshot"), out, data("choose.py")});
+    ide.start(tc_views_paths::ide(), {QStringLiteral("--screenshot"), out, data("choose.py")});
     QVERIFY(ide.waitForFinished(120000));
     QCOMPARE(ide.exitStatus(), QProcess::NormalExit);
     QCOMPARE(ide.exitCode(), 0);
@@ -381,7 +381,7 @@ class IdeTest : public QObject {
     QVERIFY(!png.isNull());
     QCOMPARE(png.size(), QSize(1280, 800));
     // A missing file is an error, not a blank screenshot.
-    ide.start(QStringLiteral(TC_IDE), {QStringLiteral("--screenshot"), out, dir.filePath(QStringLiteral("missing.py"))});
+    ide.start(tc_views_paths::ide(), {QStringLiteral("--screenshot"), out, dir.filePath(QStringLiteral("missing.py"))});
     QVERIFY(ide.waitForFinished(120000));
     QCOMPARE(ide.exitCode(), 3);
   }

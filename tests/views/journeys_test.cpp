@@ -241,8 +241,8 @@ class JourneysTest : public QObject {
     w.show();
     QVERIFY(w.openPath(data("choose.py")));
     QVERIFY(w.waitUntilSettled(30000));
-    QCOMPARE(w.defaultExportPath(QStringLiteral("wgsl")), QStringLiteral(TC_VIEWS_TEST_DATA "/choose.wgsl"));
-    QCOMPARE(w.defaultExportPath(QStringLiteral("dot")), QStringLiteral(TC_VIEWS_TEST_DATA "/choose.dot"));
+    QCOMPARE(w.defaultExportPath(QStringLiteral("wgsl")), tc_views_paths::under(tc_views_paths::viewsTestData(), "choose.wgsl"));
+    QCOMPARE(w.defaultExportPath(QStringLiteral("dot")), tc_views_paths::under(tc_views_paths::viewsTestData(), "choose.dot"));
     QVERIFY(w.exportWarning(QStringLiteral("wgsl")).contains(QStringLiteral("float32")));
     QVERIFY(w.exportWarning(QStringLiteral("artifact")).isEmpty());
     // The labels are real ellipses, not UTF-8 read as Latin-1.

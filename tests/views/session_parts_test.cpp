@@ -13,6 +13,7 @@
 #include "views/case_state.h"
 #include "views/document.h"
 #include "views/timeline_state.h"
+#include "views_test_paths.h"
 
 using namespace tc;
 using namespace tc::views;
@@ -95,7 +96,7 @@ class SessionPartsTest : public QObject {
     QVERIFY(!doc.upToDate());  // the rewritten source needs a compile
 
     Document art;
-    art.openArtifact(QStringLiteral(TC_EXAMPLES "/gated.json"));
+    art.openArtifact(tc_views_paths::under(tc_views_paths::examples(), "gated.json"));
     QVERIFY(art.readOnly());
     QVERIFY(!art.setSource(QStringLiteral("x")));
     QVERIFY(!art.rewriteDomain("a", Domain::int32(0, 1)));
@@ -177,12 +178,12 @@ class SessionPartsTest : public QObject {
 
   // --- timeline --------------------------------------------------------------
   void aSnapshotPlacedOnItsLogCountsNoStepTwice() {
-    auto program = load_artifact_file(TC_EXAMPLES "/counter.json");
+    auto program = load_artifact_file(tc_views_paths::under(tc_views_paths::examples(), "counter.json").toStdString());
     QVERIFY(program.ok());
-    const std::string events = read_text(QStringLiteral(TC_EXAMPLES "/counter_events.jsonl"));
+    const std::string events = read_text(tc_views_paths::under(tc_views_paths::examples(), "counter_events.jsonl"));
     QVERIFY(!events.empty());
     Timeline tl;
-    tl.openLog(QStringLiteral(TC_EXAMPLES "/counter_events.jsonl"), events);
+    tl.openLog(tc_views_paths::under(tc_views_paths::examples(), "counter_events.jsonl"), events);
     QVERIFY(tl.logOpen());
     QCOMPARE(tl.logName(), std::string("counter_events.jsonl"));
     tl.setReplay(replay_events(**program, std::string(), events, tl.logName(), nullptr), 0);

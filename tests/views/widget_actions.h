@@ -19,11 +19,12 @@
 #include "views/editor.h"
 #include "views/main_window.h"
 #include "views/session.h"
+#include "views_test_paths.h"
 
 namespace tc::views::testing {
 
-inline QString data(const char* name) { return QStringLiteral(TC_VIEWS_TEST_DATA "/") + QLatin1String(name); }
-inline QString example(const char* name) { return QStringLiteral(TC_EXAMPLES "/") + QLatin1String(name); }
+inline QString data(const char* name) { return tc_views_paths::under(tc_views_paths::viewsTestData(), name); }
+inline QString example(const char* name) { return tc_views_paths::under(tc_views_paths::examples(), name); }
 
 /// Types `text` into the cell (row, col) of `table` as a user does: F2, keys, Return.
 inline void typeIntoCell(QTableWidget* table, int row, int col, const QString& text) {
