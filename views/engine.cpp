@@ -22,6 +22,7 @@
 #include "grad/node_adjoints.h"
 #include "ir/artifact.h"
 #include "ir/printer.h"
+#include "ir/policy.h"
 #include "passes/analyze.h"
 #include "passes/optimize.h"
 #include "passes/schedule.h"
@@ -102,23 +103,14 @@ std::vector<int> schedule_layers(const Program& program) {
   return sched.ok() ? sched->layer_of : std::vector<int>(program.nodes.size(), 0);
 }
 
-namespace {
-
-Program with_policy(const Program& program, Semantics semantics, double temperature) {
-  Program p = program;
-  p.semantics = semantics;
-  if (temperature > 0 && std::isfinite(temperature)) p.temperature = temperature;
-  return p;
-}
-
-}  // namespace
-
 RunResult run_case(const Program& program, const Case& inputs, Semantics semantics, double temperature,
                    const std::map<std::string, double, std::less<>>& state, const Case& params) {
   RunResult r;
   const bool same = semantics == program.semantics && temperature == program.temperature;
   std::optional<Program> copy;
-  if (!same) copy = with_policy(program, semantics, temperature);
+  // The panel's semantics and temperature (an unusable temperature keeps the program's).
+  const bool usable = temperature > 0 && std::isfinite(temperature);
+  if (!same) copy = with_policy(program, Policy{.semantics = semantics, .temperature = usable ? std::optional(temperature) : std::nullopt});
   const Program& p = copy ? *copy : program;
   auto ev = Evaluator::create(p);
   if (!ev.ok()) {

@@ -10,6 +10,7 @@
 
 #include "base/atomic_file.h"
 #include "ir/artifact.h"
+#include "ir/policy.h"
 #include "options/binding_options.h"
 #include "options.h"
 
@@ -125,10 +126,12 @@ Result<LoadedProgram> load_program(const ProgramArgs& args) {
     return d;
   }
   out.program = std::move(*program);
-  // The policy flags replace the artifact's root policy (checked by core above).
-  if (!args.semantics.empty()) out.program.semantics = request->options.semantics;
-  if (!args.surrogate.empty()) out.program.surrogate = request->options.surrogate;
-  if (args.temperature) out.program.temperature = request->options.temperature;
+  // The policy flags given replace the artifact's root policy (checked by core above).
+  Policy policy;
+  if (!args.semantics.empty()) policy.semantics = request->options.semantics;
+  if (!args.surrogate.empty()) policy.surrogate = request->options.surrogate;
+  if (args.temperature) policy.temperature = request->options.temperature;
+  apply_policy(policy, out.program);
   return out;
 }
 

@@ -96,15 +96,12 @@ Result<PlanTarget> plan_target_from_env() {
 }
 
 Result<PlanSource> compiled_source(const Prepared& p) {
-  // The exporter reads dtype and semantics from the program: give it the
-  // evaluator's (EvalOptions may have replaced both). State becomes a
-  // parameter of the kernel (one value per run, checked by resolve_fixed)
-  // and each update's next value an extra output.
+  // The exporter reads dtype and semantics from the program: the
+  // evaluator's is already under the caller's policy (ir/policy.h). State
+  // becomes a parameter of the kernel (one value per run, checked by
+  // resolve_fixed) and each update's next value an extra output.
   Program prog = p.program;
-  prog.dtype = p.f32 ? Dtype::Float32 : Dtype::Float64;
-  for (std::size_t i = 0; i < prog.nodes.size(); ++i) {
-    Node& n = prog.nodes[i];
-    n.semantics = p.instrs[i].mode == Mode::Relaxed ? Semantics::Relaxed : Semantics::Exact;
+  for (Node& n : prog.nodes) {
     if (n.op == Op::State) {
       n.op = Op::Parameter;
       n.name = "state:" + n.name;

@@ -9,6 +9,7 @@
 
 #include "eval/compiled_plan.h"
 #include "eval/prepared.h"
+#include "ir/policy.h"
 #include "base/number_text.h"
 
 namespace tc {
@@ -115,9 +116,12 @@ Result<Evaluator> Evaluator::create(const Program& program, EvalOptions options)
   if (Status s = validate(program); !s) return s.error();
   auto impl = std::make_unique<Impl>(options.plan);
   Prepared& p = impl->p;
-  p.program = program;
-  p.f32 = options.dtype.value_or(program.dtype) == Dtype::Float32;
-  const Semantics root = options.semantics.value_or(program.semantics);
+  // The program under the caller's policy (ir/policy.h), as the tape, the
+  // analysis and the clients resolve it: the compiled plan's C writer reads
+  // this resolved program as it is.
+  p.program = with_policy(program, Policy{.semantics = options.semantics, .dtype = options.dtype});
+  p.f32 = p.program.dtype == Dtype::Float32;
+  const Semantics root = p.program.semantics;
   const std::size_t n = program.nodes.size();
   p.instrs.resize(n);
   for (std::size_t i = 0; i < n; ++i) {

@@ -4,6 +4,7 @@
 #include "grad/tape_impl.h"
 
 #include "ir/kernels.h"
+#include "ir/policy.h"
 
 namespace tc {
 
@@ -46,15 +47,12 @@ bool edge_may_carry(const TNode& n, int k) {
 Result<GradientTape> GradientTape::create(const Program& program, const std::vector<std::string>& outputs,
                                           const GradOptions& options) {
   if (Status s = validate(program); !s) return s.error();
-  if (options.temperature && (!std::isfinite(*options.temperature) || *options.temperature <= 0))
-    return make_error("temperature must be finite and greater than 0");
+  const Policy policy{.semantics = options.semantics, .dtype = options.dtype, .temperature = options.temperature,
+                      .surrogate = options.surrogate};
+  if (Status s = check_policy(policy); !s) return s.error();
   auto impl = std::make_unique<Impl>();
   Impl& m = *impl;
-  m.program = program;
-  if (options.semantics) m.program.semantics = *options.semantics;
-  if (options.temperature) m.program.temperature = *options.temperature;
-  if (options.surrogate) m.program.surrogate = *options.surrogate;
-  if (options.dtype) m.program.dtype = *options.dtype;
+  m.program = with_policy(program, policy);
   m.options = options;
   m.f32 = m.program.dtype == Dtype::Float32;
   const Program& p = m.program;

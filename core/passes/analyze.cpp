@@ -10,6 +10,7 @@
 #include <queue>
 #include <set>
 
+#include "ir/policy.h"
 #include "passes/pass_util.h"
 
 namespace tc {
@@ -51,8 +52,9 @@ Interval widen_abs(Interval v, double amount) {
 class Analyzer {
  public:
   Analyzer(const Program& p, const AnalyzeOptions& o) : p_(p), o_(o) {
-    root_ = o.semantics.value_or(p.semantics);
-    f32_ = o.dtype.value_or(p.dtype) == Dtype::Float32;
+    const RootSettings settings = resolve(Policy{.semantics = o.semantics, .dtype = o.dtype}, p);
+    root_ = settings.semantics;
+    f32_ = settings.dtype == Dtype::Float32;
     sink_ = &out_.warnings;
   }
 
