@@ -23,27 +23,29 @@ namespace {
 /// overwriting the running tape.
 class TapeGuard {
  public:
-  explicit TapeGuard(bool& busy) : busy_(busy) {
-    if (busy_)
+  explicit TapeGuard(tc::ProgramSession& session) {
+    if (session.differentiating())
       raise_error(ErrorKind::Evaluation,
                   "this program is already being differentiated (a binding called back into it)");
-    busy_ = true;
+    running_.emplace(session);
   }
-  ~TapeGuard() { busy_ = false; }
-  TapeGuard(const TapeGuard&) = delete;
-  TapeGuard& operator=(const TapeGuard&) = delete;
 
  private:
-  bool& busy_;
+  std::optional<tc::ProgramSession::Running> running_;
 };
+
+/// The session's share of the bindings (they stay owned by HostBindings).
+std::shared_ptr<const tc::Bindings> session_bindings(const std::shared_ptr<HostBindings>& b) {
+  return b ? std::shared_ptr<const tc::Bindings>(b, &b->map) : nullptr;
+}
 
 }  // namespace
 
 CoreProgram::CoreProgram(tc::Program program, std::shared_ptr<HostBindings> bindings)
-    : program_(std::move(program)), bindings_(std::move(bindings)) {
-  for (const tc::Node& n : program_.nodes)
+    : bindings_(std::move(bindings)), session_(std::move(program), session_bindings(bindings_)) {
+  for (const tc::Node& n : session_.program().nodes)
     if (n.op == tc::Op::Input) fast_env_.inputs.emplace(n.name, 0.0);
-  for (const auto& [name, _] : program_.outputs) {
+  for (const auto& [name, _] : session_.program().outputs) {
     py::str key = to_str(name);
     PyObject* k = key.release().ptr();
     PyUnicode_InternInPlace(&k);
@@ -54,21 +56,15 @@ CoreProgram::CoreProgram(tc::Program program, std::shared_ptr<HostBindings> bind
 CoreProgram& core_program(py::handle o) { return checked<CoreProgram>(o); }
 
 tc::Evaluator& CoreProgram::evaluator(tc::EvalPlan plan) {
-  std::optional<tc::Evaluator>& slot = evals_[static_cast<std::size_t>(plan)];
-  if (!slot) {
-    tc::EvalOptions options;
-    options.bindings = binding_map();
-    options.plan = plan;
-    auto e = tc::Evaluator::create(program_, options);
-    if (!e) raise_diagnostic(ErrorKind::Evaluation, e.error());
-    slot.emplace(std::move(e.value()));
-  }
-  last_plan_ = plan;
-  return *slot;
+  auto e = session_.evaluator(std::nullopt, plan);
+  if (!e) raise_diagnostic(ErrorKind::Evaluation, e.error());
+  return **e;
 }
 
 py::dict CoreProgram::plan_status() {
-  const tc::PlanStatus st = evaluator(last_plan_).plan_status();
+  auto status = session_.plan_status();
+  if (!status) raise_diagnostic(ErrorKind::Evaluation, status.error());
+  const tc::PlanStatus& st = *status;
   py::dict d;
   d["summary"] = st.summary;
   d["compiled"] = st.compiled;
@@ -170,7 +166,7 @@ py::object CoreProgram::run_batch(py::handle cases, py::handle params, const std
                                   tc::EvalPlan plan) {
   clear_stashed_error();
   // Bindings call back into Python, which only the thread holding the GIL may do.
-  if (program_.has_calls() && threads != 1)
+  if (program().has_calls() && threads != 1)
     throw py::value_error("a program with call nodes runs its batch on one thread (its bindings need the GIL)");
   if (errors != "raise" && errors != "nan") throw py::value_error("errors must be 'raise' or 'nan'");
   tc::Evaluator& ev = evaluator(plan);
@@ -178,7 +174,7 @@ py::object CoreProgram::run_batch(py::handle cases, py::handle params, const std
   if (!params.is_none()) fill_named(params, fixed.params, "parameter");
   const std::vector<tc::NodeId>& ids = ev.input_ids();
   std::vector<std::string> names;
-  for (tc::NodeId id : ids) names.push_back(program_.nodes[static_cast<std::size_t>(id)].name);
+  for (tc::NodeId id : ids) names.push_back(program().nodes[static_cast<std::size_t>(id)].name);
 
   const bool as_columns = PyDict_Check(cases.ptr());
   std::size_t count = 0;
@@ -250,7 +246,7 @@ py::object CoreProgram::run_batch(py::handle cases, py::handle params, const std
 
   tc::BatchResult out;
   tc::Status status = tc::ok_status();
-  if (!program_.has_calls()) {
+  if (!program().has_calls()) {
     // No binding can call back into Python: let other threads run meanwhile.
     py::gil_scoped_release release;
     status = ev.run_batch(columns, count, fixed, out, threads);
@@ -315,17 +311,10 @@ py::object CoreProgram::run_batch(py::handle cases, py::handle params, const std
 
 py::dict CoreProgram::gradients(py::handle inputs, const std::string& output, py::handle params) {
   clear_stashed_error();
-  TapeGuard guard(differentiating_);
-  auto it = tapes_.find(output);
-  if (it == tapes_.end()) {
-    tc::GradOptions options;
-    options.output = output;
-    options.bindings = binding_map();
-    auto tape = tc::GradientTape::create(program_, options);
-    if (!tape) raise_diagnostic(ErrorKind::Evaluation, tape.error());
-    it = tapes_.emplace(output, std::move(tape.value())).first;
-  }
-  auto r = it->second.run(env_from(inputs, params));
+  TapeGuard guard(session_);
+  auto tape = session_.tape(output);
+  if (!tape) raise_diagnostic(ErrorKind::Evaluation, tape.error());
+  auto r = (*tape)->run(env_from(inputs, params));
   if (!r) raise_diagnostic(ErrorKind::Evaluation, r.error());
   py::dict out;
   for (const auto& [name, g] : r->gradients) out[to_str(name)] = g;
@@ -334,19 +323,12 @@ py::dict CoreProgram::gradients(py::handle inputs, const std::string& output, py
 
 py::tuple CoreProgram::forward_backward(py::handle inputs, py::handle params, py::handle seeds) {
   clear_stashed_error();
-  TapeGuard guard(differentiating_);
-  if (!all_outputs_tape_) {
-    std::vector<std::string> names;
-    for (const auto& [name, _] : program_.outputs) names.push_back(name);
-    tc::GradOptions options;
-    options.bindings = binding_map();
-    auto tape = tc::GradientTape::create(program_, names, options);
-    if (!tape) raise_diagnostic(ErrorKind::Evaluation, tape.error());
-    all_outputs_tape_.emplace(std::move(tape.value()));
-  }
-  tc::GradientTape& tape = *all_outputs_tape_;
+  TapeGuard guard(session_);
+  auto all = session_.all_outputs_tape();
+  if (!all) raise_diagnostic(ErrorKind::Evaluation, all.error());
+  tc::GradientTape& tape = **all;
   tc::Env env = env_from(inputs, params);
-  std::vector<double> outputs(program_.outputs.size());
+  std::vector<double> outputs(program().outputs.size());
   if (seeds.is_none()) {
     if (tc::Status s = tape.forward(env, outputs); !s) raise_diagnostic(ErrorKind::Evaluation, s.error());
     return py::make_tuple(py::cast(outputs), py::none());

@@ -10,6 +10,7 @@
 #include "common.h"
 #include "grad/gradients.h"
 #include "ir/program.h"
+#include "session/program_session.h"
 
 namespace tcpy {
 
@@ -19,7 +20,7 @@ class CoreProgram {
  public:
   explicit CoreProgram(tc::Program program, std::shared_ptr<HostBindings> bindings = nullptr);
 
-  const tc::Program& program() const { return program_; }
+  const tc::Program& program() const { return session_.program(); }
   const std::shared_ptr<HostBindings>& bindings() const { return bindings_; }
   const tc::Bindings* binding_map() const { return bindings_ ? &bindings_->map : nullptr; }
 
@@ -36,7 +37,7 @@ class CoreProgram {
   /// `seeds` is not None, the gradients as ({input: g}, {parameter: g}).
   py::tuple forward_backward(py::handle inputs, py::handle params, py::handle seeds);
 
-  /// The evaluator of `plan` (one per plan, made on first use); plan_status()
+  /// The evaluator of `plan` (the session's, made on first use); plan_status()
   /// describes the one used last.
   tc::Evaluator& evaluator(tc::EvalPlan plan = tc::EvalPlan::Auto);
   /// Program.plan_status(): the last used evaluator's tier, as a dict.
@@ -48,13 +49,11 @@ class CoreProgram {
   tc::Env env_from(py::handle inputs, py::handle params) const;
   [[noreturn]] void raise_case_error(const tc::Diagnostic& d, std::size_t case_index) const;
 
-  tc::Program program_;
   std::shared_ptr<HostBindings> bindings_;
-  std::optional<tc::Evaluator> evals_[3];  ///< by tc::EvalPlan
-  tc::EvalPlan last_plan_ = tc::EvalPlan::Auto;
-  std::map<std::string, tc::GradientTape, std::less<>> tapes_;
-  std::optional<tc::GradientTape> all_outputs_tape_;
-  bool differentiating_ = false;     ///< a tape is running (a binding may call back in)
+  /// The program with its evaluators (per plan) and tapes (per output, and
+  /// over all outputs for the torch bridge): core's session, not a cache of
+  /// this client's own.
+  tc::ProgramSession session_;
   tc::Env fast_env_;                 ///< every input name present; values overwritten per call
   std::vector<py::object> out_keys_;  ///< output names as interned str
   std::shared_ptr<BatchBridge> batch_;

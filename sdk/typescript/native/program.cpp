@@ -86,19 +86,18 @@ val CoreProgram::compile(const std::string& source, const val& opts) {
 }
 
 void CoreProgram::bind_from(const CoreProgram& other, const val& spec) {
-  set(other.program_, other.source_file_);
-  bindings_ = bindings_from(spec);
+  set(other.program(), other.source_file_, bindings_from(spec));
 }
 
 val CoreProgram::info() const {
   val o = val::object();
-  o.set("dtype", std::string(to_string(program_.dtype)));
-  o.set("semantics", std::string(to_string(program_.semantics)));
-  o.set("surrogate", std::string(to_string(program_.surrogate)));
-  o.set("temperature", program_.temperature);
-  o.set("nodes", program_.nodes.size());
+  o.set("dtype", std::string(to_string(program().dtype)));
+  o.set("semantics", std::string(to_string(program().semantics)));
+  o.set("surrogate", std::string(to_string(program().surrogate)));
+  o.set("temperature", program().temperature);
+  o.set("nodes", program().nodes.size());
   val inputs = val::array(), params = val::array(), states = val::array(), outputs = val::array();
-  for (const Node& n : program_.nodes) {
+  for (const Node& n : program().nodes) {
     if (n.op == Op::Input) {
       val i = val::object();
       i.set("name", n.name);
@@ -119,12 +118,12 @@ val CoreProgram::info() const {
       states.call<void>("push", s);
     }
   }
-  for (const auto& [name, id] : program_.outputs) outputs.call<void>("push", name);
+  for (const auto& [name, id] : program().outputs) outputs.call<void>("push", name);
   o.set("inputs", inputs);
   o.set("parameters", params);
   o.set("states", states);
   o.set("outputs", outputs);
-  o.set("hasCalls", program_.has_calls());
+  o.set("hasCalls", program().has_calls());
   return o;
 }
 
@@ -139,13 +138,13 @@ val CoreProgram::run(const val& inputs, const val& params, const val& state) {
   o.set("outputs", number_map(output_names_, r->outputs));
   // Every state name: updated ones take their new value, the rest keep theirs.
   val next = val::object();
-  for (const Node& n : program_.nodes)
+  for (const Node& n : program().nodes)
     if (n.op == Op::State) {
       auto it = env->state.find(n.name);
       next.set(n.name, it != env->state.end() ? it->second : n.value);
     }
-  for (std::size_t u = 0; u < program_.updates.size() && u < r->next_state.size(); ++u)
-    next.set(program_.nodes[static_cast<std::size_t>(program_.updates[u].first)].name, r->next_state[u]);
+  for (std::size_t u = 0; u < program().updates.size() && u < r->next_state.size(); ++u)
+    next.set(program().nodes[static_cast<std::size_t>(program().updates[u].first)].name, r->next_state[u]);
   o.set("nextState", next);
   return ok_value(o);
 }
@@ -158,7 +157,7 @@ val CoreProgram::run_values(const val& values) {
     return error_value("evaluation", "expected " + std::to_string(ids.size()) + " input values");
   std::vector<double> v = emscripten::convertJSArrayToNumberVector<double>(values);
   Env env;
-  for (std::size_t k = 0; k < ids.size(); ++k) env.inputs.emplace(program_.nodes[static_cast<std::size_t>(ids[k])].name, v[k]);
+  for (std::size_t k = 0; k < ids.size(); ++k) env.inputs.emplace(program().nodes[static_cast<std::size_t>(ids[k])].name, v[k]);
   auto r = (*ev)->run(env);
   if (!r) return eval_error(r.error());
   val view(emscripten::typed_memory_view(r->outputs.size(), r->outputs.data()));
@@ -171,8 +170,8 @@ double CoreProgram::fast_address() {
     if (!ev) return 0;
     const auto& ids = (*ev)->input_ids();
     fast_env_ = Env{};
-    for (NodeId id : ids) fast_env_.inputs.emplace(program_.nodes[static_cast<std::size_t>(id)].name, 0.0);
-    for (NodeId id : ids) fast_slots_.push_back(&fast_env_.inputs.find(program_.nodes[static_cast<std::size_t>(id)].name)->second);
+    for (NodeId id : ids) fast_env_.inputs.emplace(program().nodes[static_cast<std::size_t>(id)].name, 0.0);
+    for (NodeId id : ids) fast_slots_.push_back(&fast_env_.inputs.find(program().nodes[static_cast<std::size_t>(id)].name)->second);
     fast_values_.assign(std::max<std::size_t>({ids.size(), output_names_.size(), 1}), 0.0);
   }
   return static_cast<double>(reinterpret_cast<std::uintptr_t>(fast_values_.data()));
@@ -199,7 +198,7 @@ double CoreProgram::gradients_fast(const std::string& output) {
   GradOptions g;
   g.output = output;
   g.bindings = bindings_.get();
-  auto r = run_gradients(g, fast_env_);
+  auto r = session_.gradients(fast_env_, g);
   if (!r) {
     fast_error_ = eval_error(r.error());
     return 0;
@@ -212,22 +211,6 @@ double CoreProgram::gradients_fast(const std::string& output) {
     if (fast_grad_names_[k] != r->gradients[k].first) fast_grad_names_[k] = r->gradients[k].first;
   }
   return static_cast<double>(reinterpret_cast<std::uintptr_t>(fast_grads_.data()));
-}
-
-Result<GradResult> CoreProgram::run_gradients(const GradOptions& options, const Env& env) {
-  if (options.semantics || options.temperature || differentiating_) return tc::gradients(program_, env, options);
-  auto it = tapes_.find(options.output);
-  if (it == tapes_.end()) {
-    auto tape = GradientTape::create(program_, options);
-    if (!tape) return tape.error();
-    it = tapes_.emplace(options.output, std::move(*tape)).first;
-  }
-  differentiating_ = true;
-  struct Reset {
-    bool& flag;
-    ~Reset() { flag = false; }
-  } reset{differentiating_};
-  return it->second.run(env);
 }
 
 val CoreProgram::fast_gradient_names() const {
@@ -328,7 +311,7 @@ val CoreProgram::gradients(const val& inputs, const val& params, const val& stat
     g.temperature = *t;
   }
   g.bindings = bindings_.get();
-  auto r = run_gradients(g, *env);
+  auto r = session_.gradients(*env, g);
   if (!r) return eval_error(r.error());
   val grads = val::object();
   for (const auto& [name, d] : r->gradients) grads.set(name, d);
@@ -346,7 +329,7 @@ val CoreProgram::optimize_into(CoreProgram& out, const val& opts) const {
     if (!b) return error_value("argument", b.error());
     *slot = *b;
   }
-  auto r = tc::optimize(program_, o);
+  auto r = tc::optimize(program(), o);
   if (!r) return error_value("pass", r.error());
   out.set(std::move(r->program), source_file_);
   val stats = val::object();
@@ -356,14 +339,14 @@ val CoreProgram::optimize_into(CoreProgram& out, const val& opts) const {
 }
 
 val CoreProgram::freeze_into(CoreProgram& out, const val& names) const {
-  auto r = tc::freeze(program_, string_list(names));
+  auto r = tc::freeze(program(), string_list(names));
   if (!r) return error_value("pass", r.error());
   out.set(std::move(*r), source_file_);
   return ok_value();
 }
 
 val CoreProgram::schedule() const {
-  auto s = tc::schedule(program_);
+  auto s = tc::schedule(program());
   if (!s) return error_value("pass", s.error());
   val layers = val::array();
   for (const auto& layer : s->layers) {
@@ -386,7 +369,7 @@ val CoreProgram::analyze(const val& opts) const {
     if (!b) return error_value("argument", b.error());
     o.free_parameters = *b;
   }
-  auto a = tc::analyze(program_, o);
+  auto a = tc::analyze(program(), o);
   if (!a) return error_value("pass", a.error());
   auto end = [](double v) { return std::isinf(v) ? val::null() : val(v); };
   auto interval = [&](const Interval& i) {
@@ -396,7 +379,7 @@ val CoreProgram::analyze(const val& opts) const {
     return pair;
   };
   val nodes = val::array();
-  for (const Node& n : program_.nodes) {
+  for (const Node& n : program().nodes) {
     val j = val::object();
     j.set("id", n.id);
     j.set("op", std::string(op_name(n.op)));
@@ -404,7 +387,7 @@ val CoreProgram::analyze(const val& opts) const {
     nodes.call<void>("push", j);
   }
   val outputs = val::object();
-  for (const auto& [name, id] : program_.outputs) outputs.set(name, interval(a->intervals[static_cast<std::size_t>(id)]));
+  for (const auto& [name, id] : program().outputs) outputs.set(name, interval(a->intervals[static_cast<std::size_t>(id)]));
   val warnings = val::array();
   for (const AnalysisWarning& w : a->warnings) {
     val j = val::object();
@@ -420,13 +403,13 @@ val CoreProgram::analyze(const val& opts) const {
 }
 
 val CoreProgram::emit_wasm() const {
-  auto bytes = emit::emit_wasm(program_);
+  auto bytes = emit::emit_wasm(program());
   if (!bytes) return error_value("emit", bytes.error());
   return ok_value(bytes_value(*bytes));
 }
 
 val CoreProgram::emit_onnx() const {
-  auto bytes = emit::emit_onnx(program_);
+  auto bytes = emit::emit_onnx(program());
   if (!bytes) return error_value("emit", bytes.error());
   return ok_value(bytes_value(*bytes));
 }
@@ -435,7 +418,7 @@ val CoreProgram::emit_c(const std::string& name, const std::string& header_file)
   emit::CExportOptions options;
   options.name = name;
   options.header_file = header_file;
-  auto c = emit::emit_c(program_, options);
+  auto c = emit::emit_c(program(), options);
   if (!c) return error_value("emit", c.error());
   val o = val::object();
   o.set("source", c->source);
@@ -444,24 +427,22 @@ val CoreProgram::emit_c(const std::string& name, const std::string& header_file)
 }
 
 val CoreProgram::emit_wgsl() const {
-  auto code = emit::emit_wgsl(program_);
+  auto code = emit::emit_wgsl(program());
   if (!code) return error_value("emit", code.error());
   return ok_value(val(*code));
 }
 
-void CoreProgram::set(Program p, std::optional<std::string> source_file) {
+void CoreProgram::set(Program p, std::optional<std::string> source_file, std::shared_ptr<Bindings> bindings) {
   source_file_ = std::move(source_file);
-  bindings_.reset();
-  program_ = std::move(p);
-  for (auto& e : evaluators_) e.reset();
+  bindings_ = std::move(bindings);
+  session_ = ProgramSession(std::move(p), bindings_);
   fast_values_.clear();
   fast_slots_.clear();
   fast_env_ = Env{};
   fast_grads_.clear();
   fast_grad_names_.clear();
-  tapes_.clear();
   output_names_.clear();
-  for (const auto& [name, id] : program_.outputs) output_names_.push_back(name);
+  for (const auto& [name, id] : program().outputs) output_names_.push_back(name);
 }
 
 Result<Env> CoreProgram::make_env(const val& inputs, const val& params, const val& state) const {
@@ -479,16 +460,9 @@ Result<Env> CoreProgram::make_env(const val& inputs, const val& params, const va
 }
 
 Result<const Evaluator*> CoreProgram::evaluator(std::optional<Dtype> dtype) {
-  std::unique_ptr<Evaluator>& slot = evaluators_[dtype ? 1 + static_cast<int>(*dtype) : 0];
-  if (!slot) {
-    EvalOptions options;
-    options.dtype = dtype;
-    options.bindings = bindings_.get();
-    auto ev = Evaluator::create(program_, options);
-    if (!ev) return ev.error();
-    slot = std::make_unique<Evaluator>(std::move(*ev));
-  }
-  return slot.get();
+  auto ev = session_.evaluator(dtype);
+  if (!ev) return ev.error();
+  return *ev;
 }
 
 val CoreProgram::eval_error(const Diagnostic& d) const {

@@ -12,6 +12,7 @@
 #include "grad/gradients.h"
 #include "ir/artifact.h"
 #include "ir/program.h"
+#include "session/program_session.h"
 
 namespace tc::wasm {
 
@@ -23,7 +24,7 @@ class CoreProgram {
 
   val compile(const std::string& source, const val& opts);
 
-  std::string to_json() const { return save_artifact(program_); }
+  std::string to_json() const { return save_artifact(program()); }
 
   /// This program with host functions for its call nodes (replaces earlier ones).
   void bind_from(const CoreProgram& other, const val& spec);
@@ -76,39 +77,36 @@ class CoreProgram {
   /// emit --target c: {source, header} for `name` (and the header's file name, or "").
   val emit_c(const std::string& name, const std::string& header_file) const;
 
-  const Program& program() const { return program_; }
+  const Program& program() const { return session_.program(); }
   const std::shared_ptr<Bindings>& bindings() const { return bindings_; }
   /// Where node locations point: the source this program was compiled from here, if any.
   const std::optional<std::string>& source_file() const { return source_file_; }
-  void set(Program p, std::optional<std::string> source_file = std::nullopt);
+  /// Replaces the program (and its bindings: none unless given), dropping
+  /// every prepared evaluator, tape and fast-path state.
+  void set(Program p, std::optional<std::string> source_file = std::nullopt,
+           std::shared_ptr<Bindings> bindings = nullptr);
 
  private:
   Result<Env> make_env(const val& inputs, const val& params, const val& state) const;
 
-  // Prepared once per program (and dtype override): run() is called per case.
+  // The session's, prepared once per program and dtype override: run() is called per case.
   Result<const Evaluator*> evaluator(std::optional<Dtype> dtype = std::nullopt);
-
-  /// tc::gradients with the tape prepared once per output (as Python keeps
-  /// it): overrides of semantics or temperature, and a call made while this
-  /// program's tape is running (a host function calling back), prepare one
-  /// of their own.
-  Result<GradResult> run_gradients(const GradOptions& options, const Env& env);
 
   /// An evaluation error, located in the message when the source is known.
   val eval_error(const Diagnostic& d) const;
 
-  Program program_;
   std::optional<std::string> source_file_;
   std::shared_ptr<Bindings> bindings_;  ///< shared with runtimes made from this program
-  std::unique_ptr<Evaluator> evaluators_[3];
+  /// The program with its evaluators (per dtype override) and tapes (per
+  /// output): core's session, which also serves a host function calling
+  /// back into a running tape with a tape of its own.
+  ProgramSession session_{Program{}};
   std::vector<std::string> output_names_;
   // The fast path's state (run_fast): made on first use, dropped by set().
   std::vector<double> fast_values_;
   Env fast_env_;
   std::vector<double*> fast_slots_;  ///< fast_env_'s input values, in input node order
   val fast_error_ = val::undefined();
-  std::map<std::string, GradientTape, std::less<>> tapes_;  ///< by output name; dropped by set()
-  bool differentiating_ = false;                           ///< a tape of tapes_ is running
   std::vector<double> fast_grads_;
   std::vector<std::string> fast_grad_names_;
   // run_batch's input columns, kept between calls (up to kKeptBatchValues

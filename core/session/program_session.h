@@ -1,0 +1,88 @@
+#pragma once
+/// ProgramSession: a program with what every client keeps beside it, held in
+/// one place. The Python classes, the TypeScript classes, the IDE's engine
+/// and the CLI each used to prepare and cache their own evaluators (per
+/// dtype override and plan) and gradient tapes (per output); they now ask a
+/// session, so a cache rule, a new policy knob or the plan status is
+/// written once. Clients keep only argument conversion and error mapping.
+///
+/// Like the evaluators and tapes it holds, a session serves one thread at a
+/// time (a tape reuses its buffers between runs).
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "base/result.h"
+#include "eval/evaluator.h"
+#include "grad/gradients.h"
+#include "ir/program.h"
+
+namespace tc {
+
+class ProgramSession {
+ public:
+  /// `bindings` (may be null) serve the program's call nodes; the session
+  /// shares their ownership with the client.
+  explicit ProgramSession(Program program, std::shared_ptr<const Bindings> bindings = nullptr);
+  ProgramSession(ProgramSession&&) noexcept;
+  ProgramSession& operator=(ProgramSession&&) noexcept;
+  ~ProgramSession();
+
+  [[nodiscard]] const Program& program() const { return program_; }
+  [[nodiscard]] const Bindings* bindings() const { return bindings_.get(); }
+  [[nodiscard]] const std::shared_ptr<const Bindings>& shared_bindings() const { return bindings_; }
+
+  /// The evaluator for a dtype override (none: the program's) and a plan,
+  /// prepared on first use and kept for the session's life. A failed
+  /// preparation is returned again on the next call (nothing is kept).
+  Result<Evaluator*> evaluator(std::optional<Dtype> dtype = std::nullopt, EvalPlan plan = EvalPlan::Auto);
+  /// The tier of the evaluator used last (the program's own Auto evaluator
+  /// when none was used yet, prepared for the question).
+  Result<PlanStatus> plan_status();
+
+  /// The gradient tape of `output` (empty: "result" if present, else the
+  /// first output) under the program's own policy, prepared on first use.
+  Result<GradientTape*> tape(std::string_view output);
+  /// One tape over every output, in Program::outputs order.
+  Result<GradientTape*> all_outputs_tape();
+
+  /// Gradients of one case. The kept tape of options.output, unless
+  /// `options` lays a policy of its own (semantics, temperature, surrogate,
+  /// dtype), asks other leaves, or a tape of this session is already
+  /// running (a binding differentiating the program it was called from):
+  /// those prepare a tape for this call alone. options.bindings is ignored:
+  /// the session's serve.
+  Result<GradResult> gradients(const Env& env, GradOptions options);
+
+  /// Whether one of this session's tapes is running.
+  [[nodiscard]] bool differentiating() const { return differentiating_; }
+  /// Marks a tape of this session as running for its lifetime (clients that
+  /// run a tape themselves, e.g. forward/backward of all outputs).
+  class Running {
+   public:
+    explicit Running(ProgramSession& s) : flag_(s.differentiating_), was_(flag_) { flag_ = true; }
+    ~Running() { flag_ = was_; }
+    Running(const Running&) = delete;
+    Running& operator=(const Running&) = delete;
+
+   private:
+    bool& flag_;
+    bool was_;
+  };
+
+ private:
+  /// Evaluators by (dtype override: 0 none, 1 + Dtype) x EvalPlan.
+  static constexpr std::size_t kDtypeSlots = 3, kPlanSlots = 3;
+
+  Program program_;
+  std::shared_ptr<const Bindings> bindings_;
+  std::unique_ptr<Evaluator> evaluators_[kDtypeSlots][kPlanSlots];
+  Evaluator* last_ = nullptr;
+  std::map<std::string, GradientTape, std::less<>> tapes_;  ///< by the output asked for
+  std::unique_ptr<GradientTape> all_outputs_;
+  bool differentiating_ = false;
+};
+
+}  // namespace tc

@@ -1,0 +1,136 @@
+// ProgramSession: evaluators and tapes kept per dtype, plan and output,
+// failures not kept, per-call policies and re-entrant calls served by a tape
+// of their own, and results equal to preparing each piece by hand.
+#include "session/program_session.h"
+
+#include <gtest/gtest.h>
+
+#include "ir/builder.h"
+
+namespace tc {
+namespace {
+
+/// result = x * x + 3 * y (hybrid: select on x > y), and a second output.
+Program two_outputs() {
+  Builder b(Semantics::Hybrid);
+  Value x = b.input("x");
+  Value y = b.input("y");
+  Value result = b.select(x > y, x * x, 3.0 * y);
+  Value other = x - y;
+  return b.build({{"result", result}, {"other", other}}).value();
+}
+
+Env at(double x, double y) {
+  Env env;
+  env.inputs = {{"x", x}, {"y", y}};
+  return env;
+}
+
+TEST(ProgramSession, KeepsOneEvaluatorPerDtypeAndPlan) {
+  ProgramSession s(two_outputs());
+  Evaluator* a = s.evaluator().value();
+  EXPECT_EQ(s.evaluator().value(), a) << "the same evaluator on the second call";
+  Evaluator* f32 = s.evaluator(Dtype::Float32).value();
+  Evaluator* f64 = s.evaluator(Dtype::Float64).value();
+  Evaluator* interp = s.evaluator(std::nullopt, EvalPlan::Interpreter).value();
+  EXPECT_NE(f32, a);
+  EXPECT_NE(f64, a) << "an explicit float64 is a slot of its own (its options differ)";
+  EXPECT_NE(interp, a);
+  EXPECT_EQ(s.evaluator(Dtype::Float32).value(), f32);
+  // The results are the evaluator's own.
+  auto mine = a->run(at(2, 1));
+  auto fresh = Evaluator::create(s.program()).value().run(at(2, 1));
+  ASSERT_TRUE(mine.ok() && fresh.ok());
+  EXPECT_EQ(mine->outputs, fresh->outputs);
+}
+
+TEST(ProgramSession, PlanStatusNamesTheEvaluatorUsedLast) {
+  ProgramSession s(two_outputs());
+  auto first = s.plan_status();
+  ASSERT_TRUE(first.ok()) << first.error().message;
+  (void)s.evaluator(std::nullopt, EvalPlan::Interpreter).value();
+  auto st = s.plan_status();
+  ASSERT_TRUE(st.ok());
+  EXPECT_FALSE(st->compiled);
+  EXPECT_NE(st->summary.find("interpreter was chosen"), std::string::npos) << st->summary;
+}
+
+TEST(ProgramSession, AFailedPreparationIsNotKept) {
+  Builder b;
+  Value x = b.input("x");
+  Program p = b.build(b.call("missing", {x})).value();
+  ProgramSession s(p);
+  auto ev = s.evaluator();
+  ASSERT_FALSE(ev.ok());
+  EXPECT_NE(ev.error().message.find("missing"), std::string::npos) << ev.error().message;
+  ASSERT_FALSE(s.evaluator().ok()) << "asked again, it fails again";
+  EXPECT_FALSE(s.plan_status().ok());
+}
+
+TEST(ProgramSession, KeepsOneTapePerOutputAndAgreesWithAFreshOne) {
+  ProgramSession s(two_outputs());
+  GradientTape* r = s.tape("result").value();
+  EXPECT_EQ(s.tape("result").value(), r);
+  GradientTape* o = s.tape("other").value();
+  EXPECT_NE(o, r);
+  EXPECT_FALSE(s.tape("nope").ok());
+  for (auto [x, y] : {std::pair{2.0, 1.0}, std::pair{0.5, 1.0}}) {
+    GradOptions options;
+    options.output = "result";
+    auto kept = s.gradients(at(x, y), options);
+    auto fresh = tc::gradients(s.program(), at(x, y), options);
+    ASSERT_TRUE(kept.ok() && fresh.ok());
+    EXPECT_EQ(kept->result, fresh->result);
+    EXPECT_EQ(kept->gradients, fresh->gradients);
+  }
+  GradientTape* all = s.all_outputs_tape().value();
+  EXPECT_EQ(s.all_outputs_tape().value(), all);
+  EXPECT_EQ(all->leaves().size(), 2u);
+}
+
+TEST(ProgramSession, APolicyOfTheCallsOwnDoesNotTouchTheKeptTape) {
+  ProgramSession s(two_outputs());
+  GradOptions relaxed;
+  relaxed.semantics = Semantics::Relaxed;
+  relaxed.temperature = 0.5;
+  auto mine = s.gradients(at(2, 1), relaxed);
+  auto fresh = tc::gradients(s.program(), at(2, 1), relaxed);
+  ASSERT_TRUE(mine.ok() && fresh.ok());
+  EXPECT_EQ(mine->gradients, fresh->gradients);
+  // The kept tape still has the program's own (hybrid) policy.
+  auto hybrid = s.gradients(at(2, 1), GradOptions{});
+  auto fresh_hybrid = tc::gradients(s.program(), at(2, 1));
+  ASSERT_TRUE(hybrid.ok() && fresh_hybrid.ok());
+  EXPECT_EQ(hybrid->gradients, fresh_hybrid->gradients);
+  EXPECT_NE(hybrid->gradients, mine->gradients);
+}
+
+TEST(ProgramSession, ABindingThatDifferentiatesItsOwnProgramGetsATapeOfItsOwn) {
+  // f(x) = x * 3 (vjp 3); the binding also differentiates the outer program
+  // through the same session while the kept tape is running.
+  auto bindings = std::make_shared<Bindings>();
+  ProgramSession* session = nullptr;
+  int inner_calls = 0;
+  (*bindings)["f"].forward = [&](std::span<const double> a) {
+    if (session && session->differentiating() && inner_calls++ == 0) {
+      auto inner = session->gradients(at(a[0], 0), GradOptions{});
+      EXPECT_TRUE(inner.ok()) << (inner.ok() ? "" : inner.error().message);
+    }
+    return a[0] * 3;
+  };
+  (*bindings)["f"].vjp = [](std::span<const double>, double) { return std::vector<double>{3.0}; };
+  Builder b;
+  Value x = b.input("x");
+  Value y = b.input("y");
+  Program p = b.build(b.call("f", {x}) + y).value();
+  ProgramSession s(p, bindings);
+  session = &s;
+  auto g = s.gradients(at(2, 1), GradOptions{});
+  ASSERT_TRUE(g.ok()) << g.error().message;
+  EXPECT_EQ(g->result, 7.0);
+  EXPECT_EQ(inner_calls, 2) << "the outer run's call, then the inner run's (which does not recurse again)";
+  EXPECT_FALSE(s.differentiating()) << "the flag is cleared after the run";
+}
+
+}  // namespace
+}  // namespace tc
