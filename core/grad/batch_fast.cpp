@@ -1,7 +1,9 @@
 // Block kernels of the batched reverse pass: one op at a time over a block
-// of cases, each lane doing exactly the arithmetic of the per-case tape
-// (tape_forward.cpp's compute, tape_vjp.cpp's rules) in the same order, so
-// its bits are the per-case bits.
+// of cases, each lane doing exactly the arithmetic of the per-case tape in
+// the same order, so its bits are the per-case bits: the forward
+// instantiates op_semantics.h's kernels, the reverse op_derivatives.h's
+// rules (the terms the per-case tape_vjp.cpp runs one double at a time),
+// here over a block's lanes. No derivative is spelled in this file.
 //
 // The forward does not track failures per node the way the per-case tape
 // does; it only flags a lane where anything at all went wrong (a non-finite
@@ -24,7 +26,7 @@
 
 #include "grad/batch_state.h"
 #include "grad/surrogate.h"
-#include "ir/op_semantics.h"
+#include "ir/op_derivatives.h"
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 // flatten: the kernels are lambdas, which must be inlined into each clone to
@@ -101,110 +103,53 @@ inline void fill(int mode, double* r, double* flag, std::size_t lanes, F&& f) {
   else fill_lanes<2>(r, flag, lanes, f);
 }
 
-/// The contributions the reverse pass pushes, one per (node, argument), in
-/// the per-case rule's order (tape_vjp.cpp).
-enum class Rule : std::uint8_t {
-  G,         ///< g
-  NegG,      ///< -g
-  TimesArg,  ///< g * the other argument (mul)
-  DivNum,    ///< g / b
-  DivDen,    ///< -g * (a / b) / b
-  ModDen,    ///< -g * floordiv(a, b)
-  Slope,     ///< g * dx (a relaxed comparison's slope)
-  NegSlope,  ///< -g * dx
-  SelDiff,   ///< g * (a - b) (select's condition)
-  SelC,      ///< g * c (relaxed select's first branch)
-  SelNotC,   ///< g * (1 - c)
-  PickYes,   ///< g where the hard condition holds
-  PickNo,    ///< g where it does not
-  Relu,      ///< g where the argument is > 0, else +0
-  UnarySlope,  ///< g * the op's slope at its argument (sem::unary's kernels: sigmoid)
-  Coef,      ///< g * coefficient j (affine)
-  TimesOther,   ///< g * argument j (gather_one_hot: a selector's value, a value's selector)
-  GatherPick,   ///< g where the index is j (exact and hybrid gather)
-  GatherWeight, ///< g * the normalised weight of value j (relaxed gather)
-  GatherIndex,  ///< g * the weighted sum's slope in the index (relaxed, hybrid gather)
-  OneHotPick,   ///< g where selector j is 1 (exact and hybrid gather_one_hot)
+/// The batched reverse pass's lane type for op_derivatives.h's terms: a
+/// choice is a blend(), so the term loops vectorise.
+struct BlendLanes : sem::GradLanes<double> {
+  static double if_then_else(bool c, double a, double b) { return blend(c, a, b); }
+};
+using BL = BlendLanes;
+
+/// A node as op_derivatives.h's vjp_terms() reads it (M: the tape's Impl).
+template <class M, class N>
+struct RuleShape {
+  const M& m;
+  const N& n;
+  NodeId id;
+  std::size_t count() const { return static_cast<std::size_t>(n.count); }
+  bool carries(int k) const { return m.nodes[static_cast<std::size_t>(m.arg(n, k))].carries; }
+  std::size_t terms() const { return m.program.nodes[static_cast<std::size_t>(id)].linear().coefficients.size(); }
+  int term_arg(std::size_t j) const { return m.program.nodes[static_cast<std::size_t>(id)].linear().indices[j]; }
 };
 
-/// Whether a rule pushes only in the lanes some value picks (its mask is
-/// computed per lane), so the argument is not reached in every lane.
-bool picks(Rule r) { return r == Rule::PickYes || r == Rule::PickNo || r == Rule::GatherPick || r == Rule::OneHotPick; }
-
-/// Calls f(k, rule, j) for each push of node n's derivative rule, in the
-/// order the per-case rule pushes, skipping arguments that carry nothing.
+/// Calls f(k, term, j) for each term of node n's rule (op_derivatives.h),
+/// in the order the rule adds them, skipping arguments that carry nothing.
 /// The reverse pass's plan (assign_adjoints: State::pushes, which the pass
 /// runs) is made from these calls alone.
 template <class M, class N, class F>
 void for_each_push(const M& m, const N& n, NodeId id, F&& f) {
-  auto go = [&](int k, Rule r, std::size_t j = 0) {
-    if (m.nodes[static_cast<std::size_t>(m.arg(n, k))].carries) f(k, r, j);
-  };
-  switch (n.op) {
-    case Op::Input: case Op::Parameter: case Op::Constant: case Op::State: case Op::FloorDiv:
-      return;
-    case Op::Add: go(0, Rule::G); go(1, Rule::G); return;
-    case Op::Sub: go(0, Rule::G); go(1, Rule::NegG); return;
-    case Op::Mul: go(0, Rule::TimesArg); go(1, Rule::TimesArg); return;
-    case Op::Div: go(0, Rule::DivNum); go(1, Rule::DivDen); return;
-    case Op::Neg: go(0, Rule::NegG); return;
-    case Op::Mod: go(0, Rule::G); go(1, Rule::ModDen); return;
-    case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge: case Op::Eq: case Op::Ne:
-      if (n.sem == Semantics::Exact) return;
-      go(0, Rule::Slope);
-      go(1, Rule::NegSlope);
-      return;
-    case Op::Select:
-      if (n.sem == Semantics::Relaxed) {
-        go(0, Rule::SelDiff);
-        go(1, Rule::SelC);
-        go(2, Rule::SelNotC);
-        return;
-      }
-      go(1, Rule::PickYes);
-      go(2, Rule::PickNo);
-      if (n.sem == Semantics::Hybrid) go(0, Rule::SelDiff);
-      return;
-    case Op::Relu: go(0, Rule::Relu); return;
-    case Op::Sigmoid: case Op::Square: go(0, Rule::UnarySlope); return;
-    case Op::Affine: case Op::SparseAffine: {
-      const LinearTerms& lin = m.program.nodes[static_cast<std::size_t>(id)].linear();
-      for (std::size_t j = 0; j < lin.coefficients.size(); ++j)
-        go(n.op == Op::Affine ? static_cast<int>(j) : lin.indices[j], Rule::Coef, j);
-      return;
-    }
-    case Op::Gather: {
-      // tape_vjp.cpp: the chosen value gets g (one pick per position: the
-      // index selects one of them in each lane); relaxed, every value its
-      // weight's share; relaxed and hybrid, the index the weights' slope.
-      const int values = n.count - 1;
-      if (n.sem != Semantics::Relaxed)
-        for (int k = 0; k < values; ++k) go(1 + k, Rule::GatherPick, static_cast<std::size_t>(k));
-      const bool index_carries = m.nodes[static_cast<std::size_t>(m.arg(n, 0))].carries;
-      if (n.sem == Semantics::Exact || (n.sem == Semantics::Hybrid && !index_carries)) return;
-      if (n.sem == Semantics::Relaxed)
-        for (int k = 0; k < values; ++k) go(1 + k, Rule::GatherWeight, static_cast<std::size_t>(k));
-      go(0, Rule::GatherIndex);
-      return;
-    }
-    case Op::GatherOneHot: {
-      const int half = n.count / 2;
-      if (n.sem == Semantics::Relaxed) {
-        for (int k = 0; k < half; ++k) {
-          go(k, Rule::TimesOther, static_cast<std::size_t>(half + k));
-          go(half + k, Rule::TimesOther, static_cast<std::size_t>(k));
-        }
-        return;
-      }
-      for (int k = 0; k < half; ++k) go(half + k, Rule::OneHotPick, static_cast<std::size_t>(k));
-      if (n.sem == Semantics::Hybrid)
-        for (int k = 0; k < half; ++k) go(k, Rule::TimesOther, static_cast<std::size_t>(half + k));
-      return;
-    }
-    case Op::Call:
-      return;  // not eligible
-  }
+  (void)sem::vjp_terms(n.op, n.sem, RuleShape<M, N>{m, n, id}, f);
 }
+
+/// One lane of a block record as op_derivatives.h's node_factors() reads
+/// a node (the values it reads are in the record: assign_slots).
+template <class M, class St, class N>
+struct LaneFactors {
+  const M& m;
+  const St& st;
+  const N& n;
+  const double* K;
+  const double* uval;
+  std::size_t l;
+  std::size_t count() const { return static_cast<std::size_t>(n.count); }
+  bool carries(int k) const { return m.nodes[static_cast<std::size_t>(m.arg(n, k))].carries; }
+  double x(std::size_t k) const {
+    const auto a = static_cast<std::size_t>(m.arg(n, static_cast<int>(k)));
+    return st.uniform[a] ? uval[a] : K[static_cast<std::size_t>(st.slot_of[a]) * B + l];
+  }
+  double temperature() const { return n.temperature; }
+  const SurrogatePolicy& policy() const { return *n.policy; }
+};
 
 /// One lane of a block node as op_semantics.h's sem::value reads a node
 /// (tape_forward.cpp's TapeNode over a block): the relaxed gathers run the
@@ -220,15 +165,32 @@ bool is_uniform_op(Op op) { return op == Op::Constant || op == Op::Parameter || 
 
 }  // namespace
 
+namespace {
+
+/// Whether fast_forward has a block kernel for `op`: its own case, or a
+/// one-argument kernel of op_semantics.h (sem::unary), which its default
+/// case maps over the block. An op without one (a host call, or a new op
+/// until it gets a case) runs case by case, through the same rules.
+bool has_block_kernel(Op op) {
+  switch (op) {
+    case Op::Call: return false;  // the host is called case by case
+    case Op::Input: case Op::Parameter: case Op::Constant: case Op::State: case Op::Add: case Op::Sub:
+    case Op::Mul: case Op::Div: case Op::FloorDiv: case Op::Mod: case Op::Lt: case Op::Le: case Op::Gt:
+    case Op::Ge: case Op::Eq: case Op::Ne: case Op::Select: case Op::Gather: case Op::GatherOneHot:
+    case Op::Affine: case Op::SparseAffine:
+      return true;
+    default:
+      return sem::unary(op, [](auto) {});
+  }
+}
+
+}  // namespace
+
 bool BatchGradientTape::State::fast_eligible(const Impl& m) {
   static_assert(B == kBlock);
   if (!m.options.check_input_domains) return false;
-  for (NodeId id : m.order) {
-    switch (m.nodes[static_cast<std::size_t>(id)].op) {
-      case Op::Call: return false;  // the host is called case by case
-      default: break;
-    }
-  }
+  for (NodeId id : m.order)
+    if (!has_block_kernel(m.nodes[static_cast<std::size_t>(id)].op)) return false;
   return true;
 }
 
@@ -243,44 +205,20 @@ void BatchGradientTape::State::assign_slots(const Impl& m) {
     auto& s = slot_of[i];
     if (s < 0) s = static_cast<std::int32_t>(nslots++);
   };
-  // Exactly the values fast_reverse's rules read (val() there).
+  // Exactly the values the rules' terms and node factors read, as
+  // op_derivatives.h declares them (fast_reverse reads them there).
   for (NodeId id : m.order) {
     const Impl::TNode& t = m.nodes[static_cast<std::size_t>(id)];
     if (!t.carries) continue;
-    switch (t.op) {
-      case Op::Mul: case Op::Div: case Op::Mod:
-        need(m.arg(t, 0));
-        need(m.arg(t, 1));
-        break;
-      case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge: case Op::Eq: case Op::Ne:
-        if (t.sem != Semantics::Exact) {
-          need(m.arg(t, 0));
-          need(m.arg(t, 1));
-        }
-        break;
-      case Op::Select:
-        need(m.arg(t, 0));
-        if (t.sem != Semantics::Exact) {
-          need(m.arg(t, 1));
-          need(m.arg(t, 2));
-        }
-        break;
-      case Op::Relu: case Op::Sigmoid: case Op::Square:
-        need(m.arg(t, 0));
-        break;
-      case Op::Gather:
-        need(m.arg(t, 0));  // the index picks (or weighs)
-        // The index's slope reads the values.
-        if (t.sem != Semantics::Exact && m.nodes[static_cast<std::size_t>(m.arg(t, 0))].carries)
-          for (int k = 1; k < t.count; ++k) need(m.arg(t, k));
-        break;
-      case Op::GatherOneHot:
-        // The selectors pick; relaxed and hybrid rules multiply by the others.
-        for (int k = 0; k < (t.sem == Semantics::Exact ? t.count / 2 : t.count); ++k) need(m.arg(t, k));
-        break;
-      default:
-        break;
-    }
+    bool factored = false;
+    for_each_push(m, t, id, [&](int, sem::TermKind kind, std::size_t j) {
+      const sem::TermFacts f = sem::term_facts(kind, t.op);
+      for (int q = 0; q < f.reads.count; ++q) need(m.arg(t, f.reads.at(q, j)));
+      factored = factored || f.factor == sem::Factor::Slope || f.factor == sem::Factor::Weight;
+    });
+    if (factored)
+      sem::factor_reads(t.op, static_cast<std::size_t>(t.count), m.nodes[static_cast<std::size_t>(m.arg(t, 0))].carries,
+                        [&](int k) { need(m.arg(t, k)); });
   }
 }
 
@@ -394,6 +332,8 @@ void BatchGradientTape::State::assign_adjoints(const Impl& m) {
   full.assign(n, 0);
   alias_args.assign(n, 0);
   rev_nodes.clear();
+  rev_factored.clear();
+  gather_width = 0;
   this->pushes.clear();
   push_end.clear();
   seed_first.assign(m.out_ids.size(), 0);
@@ -406,7 +346,7 @@ void BatchGradientTape::State::assign_adjoints(const Impl& m) {
   for (NodeId id : m.order) {
     const Impl::TNode& t = m.nodes[static_cast<std::size_t>(id)];
     if (t.carries)
-      for_each_push(m, t, id, [&](int k, Rule, std::size_t) { ++pushes[static_cast<std::size_t>(m.arg(t, k))]; });
+      for_each_push(m, t, id, [&](int k, sem::TermKind, std::size_t) { ++pushes[static_cast<std::size_t>(m.arg(t, k))]; });
   }
   auto take = [&](std::size_t t) {
     if (!free_cols.empty()) {
@@ -432,7 +372,7 @@ void BatchGradientTape::State::assign_adjoints(const Impl& m) {
   }
   struct Push {
     int k;
-    Rule rule;
+    sem::TermKind rule;
     std::size_t j;
   };
   std::vector<Push> rule;
@@ -443,7 +383,7 @@ void BatchGradientTape::State::assign_adjoints(const Impl& m) {
     if (!t.carries || !touched[i]) continue;
     rule.clear();
     firsts.clear();
-    for_each_push(m, t, *it, [&](int k, Rule r, std::size_t j) { rule.push_back({k, r, j}); });
+    for_each_push(m, t, *it, [&](int k, sem::TermKind r, std::size_t j) { rule.push_back({k, r, j}); });
     // An add's or sub's first push of g (unmasked) to an argument it reads
     // once starts that adjoint as g itself: the argument shares this
     // node's column. One that gets no other push only reads it (any number
@@ -454,7 +394,7 @@ void BatchGradientTape::State::assign_adjoints(const Impl& m) {
       const auto a = static_cast<std::size_t>(m.arg(t, p.k));
       int uses = 0;
       for (int q = 0; q < t.count; ++q) uses += m.arg(t, q) == static_cast<NodeId>(a);
-      return (t.op == Op::Add || t.op == Op::Sub) && p.rule == Rule::G && full[i] && !touched[a] && uses == 1;
+      return (t.op == Op::Add || t.op == Op::Sub) && p.rule == sem::TermKind::G && full[i] && !touched[a] && uses == 1;
     };
     bool shared = false;
     for (const Push& p : rule)
@@ -462,7 +402,7 @@ void BatchGradientTape::State::assign_adjoints(const Impl& m) {
     bool kept = leaf[i] != 0;  // a leaf's column is its gradient: kept to the end
     for (const Push& p : rule) {
       const auto a = static_cast<std::size_t>(m.arg(t, p.k));
-      const bool masked = picks(p.rule) || !full[i];
+      const bool masked = sem::term_facts(p.rule, t.op).pick || !full[i];
       firsts.push_back(!touched[a]);
       if (!touched[a]) {
         const bool alias = may_alias(p);
@@ -487,6 +427,13 @@ void BatchGradientTape::State::assign_adjoints(const Impl& m) {
     // A node whose every push is shared computes nothing: the pass skips it.
     if (std::popcount(static_cast<unsigned>(alias_args[i])) != static_cast<int>(rule.size())) {
       rev_nodes.push_back(*it);
+      bool factored = false;
+      for (const Push& p : rule) {
+        const sem::Factor f = sem::term_facts(p.rule, t.op).factor;
+        factored = factored || f == sem::Factor::Slope || f == sem::Factor::Weight;
+      }
+      rev_factored.push_back(factored);
+      if (factored) gather_width = std::max(gather_width, sem::factor_width(t.op, static_cast<std::size_t>(t.count)));
       for (std::size_t q = 0; q < rule.size(); ++q)
         this->pushes.push_back(
             {rule[q].k, static_cast<std::uint32_t>(rule[q].j), static_cast<std::uint8_t>(rule[q].rule), firsts[q]});
@@ -495,12 +442,6 @@ void BatchGradientTape::State::assign_adjoints(const Impl& m) {
   }
   leaf_reached.assign(m.leaves.size(), 0);
   for (std::size_t k = 0; k < m.leaves.size(); ++k) leaf_reached[k] = touched[static_cast<std::size_t>(m.leaves[k].node)];
-  gather_width = 0;
-  for (NodeId id : rev_nodes) {
-    const Impl::TNode& t = m.nodes[static_cast<std::size_t>(id)];
-    if (t.op == Op::Gather && t.sem != Semantics::Exact)
-      gather_width = std::max(gather_width, static_cast<std::size_t>(t.count - 1));
-  }
 }
 
 // sem::value per lane (the relaxed gathers: surrogate weights through the
@@ -526,31 +467,17 @@ TC_OUT_OF_LINE void BatchGradientTape::State::gather_forward(const Impl& m, std:
   }
 }
 
-// tape_impl.h's relaxed weights (W[k * B + lane]) and, where the index
-// carries, their slope in it (dx), lane by lane. A hybrid gather whose index
-// carries nothing has no push that reads them.
-TC_OUT_OF_LINE void BatchGradientTape::State::gather_weights(const Impl& m, const State& st, std::size_t i,
-                                                             const double* K, const double* uval, std::size_t lanes,
-                                                             double* W, double* dx) {
+// op_derivatives.h's node factors, lane by lane (unvectorised: the
+// surrogate is called through function pointers): d (a relaxed
+// comparison's slope, or a relaxed or hybrid gather's slope in its index)
+// into dx, a relaxed gather's normalised weights into W[k * B + lane].
+TC_OUT_OF_LINE void BatchGradientTape::State::node_factors(const Impl& m, const State& st, std::size_t i,
+                                                           const double* K, const double* uval, std::size_t lanes,
+                                                           double* W, double* dx) {
   const Impl::TNode& n = m.nodes[i];
-  const bool index_carries = m.nodes[static_cast<std::size_t>(m.arg(n, 0))].carries;
-  if (n.sem != Semantics::Relaxed && !index_carries) return;
-  const auto values = static_cast<std::size_t>(n.count - 1);
-  // The values are in the record only where their slope is wanted.
-  std::vector<Opnd> ops(index_carries ? static_cast<std::size_t>(n.count) : 1);
-  for (std::size_t k = 0; k < ops.size(); ++k) {
-    const auto a = static_cast<std::size_t>(m.arg(n, static_cast<int>(k)));
-    ops[k] = st.uniform[a] ? Opnd{nullptr, uval[a]} : Opnd{K + static_cast<std::size_t>(st.slot_of[a]) * B, 0.0};
-  }
-  auto at = [&](std::size_t k, std::size_t l) { return ops[k].p ? ops[k].p[l] : ops[k].u; };
-  for (std::size_t l = 0; l < lanes; ++l) {
-    const double index = at(0, l);
-    auto w = [&](std::size_t k) -> double& { return W[k * B + l]; };
-    tape_detail::gather_normalised_weights(values, index, *n.policy, n.temperature, w);
-    if (index_carries)
-      dx[l] = tape_detail::gather_index_slope(values, index, *n.policy, n.temperature, w,
-                                              [&](std::size_t k) { return at(k + 1, l); });
-  }
+  for (std::size_t l = 0; l < lanes; ++l)
+    dx[l] = sem::node_factors(n.op, n.sem, LaneFactors<Impl, State, Impl::TNode>{m, st, n, K, uval, l},
+                              [&](std::size_t k) -> double& { return W[k * B + l]; });
 }
 
 // Compiled three times, for x86-64, AVX2 and AVX-512F (picked at load time):
@@ -658,9 +585,6 @@ TC_BATCH_CLONES void BatchGradientTape::State::fast_forward(Impl& m, const State
           with(op(1), [&](auto y) { fill(mode, r, flag, lanes, [&](std::size_t l) { return sem::mul<D>(x[l], y[l]); }); });
         });
         break;
-      case Op::Neg:
-        with(op(0), [&](auto x) { fill(mode, r, flag, lanes, [&](std::size_t l) { return sem::neg<D>(x[l]); }); });
-        break;
       case Op::Div: case Op::FloorDiv: case Op::Mod:
         with(op(0), [&](auto x) {
           with(op(1), [&](auto y) {
@@ -703,15 +627,6 @@ TC_BATCH_CLONES void BatchGradientTape::State::fast_forward(Impl& m, const State
             });
           });
         });
-        break;
-      case Op::Relu:
-        with(op(0), [&](auto x) { fill(mode, r, flag, lanes, [&](std::size_t l) { return sem::relu<D>(x[l]); }); });
-        break;
-      case Op::Sigmoid:
-        with(op(0), [&](auto x) { fill(mode, r, flag, lanes, [&](std::size_t l) { return sem::sigmoid(x[l]); }); });
-        break;
-      case Op::Square:
-        with(op(0), [&](auto x) { fill(mode, r, flag, lanes, [&](std::size_t l) { return sem::square<D>(x[l]); }); });
         break;
       case Op::Affine: case Op::SparseAffine: {
         // sem's accumulation order, term by term over the block.
@@ -778,6 +693,18 @@ TC_BATCH_CLONES void BatchGradientTape::State::fast_forward(Impl& m, const State
       case Op::Call:
         for (std::size_t l = 0; l < lanes; ++l) flag[l] = kNaN;  // not eligible: never reached
         continue;
+      default:
+        // op_semantics.h's one-argument kernels (neg, relu, sigmoid,
+        // square, and any added there); Widened ones compute in binary64,
+        // which D is. has_block_kernel() admits no other op.
+        if (!sem::unary(n.op, [&](auto kernel) {
+              using Kernel = decltype(kernel);
+              with(op(0), [&](auto x) {
+                fill(mode, r, flag, lanes, [&](std::size_t l) { return Kernel::template f<D>(x[l]); });
+              });
+            }))
+          for (std::size_t l = 0; l < lanes; ++l) flag[l] = kNaN;  // not eligible: never reached
+        break;
     }
     if (n.checked_domain && hard) {
       // Domain::check for a finite value (non-finite ones are flagged above).
@@ -861,118 +788,46 @@ TC_BATCH_CLONES void BatchGradientTape::State::fast_reverse(Impl& m, const State
     const double* g = A + static_cast<std::size_t>(st.acol[i]) * B;
     const std::uint8_t* rr = st.full[i] ? nullptr : R + static_cast<std::size_t>(st.acol[i]) * B;
     auto v = [&](int k) { return val(m.arg(n, k)); };
-    if ((n.op == Op::Lt || n.op == Op::Le || n.op == Op::Gt || n.op == Op::Ge || n.op == Op::Eq || n.op == Op::Ne) &&
-        n.sem != Semantics::Exact) {
-      const double t = n.temperature;
-      with(v(0), [&](auto x) {
-        with(v(1), [&](auto y) {
-          for (std::size_t l = 0; l < lanes; ++l) {
-            double d = 0.0;
-            switch (n.op) {
-              case Op::Gt: case Op::Ge: d = n.policy->step_slope((x[l] - y[l]) / t) / t; break;
-              case Op::Lt: case Op::Le: d = -n.policy->step_slope((y[l] - x[l]) / t) / t; break;
-              default: {
-                const double z = (x[l] - y[l]) / t;
-                d = n.policy->equal(x[l], y[l], t) * n.policy->log_bump_slope(z) / t;
-                if (n.op == Op::Ne) d = -d;
-                break;
-              }
-            }
-            dx[l] = d;
+    if (st.rev_factored[rn]) node_factors(m, st, i, K, uval, lanes, W, dx);
+    // One planned push: op_derivatives.h's term over the block's lanes,
+    // its reads and factor as columns or uniform values (each term's loop
+    // compiled once per combination it meets).
+    auto run_push = [&](int k, sem::TermKind kind, std::size_t j, bool first) {
+      if (kind == sem::TermKind::G && (st.alias_args[i] >> k & 1)) return;  // its column is g already
+      const NodeId to = m.arg(n, k);
+      sem::with_term(kind, n.op, [&](auto term) {
+        using Tm = decltype(term);
+        auto run = [&](auto a, auto b, auto f) {
+          if constexpr (Tm::pick) {
+            // & rather than &&: no branch per lane.
+            const double jv = static_cast<double>(j);
+            if (rr) for (std::size_t l = 0; l < lanes; ++l) pick[l] = rr[l] & static_cast<std::uint8_t>(Tm::template mask<BL>(a[l], jv));
+            else for (std::size_t l = 0; l < lanes; ++l) pick[l] = static_cast<std::uint8_t>(Tm::template mask<BL>(a[l], jv));
+            push_to(to, first, pick, [&](std::size_t l) { return Tm::template value<BL>(g[l], a[l], b[l], f[l]); });
+          } else {
+            push_to(to, first, rr, [&](std::size_t l) { return Tm::template value<BL>(g[l], a[l], b[l], f[l]); });
+          }
+        };
+        // The factor, then the values read (none, one or two).
+        auto with_factor = [&](auto&& next) {
+          if constexpr (Tm::factor == sem::Factor::None) next(UniOf{0.0});
+          else if constexpr (Tm::factor == sem::Factor::Coef) next(UniOf{m.program.nodes[i].linear().coefficients[j]});
+          else if constexpr (Tm::factor == sem::Factor::Slope) next(ColOf{dx});
+          else next(ColOf{W + j * B});
+        };
+        with_factor([&](auto f) {
+          if constexpr (Tm::reads.count == 0) {
+            run(UniOf{0.0}, UniOf{0.0}, f);
+          } else if constexpr (Tm::reads.count == 1) {
+            with(v(Tm::reads.at(0, j)), [&](auto a) { run(a, UniOf{0.0}, f); });
+          } else {
+            with(v(Tm::reads.at(0, j)), [&](auto a) { with(v(Tm::reads.at(1, j)), [&](auto b) { run(a, b, f); }); });
           }
         });
       });
-    }
-    if (n.op == Op::Gather && n.sem != Semantics::Exact) gather_weights(m, st, i, K, uval, lanes, W, dx);
-    auto run_push = [&](int k, Rule rule, std::size_t j, bool first) {
-      const NodeId to = m.arg(n, k);
-      // (push below is this push's: it reads `first` and `to`.)
-      auto push = [&](NodeId t, const std::uint8_t* mask, auto&& contribution) { push_to(t, first, mask, contribution); };
-      switch (rule) {
-        case Rule::G:
-          if (st.alias_args[i] >> k & 1) return;  // its column is g already
-          push(to, rr, [&](std::size_t l) { return g[l]; });
-          return;
-        case Rule::NegG: push(to, rr, [&](std::size_t l) { return -g[l]; }); return;
-        case Rule::TimesArg:
-          with(v(1 - k), [&](auto y) { push(to, rr, [&](std::size_t l) { return g[l] * y[l]; }); });
-          return;
-        case Rule::DivNum:
-          with(v(1), [&](auto y) { push(to, rr, [&](std::size_t l) { return g[l] / y[l]; }); });
-          return;
-        case Rule::DivDen:
-          with(v(0), [&](auto x) {
-            with(v(1), [&](auto y) { push(to, rr, [&](std::size_t l) { return -g[l] * (x[l] / y[l]) / y[l]; }); });
-          });
-          return;
-        case Rule::ModDen:
-          with(v(0), [&](auto x) {
-            with(v(1), [&](auto y) { push(to, rr, [&](std::size_t l) { return -g[l] * sem::floordiv(x[l], y[l]); }); });
-          });
-          return;
-        case Rule::Slope: push(to, rr, [&](std::size_t l) { return g[l] * dx[l]; }); return;
-        case Rule::NegSlope: push(to, rr, [&](std::size_t l) { return -g[l] * dx[l]; }); return;
-        case Rule::SelDiff:
-          with(v(1), [&](auto y) {
-            with(v(2), [&](auto z) { push(to, rr, [&](std::size_t l) { return g[l] * (y[l] - z[l]); }); });
-          });
-          return;
-        case Rule::SelC:
-          with(v(0), [&](auto c) { push(to, rr, [&](std::size_t l) { return g[l] * c[l]; }); });
-          return;
-        case Rule::SelNotC:
-          with(v(0), [&](auto c) { push(to, rr, [&](std::size_t l) { return g[l] * (1.0 - c[l]); }); });
-          return;
-        case Rule::PickYes: case Rule::PickNo: {
-          const bool yes = rule == Rule::PickYes;
-          // & rather than &&: no branch per lane.
-          with(v(0), [&](auto c) {
-            if (rr) for (std::size_t l = 0; l < lanes; ++l) pick[l] = rr[l] & static_cast<std::uint8_t>((c[l] != 0.0) == yes);
-            else for (std::size_t l = 0; l < lanes; ++l) pick[l] = static_cast<std::uint8_t>((c[l] != 0.0) == yes);
-          });
-          push(to, pick, [&](std::size_t l) { return g[l]; });
-          return;
-        }
-        case Rule::Relu:
-          with(v(0), [&](auto x) { push(to, rr, [&](std::size_t l) { return blend(x[l] > 0.0, g[l], 0.0); }); });
-          return;
-        case Rule::UnarySlope:  // op_semantics.h's one-argument kernel's slope
-          sem::unary(n.op, [&](auto kernel) {
-            using Kernel = decltype(kernel);
-            with(v(0), [&](auto x) { push(to, rr, [&](std::size_t l) { return g[l] * Kernel::slope(x[l]); }); });
-          });
-          return;
-        case Rule::Coef: {
-          const double coef = m.program.nodes[i].linear().coefficients[j];
-          push(to, rr, [&](std::size_t l) { return g[l] * coef; });
-          return;
-        }
-        case Rule::TimesOther:
-          with(v(static_cast<int>(j)), [&](auto y) { push(to, rr, [&](std::size_t l) { return g[l] * y[l]; }); });
-          return;
-        case Rule::GatherPick: case Rule::OneHotPick: {
-          // Gather: the lanes whose index is j (a checked index is an
-          // integer in range, so static_cast<int>(index) == j there);
-          // gather_one_hot: those whose selector j is 1.
-          const bool gather = rule == Rule::GatherPick;
-          const double want = gather ? static_cast<double>(j) : 1.0;
-          with(v(gather ? 0 : static_cast<int>(j)), [&](auto c) {
-            if (rr) for (std::size_t l = 0; l < lanes; ++l) pick[l] = rr[l] & static_cast<std::uint8_t>(c[l] == want);
-            else for (std::size_t l = 0; l < lanes; ++l) pick[l] = static_cast<std::uint8_t>(c[l] == want);
-          });
-          push(to, pick, [&](std::size_t l) { return g[l]; });
-          return;
-        }
-        case Rule::GatherWeight: {
-          const double* w = W + j * B;
-          push(to, rr, [&](std::size_t l) { return g[l] * w[l]; });
-          return;
-        }
-        case Rule::GatherIndex: push(to, rr, [&](std::size_t l) { return g[l] * dx[l]; }); return;
-      }
     };
     for (const PlannedPush* end = st.pushes.data() + st.push_end[rn]; planned != end; ++planned)
-      run_push(planned->k, static_cast<Rule>(planned->rule), planned->j, planned->first != 0);
+      run_push(planned->k, static_cast<sem::TermKind>(planned->rule), planned->j, planned->first != 0);
   }
   for (std::size_t k = 0; k < m.leaves.size(); ++k) {
     const auto leaf = static_cast<std::size_t>(m.leaves[k].node);

@@ -144,7 +144,7 @@ struct BatchGradientTape::State {
   /// rev_nodes leaves out the nodes all of whose pushes are shared.
   std::vector<std::uint8_t> seed_first, leaf_reached;
   /// The pushes the pass runs, rev_nodes' rules in order (for_each_push's
-  /// calls, fixed once): argument k, the rule (batch_fast.cpp's Rule) and
+  /// calls, fixed once): argument k, the term (op_derivatives.h's TermKind) and
   /// its index j, and whether it is the first push to its node. One list
   /// and one dispatch over it (not the rule's switch inlined at each of
   /// for_each_push's call sites). push_end[r]: the end of rev_nodes[r]'s.
@@ -155,9 +155,12 @@ struct BatchGradientTape::State {
   };
   std::vector<PlannedPush> pushes;
   std::vector<std::uint32_t> push_end;
+  /// Per rev_nodes entry: 1 when some term reads a node factor (a slope or
+  /// a gather weight), which the pass computes before the node's pushes.
+  std::vector<std::uint8_t> rev_factored;
   std::size_t nacols = 0;
-  /// The most values a relaxed or hybrid gather of the reverse pass weighs
-  /// (its weights are kept per lane while its pushes run; 0: none).
+  /// The most weights a node factor of the reverse pass writes (a relaxed
+  /// or hybrid gather's, kept per lane while its pushes run; 0: none).
   std::size_t gather_width = 0;
   void assign_adjoints(const Impl& m);
   /// Per worker, kept between calls (fresh buffers of this size cost page
@@ -201,16 +204,17 @@ struct BatchGradientTape::State {
   /// caller reads only the lanes whose forward the block vouched for.
   static void fast_reverse(Impl& m, const State& st, const double* K, const double* uval, std::size_t start,
                            std::size_t lanes, std::span<const std::span<const double>> seeds, Scratch& sc);
-  /// The relaxed gathers' per-lane parts, out of line: op_semantics.h's
-  /// checked kernel (forward) and the relaxed weights and index slope
-  /// (reverse: W[k * kBlock + lane], dx[lane]), lane by lane, unvectorised
-  /// (the surrogate is called through function pointers). Inlined into the
+  /// The per-lane parts, out of line: the relaxed gathers' forward
+  /// (op_semantics.h's checked kernel) and the reverse pass's node factors
+  /// (op_derivatives.h's node_factors: a surrogate slope into dx[lane], a
+  /// relaxed gather's weights into W[k * kBlock + lane]), lane by lane,
+  /// unvectorised (the surrogate is called through function pointers). Inlined into the
   /// flattened block kernels, the forward's made every other op's loop
   /// slower (long_loop's forward by about a sixth in one build).
   static void gather_forward(const Impl& m, std::size_t i, const double* const* P, const double* uval,
                              std::size_t lanes, double* r, double* flag);
-  static void gather_weights(const Impl& m, const State& st, std::size_t i, const double* K, const double* uval,
-                             std::size_t lanes, double* W, double* dx);
+  static void node_factors(const Impl& m, const State& st, std::size_t i, const double* K, const double* uval,
+                           std::size_t lanes, double* W, double* dx);
   static bool fast_eligible(const Impl& m);
   /// Per node: a constant's value (rounded to the dtype), a parameter's or
   /// state's value of this call (`fixed`: node, value), 0 elsewhere.

@@ -1,10 +1,10 @@
-// The tape's reverse pass: one derivative rule per op, in each semantics.
+// The tape's reverse pass: op_derivatives.h's rule per node, one case at a
+// time, and the host bindings' vjp for calls.
 #include <exception>
 
 #include "grad/tape_impl.h"
 
-#include "ir/kernels.h"
-#include "ir/op_semantics.h"
+#include "ir/op_derivatives.h"
 
 namespace tc {
 
@@ -26,146 +26,100 @@ Status GradientTape::Impl::needs_defined(NodeId decision, NodeId value) const {
   return d;
 }
 
-Status GradientTape::Impl::vjp(NodeId id, double g) {
-  const TNode& n = nodes[static_cast<std::size_t>(id)];
-  switch (n.op) {
-    case Op::Input: case Op::Parameter: case Op::Constant: case Op::State:
-      return ok_status();
-    case Op::Add: push(arg(n, 0), g); push(arg(n, 1), g); return ok_status();
-    case Op::Sub: push(arg(n, 0), g); push(arg(n, 1), -g); return ok_status();
-    case Op::Mul: push(arg(n, 0), g * v(n, 1)); push(arg(n, 1), g * v(n, 0)); return ok_status();
-    case Op::Div: {
-      const double a = v(n, 0), b = v(n, 1);
-      push(arg(n, 0), g / b);
-      push(arg(n, 1), -g * (a / b) / b);
-      return ok_status();
-    }
-    case Op::Neg: push(arg(n, 0), -g); return ok_status();
-    case Op::FloorDiv: return ok_status();  // piecewise constant
-    case Op::Mod:  // a - b*floor(a/b): slope 1 in a, -floor(a/b) in b
-      push(arg(n, 0), g);
-      push(arg(n, 1), -g * kernels::py_floordiv(v(n, 0), v(n, 1)));
-      return ok_status();
-    case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge: case Op::Eq: case Op::Ne: {
-      if (n.sem == Semantics::Exact) return ok_status();
-      // Relaxed, and hybrid's surrogate: the relaxed form's slope at this point.
-      const double x = v(n, 0), y = v(n, 1), t = n.temperature;
-      double dx = 0.0;
-      switch (n.op) {
-        case Op::Gt: case Op::Ge: dx = n.policy->step_slope((x - y) / t) / t; break;
-        case Op::Lt: case Op::Le: dx = -n.policy->step_slope((y - x) / t) / t; break;
-        case Op::Eq: case Op::Ne: {
-          const double z = (x - y) / t;
-          dx = n.policy->equal(x, y, t) * n.policy->log_bump_slope(z) / t;
-          if (n.op == Op::Ne) dx = -dx;
-          break;
-        }
-        default: break;
-      }
-      push(arg(n, 0), g * dx);
-      push(arg(n, 1), -g * dx);
-      return ok_status();
-    }
-    case Op::Select: {
-      if (n.sem == Semantics::Relaxed) {
-        const double c = v(n, 0);
-        push(arg(n, 0), g * (v(n, 1) - v(n, 2)));
-        push(arg(n, 1), g * c);
-        push(arg(n, 2), g * (1.0 - c));
-        return ok_status();
-      }
-      const int chosen = v(n, 0) != 0.0 ? 1 : 2;
-      push(arg(n, chosen), g);
-      if (n.sem == Semantics::Hybrid && nodes[static_cast<std::size_t>(arg(n, 0))].carries) {
-        if (Status s = needs_defined(id, arg(n, 3 - chosen)); !s) return s;
-        push(arg(n, 0), g * (v(n, 1) - v(n, 2)));  // dc = a - b with the hard c
-      }
-      return ok_status();
-    }
-    case Op::Relu: push(arg(n, 0), v(n, 0) > 0.0 ? g : 0.0); return ok_status();
-    case Op::Gather: {
-      const int values = n.count - 1;
-      const double index = v(n, 0);
-      const bool index_carries = nodes[static_cast<std::size_t>(arg(n, 0))].carries;
-      if (n.sem != Semantics::Relaxed) push(arg(n, 1 + static_cast<int>(index)), g);
-      if (n.sem == Semantics::Exact || (n.sem == Semantics::Hybrid && !index_carries)) return ok_status();
-      // The relaxed weights and their slope in the index (tape_impl.h's
-      // rule, which the block kernels run per lane too).
-      const auto nv = static_cast<std::size_t>(values);
-      auto w = [&](std::size_t k) -> double& { return scratch[k]; };
-      tape_detail::gather_normalised_weights(nv, index, *n.policy, n.temperature, w);
-      const double dindex = tape_detail::gather_index_slope(nv, index, *n.policy, n.temperature, w,
-                                                            [&](std::size_t k) { return v(n, static_cast<int>(k) + 1); });
-      if (n.sem == Semantics::Relaxed)
-        for (int k = 0; k < values; ++k) push(arg(n, k + 1), g * scratch[static_cast<std::size_t>(k)]);
-      push(arg(n, 0), g * dindex);
-      return ok_status();
-    }
-    case Op::GatherOneHot: {
-      const int half = n.count / 2;
-      if (n.sem == Semantics::Relaxed) {
-        for (int k = 0; k < half; ++k) {
-          push(arg(n, k), g * v(n, half + k));
-          push(arg(n, half + k), g * v(n, k));
-        }
-        return ok_status();
-      }
-      for (int k = 0; k < half; ++k)
-        if (v(n, k) == 1.0) push(arg(n, half + k), g);
-      if (n.sem == Semantics::Hybrid)
-        for (int k = 0; k < half; ++k) {
-          if (!nodes[static_cast<std::size_t>(arg(n, k))].carries) continue;
-          push(arg(n, k), g * v(n, half + k));  // every value was needed by the forward  // the weighted sum's slope in selector k
-        }
-      return ok_status();
-    }
-    case Op::Affine:
-    case Op::SparseAffine: {
-      const LinearTerms& lin = program.nodes[static_cast<std::size_t>(id)].linear();
-      for (std::size_t j = 0; j < lin.coefficients.size(); ++j) {
-        const int k = n.op == Op::Affine ? static_cast<int>(j) : lin.indices[j];
-        push(arg(n, k), g * lin.coefficients[j]);
-      }
-      return ok_status();
-    }
-    case Op::Call: {
-      const Binding& b = *binding_of[static_cast<std::size_t>(id)];
-      const std::string& name = program.nodes[static_cast<std::size_t>(id)].name;
-      if (!b.vjp)
-        return node_error(id, "binding '" + name +
-                                  "' is forward-only (no vjp), but the derivative passes through it");
-      for (int k = 0; k < n.count; ++k) scratch[static_cast<std::size_t>(k)] = v(n, k);
-      std::vector<double> d;
-      try {
-        d = b.vjp(std::span<const double>(scratch.data(), static_cast<std::size_t>(n.count)),
-                  val[static_cast<std::size_t>(id)]);
-      } catch (const std::exception& e) {
-        return node_error(id, "vjp of binding '" + name + "' failed: " + e.what());
-      } catch (...) {
-        return node_error(id, "vjp of binding '" + name + "' failed");
-      }
-      if (d.size() != static_cast<std::size_t>(n.count))
-        return node_error(id, "vjp of binding '" + name + "' returned " + std::to_string(d.size()) +
-                                  " derivatives for " + std::to_string(n.count) + " arguments");
-      for (int k = 0; k < n.count; ++k) {
-        if (!std::isfinite(d[static_cast<std::size_t>(k)]))
-          return node_error(id, "vjp of binding '" + name + "' returned a non-finite derivative for argument " +
-                                    std::to_string(k));
-        push(arg(n, k), g * d[static_cast<std::size_t>(k)]);
-      }
-      return ok_status();
-    }
-    default: {
-      // Every other op is a one-argument kernel of op_semantics.h (sigmoid,
-      // and any op added there): the adjoint times its slope. unary() lists
-      // every op, so one that is not there fails here, by name, in the
-      // closed-form tests rather than giving a silent zero.
-      const bool one_argument = sem::unary(n.op, [&](auto k) { push(arg(n, 0), g * decltype(k)::slope(v(n, 0))); });
-      if (!one_argument) internal_error(__FILE__, __LINE__, ("no derivative rule for op " + std::string(op_name(n.op))).c_str());
-      return ok_status();
-    }
+namespace {
+
+/// A tape node as op_derivatives.h's rules and node factors read it.
+template <class M>  // GradientTape::Impl, private to the tape
+struct RuleNode {
+  const M& m;
+  const TNode& n;
+  const LinearTerms* lin;  ///< affine nodes only
+  std::size_t count() const { return static_cast<std::size_t>(n.count); }
+  bool carries(int k) const { return m.nodes[static_cast<std::size_t>(m.arg(n, k))].carries; }
+  std::size_t terms() const { return lin->coefficients.size(); }
+  int term_arg(std::size_t j) const { return lin->indices[j]; }
+  double x(std::size_t k) const { return m.v(n, static_cast<int>(k)); }
+  double temperature() const { return n.temperature; }
+  const SurrogatePolicy& policy() const { return *n.policy; }
+};
+
+/// A host call's rule: its binding's vjp, checked.
+template <class M>
+Status call_vjp(M& m, NodeId id, double g) {
+  const TNode& n = m.nodes[static_cast<std::size_t>(id)];
+  const Binding& b = *m.binding_of[static_cast<std::size_t>(id)];
+  const std::string& name = m.program.nodes[static_cast<std::size_t>(id)].name;
+  if (!b.vjp)
+    return m.node_error(id, "binding '" + name + "' is forward-only (no vjp), but the derivative passes through it");
+  for (int k = 0; k < n.count; ++k) m.scratch[static_cast<std::size_t>(k)] = m.v(n, k);
+  std::vector<double> d;
+  try {
+    d = b.vjp(std::span<const double>(m.scratch.data(), static_cast<std::size_t>(n.count)),
+              m.val[static_cast<std::size_t>(id)]);
+  } catch (const std::exception& e) {
+    return m.node_error(id, "vjp of binding '" + name + "' failed: " + e.what());
+  } catch (...) {
+    return m.node_error(id, "vjp of binding '" + name + "' failed");
+  }
+  if (d.size() != static_cast<std::size_t>(n.count))
+    return m.node_error(id, "vjp of binding '" + name + "' returned " + std::to_string(d.size()) +
+                                " derivatives for " + std::to_string(n.count) + " arguments");
+  for (int k = 0; k < n.count; ++k) {
+    if (!std::isfinite(d[static_cast<std::size_t>(k)]))
+      return m.node_error(id, "vjp of binding '" + name + "' returned a non-finite derivative for argument " +
+                                  std::to_string(k));
+    m.push(m.arg(n, k), g * d[static_cast<std::size_t>(k)]);
   }
   return ok_status();
+}
+
+}  // namespace
+
+// op_derivatives.h's rule for the node, one double per term (the batched
+// tape's block kernels run the same terms over a block's lanes).
+Status GradientTape::Impl::vjp(NodeId id, double g) {
+  const TNode& n = nodes[static_cast<std::size_t>(id)];
+  if (n.op == Op::Call) return call_vjp(*this, id, g);
+  using L = sem::GradLanes<double>;
+  const Node& node = program.nodes[static_cast<std::size_t>(id)];
+  const RuleNode<Impl> rn{*this, n, op_info(n.op).has(kHasCoefficients) ? &node.linear() : nullptr};
+  double d = 0.0;
+  bool factored = false;  // d and the weights (scratch) are computed on the first term that reads them
+  Status status = ok_status();
+  sem::vjp_terms(n.op, n.sem, rn, [&](int k, sem::TermKind kind, std::size_t j) {
+    if (!status) return;
+    const bool known = sem::with_term(kind, n.op, [&](auto term) {
+      using Tm = decltype(term);
+      // A value a term reads was defined in the forward; only a hybrid
+      // select's condition reads the branch it did not choose, which may
+      // have failed.
+      double r[2] = {0.0, 0.0};
+      for (int q = 0; q < Tm::reads.count; ++q) {
+        const NodeId a = arg(n, Tm::reads.at(q, j));
+        if (fail[static_cast<std::size_t>(a)]) {
+          status = needs_defined(id, a);
+          return;
+        }
+        r[q] = val[static_cast<std::size_t>(a)];
+      }
+      double f = 0.0;
+      if constexpr (Tm::factor == sem::Factor::Coef) {
+        f = node.linear().coefficients[j];
+      } else if constexpr (Tm::factor != sem::Factor::None) {
+        if (!factored) {
+          d = sem::node_factors(n.op, n.sem, rn, [&](std::size_t w) -> double& { return scratch[w]; });
+          factored = true;
+        }
+        f = Tm::factor == sem::Factor::Slope ? d : scratch[j];
+      }
+      if constexpr (Tm::pick) {
+        if (!Tm::template mask<L>(r[0], L::lit(static_cast<double>(j)))) return;
+      }
+      push(arg(n, k), Tm::template value<L>(g, r[0], r[1], f));
+    });
+    if (!known) internal_error(__FILE__, __LINE__, ("no derivative term for op " + std::string(op_name(n.op))).c_str());
+  });
+  return status;
 }
 
 Status GradientTape::Impl::backward_pass(std::span<const double> seeds) {
