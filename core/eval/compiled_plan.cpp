@@ -845,6 +845,10 @@ PlanStatus PlanState::status() const {
   s.compiled = kernel_ != nullptr;
   s.compiling = compiling_.load(std::memory_order_relaxed);
   s.reason = choice_ == EvalPlan::Interpreter ? "the interpreter was chosen (EvalPlan::Interpreter)" : reason_;
+#ifdef __EMSCRIPTEN__
+  // Nothing is ever compiled here, so "not worth compiling yet" would mislead.
+  if (choice_ != EvalPlan::Interpreter && s.reason.empty()) s.reason = "no C compiler in the WebAssembly build";
+#endif
   if (kernel_) {
     s.cache_hit = kernel_->cache_hit;
     s.compile_seconds = kernel_->seconds;

@@ -58,6 +58,7 @@ EMSCRIPTEN_BINDINGS(tensorcode) {
       .function("bindFrom", &guarded<&CoreProgram::bind_from>::call)
       .function("hasBindings", &guarded<&CoreProgram::has_bindings>::call)
       .function("info", &guarded<&CoreProgram::info>::call)
+      .function("planStatus", &guarded<&CoreProgram::plan_status>::call)
       .function("run", &guarded<&CoreProgram::run>::call)
       .function("runValues", &guarded<&CoreProgram::run_values>::call)
       .function("fastAddress", &guarded<&CoreProgram::fast_address>::call)

@@ -127,6 +127,23 @@ val CoreProgram::info() const {
   return o;
 }
 
+val CoreProgram::plan_status() {
+  auto status = session_.plan_status();
+  if (!status) return error_value("EvaluationError", status.error());
+  const PlanStatus& st = *status;
+  val o = val::object();
+  o.set("summary", st.summary);
+  o.set("compiled", st.compiled);
+  o.set("compiling", st.compiling);
+  o.set("reason", st.reason);
+  o.set("isa", st.isa);
+  o.set("cacheHit", st.cache_hit);
+  o.set("compileSeconds", st.compile_seconds);
+  o.set("compiledCases", static_cast<double>(st.compiled_cases));
+  o.set("handedBack", static_cast<double>(st.handed_back));
+  return ok_value(o);
+}
+
 val CoreProgram::run(const val& inputs, const val& params, const val& state) {
   auto env = make_env(inputs, params, state);
   if (!env) return error_value("evaluation", env.error());

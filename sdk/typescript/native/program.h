@@ -32,6 +32,10 @@ class CoreProgram {
 
   val info() const;
 
+  /// Which tier runs this program (core's PlanStatus): in the WebAssembly
+  /// build always the interpreter, with the reason.
+  val plan_status();
+
   /// One checked case: {outputs: {name: v}, nextState: {name: v}}.
   val run(const val& inputs, const val& params, const val& state);
 

@@ -24,7 +24,7 @@ export type {
   Arg, BatchOptions, BatchResult, Bindings, BuilderOptions, HostFunction, CompileOptions, GradientOptions, RunOptions, RuntimeOptions, WgslBinding,
   WgslModule,
 } from './program.js';
-export type { Analysis, DomainInfo, NumberMap, ProgramInfo, ReplayRecord, Values } from './core.js';
+export type { Analysis, DomainInfo, NumberMap, PlanStatus, ProgramInfo, ReplayRecord, Values } from './core.js';
 export type { GpuBuffer, GpuDevice, Tolerances, WgslMismatch, WgslReport } from './webgpu.js';
 export type { WasmRun } from './wasm.js';
 

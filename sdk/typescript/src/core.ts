@@ -23,6 +23,26 @@ export interface ProgramInfo {
   hasCalls: boolean;
 }
 
+/**
+ * Which tier evaluates a program (core's PlanStatus). The WebAssembly build
+ * has no C compiler, so it always interprets and `reason` says so.
+ */
+export interface PlanStatus {
+  /** One line: "compiled (avx2)", "interpreting: no C compiler in the WebAssembly build", ... */
+  summary: string;
+  compiled: boolean;
+  compiling: boolean;
+  /** Why the program is interpreted; empty when compiled or not tried yet. */
+  reason: string;
+  /** The compiled code's target, when compiled. */
+  isa: string;
+  cacheHit: boolean;
+  compileSeconds: number;
+  compiledCases: number;
+  /** Cases the compiled code flagged and handed back to the interpreter. */
+  handedBack: number;
+}
+
 export type Values = Record<string, number | boolean>;
 export type NumberMap = Record<string, number>;
 
@@ -37,6 +57,7 @@ export interface CoreProgram extends Handle {
   bindFrom(other: CoreProgram, bindings: Record<string, CoreHostFunction>): void;
   hasBindings(): boolean;
   info(): ProgramInfo;
+  planStatus(): CoreResult<PlanStatus>;
   run(inputs: Values, params?: Values, state?: Values): CoreResult<{ outputs: NumberMap; nextState: NumberMap }>;
   runValues(values: Float64Array): Float64Array | { error: import('./errors.js').CoreError };
   /** The heap address (bytes) of the fast path's value buffer: inputs in node order in, outputs out. */

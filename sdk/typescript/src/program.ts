@@ -1,7 +1,7 @@
 // Program, Runtime and Builder: the typed face of the engine's handles.
 // Everything here is synchronous; load() (index.ts) is the only await.
 import type {
-  Analysis, CoreArg, CoreBuilder, CoreHostFunction, CoreModule, CoreProgram, CoreRuntime, NumberMap, ProgramInfo,
+  Analysis, CoreArg, CoreBuilder, CoreHostFunction, CoreModule, CoreProgram, CoreRuntime, NumberMap, PlanStatus, ProgramInfo,
   ReplayRecord, Values,
 } from './core.js';
 import { type DomainLike, domainText } from './domains.js';
@@ -483,6 +483,16 @@ export class Program {
   /** Parameters turned into constants (all of them without names): a new Program. */
   freeze(names?: string[]): Program {
     return Program.make(this.core, (out) => this.native.call((h) => h.freezeInto(out, names)));
+  }
+
+  /**
+   * Which tier evaluates this program: the package runs core's interpreter
+   * compiled to WebAssembly, which cannot build the native compiled plan, so
+   * `compiled` is false and `summary` says why (the same words as Python's
+   * `Program.plan_status()` and the CLI's `run --plan-status`).
+   */
+  planStatus(): PlanStatus {
+    return this.native.call((h) => unwrap(h.planStatus()));
   }
 
   /** Dependency layers of node ids: leaves in layer 0. */

@@ -25,6 +25,21 @@ test('compile and run the description example', () => {
   assert.equal(p.info.inputs[0].domain.text, 'int32:-128:127');
 });
 
+test('planStatus says the WebAssembly build interprets, and why', () => {
+  const p = tc.compile(choose, { inputs: { a: 'int32:-128:127' } });
+  const before = p.planStatus();
+  assert.equal(before.compiled, false);
+  assert.equal(p.run({ a: 5 }).result, 10);
+  const st = p.planStatus();
+  assert.equal(st.compiled, false);
+  assert.equal(st.compiling, false);
+  assert.equal(st.reason, 'no C compiler in the WebAssembly build');
+  assert.equal(st.summary, 'interpreting: no C compiler in the WebAssembly build');
+  assert.equal(st.isa, '');
+  assert.equal(st.compiledCases, 0);
+  assert.equal(st.handedBack, 0);
+});
+
 test('domain helpers spell domains as the CLI does', () => {
   assert.equal(String(tc.int32(-128, 127)), 'int32:-128:127');
   assert.equal(String(tc.int32(0)), 'int32:0:2147483647');
