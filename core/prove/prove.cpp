@@ -1,0 +1,340 @@
+#include "prove/prove.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <map>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include <z3++.h>
+
+#include "base/number_text.h"
+#include "eval/evaluator.h"
+#include "prove/encode.h"
+#include "prove/second_opinion.h"
+
+namespace tc::prove {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+/// The evaluator's outcome of one case (the interpreter: the reference the
+/// solvers' answers are checked against).
+Outcome evaluate(const Program& p, const std::map<std::string, double, std::less<>>& inputs, Diagnostic* error) {
+  EvalOptions eo;
+  eo.plan = EvalPlan::Interpreter;
+  auto ev = Evaluator::create(p, eo);
+  if (!ev) return Outcome::failure(ev.error().message);
+  Env env;
+  for (const auto& [name, v] : inputs)
+    if (p.find_named(Op::Input, name)) env.inputs.emplace(name, v);
+  auto r = ev->run(env);
+  if (!r) {
+    if (error) *error = r.error();
+    return Outcome::failure(r.error().message);
+  }
+  Outcome o;
+  for (std::size_t k = 0; k < p.outputs.size(); ++k) o.outputs.emplace_back(p.outputs[k].first, r->outputs[k]);
+  return o;
+}
+
+/// Z3's answer to `query` (inputs in their domains and the property).
+struct Z3Run {
+  SolverAnswer answer;
+  std::optional<z3::model> model;
+};
+Z3Run run_z3(z3::context& c, const z3::expr& query, double timeout_s) {
+  Z3Run out;
+  out.answer.solver = "z3";
+  const auto t0 = Clock::now();
+  try {
+    z3::solver s(c, "QF_FPBV");
+    z3::params prm(c);
+    prm.set("timeout", static_cast<unsigned>(std::clamp(timeout_s * 1000.0, 1.0, 4.0e9)));
+    s.set(prm);
+    s.add(query);
+    switch (s.check()) {
+      case z3::unsat: out.answer.answer = "unsat"; break;
+      case z3::sat:
+        out.answer.answer = "sat";
+        out.model = s.get_model();
+        break;
+      case z3::unknown: {
+        const std::string why = s.reason_unknown();
+        const bool timed_out = why.find("timeout") != std::string::npos || why.find("canceled") != std::string::npos;
+        out.answer.answer = timed_out ? "timeout" : "unknown";
+        out.answer.detail = why;
+        break;
+      }
+    }
+  } catch (const z3::exception& e) {
+    out.answer.answer = "error";
+    out.answer.detail = e.msg();
+  }
+  out.answer.seconds = since(t0);
+  return out;
+}
+
+/// Runs the query through Z3 (in this thread) and cvc5 (a child process,
+/// started first, so the two run at the same time). A model is handed to
+/// `confirm`, which fills the counterexample and returns whether the
+/// evaluator reproduced it; the first reproduced one stops the other
+/// solver. A proof needs Z3's and cvc5's unsat, or one of them with the
+/// other's answer named (timeout, unavailable).
+template <class Confirm>
+ProveResult decide(z3::context& c, Encoder& enc, const z3::expr& property, const ProveOptions& options,
+                   Verdict proved, Verdict disproved, Confirm confirm) {
+  const auto t0 = Clock::now();
+  ProveResult res;
+  const z3::expr query = enc.domains() && property;
+  const std::vector<std::string> vars = enc.variable_names();
+
+  Cvc5Run second{{"cvc5", "not run", 0, "no second solver was asked"}, {}};
+  std::atomic<bool> cancel{false};
+  std::mutex z3_lock;
+  bool z3_running = true, z3_stopped = false;
+  std::thread worker;
+  if (!options.cvc5.empty()) {
+    std::string script;
+    try {
+      script = smtlib_script(query, vars);  // the context is not shared with the thread
+    } catch (const z3::exception& e) {
+      second.answer = {"cvc5", "error", 0, std::string("cannot print the query: ") + e.msg()};
+    }
+    if (!script.empty())
+      worker = std::thread([&, script = std::move(script)] {
+        Cvc5Run r = ask_cvc5(options.cvc5, script, vars, options.timeout_s, &cancel);
+        if (r.answer.answer == "sat" && !r.model.empty()) {
+          std::lock_guard<std::mutex> hold(z3_lock);
+          if (z3_running) {
+            z3_stopped = true;
+            c.interrupt();
+          }
+        }
+        second = std::move(r);
+      });
+  }
+  Z3Run z = run_z3(c, query, options.timeout_s);
+  {
+    std::lock_guard<std::mutex> hold(z3_lock);
+    z3_running = false;
+    if (z3_stopped) z.answer = {"z3", "stopped", z.answer.seconds, "cvc5 found a counterexample first"};
+  }
+  auto finish = [&](Verdict v) {
+    if (worker.joinable()) worker.join();
+    res.verdict = v;
+    res.solvers = {z.answer, second.answer};
+    res.seconds = since(t0);
+    return res;
+  };
+  if (z.answer.answer == "sat") {
+    Counterexample cex;
+    for (const auto& [name, v] : enc.values_in(*z.model)) cex.inputs.emplace_back(name, v);
+    if (confirm(enc.values_in(*z.model), cex)) {
+      cancel = true;
+      if (worker.joinable()) worker.join();
+      if (second.answer.answer == "cancelled") second.answer = {"cvc5", "not needed", second.answer.seconds, "z3 found a counterexample first"};
+      res.counterexample = std::move(cex);
+      return finish(disproved);
+    }
+    res.reason = "z3's counterexample does not reproduce in the evaluator (a solver bug or an encoding gap)";
+  }
+  if (worker.joinable()) worker.join();
+  if (second.answer.answer == "sat") {
+    if (auto values = enc.values_from(second.model)) {
+      Counterexample cex;
+      for (const auto& [name, v] : *values) cex.inputs.emplace_back(name, v);
+      if (confirm(*values, cex)) {
+        res.counterexample = std::move(cex);
+        res.reason.clear();
+        return finish(disproved);
+      }
+      res.reason += std::string(res.reason.empty() ? "" : "; ") +
+                    "cvc5's counterexample does not reproduce in the evaluator (a solver bug or an encoding gap)";
+    } else {
+      res.reason += std::string(res.reason.empty() ? "" : "; ") + "cvc5 says sat but its values could not be read";
+    }
+    return finish(Verdict::Unknown);
+  }
+  if (!res.reason.empty()) return finish(Verdict::Unknown);
+  const std::string& za = z.answer.answer;
+  const std::string& ca = second.answer.answer;
+  if (za == "unsat" || ca == "unsat") return finish(proved);
+  res.reason = "no solver answered (z3: " + za + (z.answer.detail.empty() ? "" : " (" + z.answer.detail + ")") +
+               ", cvc5: " + ca + (second.answer.detail.empty() ? "" : " (" + second.answer.detail + ")") + ")";
+  return finish(Verdict::Unknown);
+}
+
+std::map<std::string, Domain> input_domains(const Program& p) {
+  std::map<std::string, Domain> out;
+  for (NodeId id : p.nodes_of(Op::Input))
+    out.emplace(p.nodes[static_cast<std::size_t>(id)].name,
+                p.nodes[static_cast<std::size_t>(id)].domain.value_or(Domain::float64()));
+  return out;
+}
+
+Status same_signature(const Program& a, const Program& b) {
+  const auto da = input_domains(a), db = input_domains(b);
+  for (const auto& [name, d] : da) {
+    auto it = db.find(name);
+    if (it == db.end()) return make_error("input '" + name + "' of the first program is not an input of the second");
+    if (!(it->second == d))
+      return make_error("input '" + name + "' has domain " + d.to_string() + " in the first program and " +
+                        it->second.to_string() + " in the second");
+  }
+  for (const auto& [name, d] : db)
+    if (!da.count(name)) return make_error("input '" + name + "' of the second program is not an input of the first");
+  std::set<std::string> oa, ob;
+  for (const auto& o : a.outputs) oa.insert(o.first);
+  for (const auto& o : b.outputs) ob.insert(o.first);
+  for (const auto& o : oa)
+    if (!ob.count(o)) return make_error("output '" + o + "' of the first program is not an output of the second");
+  for (const auto& o : ob)
+    if (!oa.count(o)) return make_error("output '" + o + "' of the second program is not an output of the first");
+  return ok_status();
+}
+
+}  // namespace
+
+const char* to_string(Verdict v) {
+  switch (v) {
+    case Verdict::Equivalent: return "equivalent";
+    case Verdict::Different: return "different";
+    case Verdict::CannotFail: return "cannot-fail";
+    case Verdict::CanFail: return "can-fail";
+    case Verdict::Unknown: return "unknown";
+  }
+  return "unknown";
+}
+
+Result<ProveResult> prove_equivalent(const Program& a, const Program& b, const ProveOptions& options) {
+  if (Status s = check_tolerance(options.tolerance); !s) return s.error();
+  if (Status s = validate(a); !s) return make_error("the first program: " + s.error().message);
+  if (Status s = validate(b); !s) return make_error("the second program: " + s.error().message);
+  if (Status s = same_signature(a, b); !s) return s.error();
+  const auto t0 = Clock::now();
+  z3::context c;
+  Encoder enc(c);
+  auto ta = enc.encode(a);
+  if (!ta) {
+    Diagnostic d = ta.error();
+    d.message = "the first program: " + d.message;
+    return d;
+  }
+  auto tb = enc.encode(b);
+  if (!tb) {
+    Diagnostic d = tb.error();
+    d.message = "the second program: " + d.message;
+    return d;
+  }
+  // The miter: the programs disagree on failing, or both succeed and some
+  // output is out of tolerance. A term both programs share (the same value,
+  // the same failure) drops out here, before any solver sees it.
+  const double atol = options.tolerance.atol, rtol = options.tolerance.rtol;
+  z3::expr any_off = c.bool_val(false);
+  for (std::size_t i = 0; i < ta->output_names.size(); ++i) {
+    const auto at = std::find(tb->output_names.begin(), tb->output_names.end(), ta->output_names[i]);
+    const z3::expr& x = ta->outputs[i];
+    const z3::expr& y = tb->outputs[static_cast<std::size_t>(at - tb->output_names.begin())];
+    if (z3::eq(x, y)) continue;
+    z3::expr agree(c);
+    if (atol == 0 && rtol == 0) {
+      agree = z3::expr(c, Z3_mk_fpa_eq(c, x, y));  // |a - b| <= 0: equal, -0 == +0
+    } else {
+      const z3::expr rne(c, Z3_mk_fpa_rne(c));
+      const z3::expr diff(c, Z3_mk_fpa_abs(c, z3::expr(c, Z3_mk_fpa_sub(c, rne, x, y))));
+      const z3::expr scaled(c, Z3_mk_fpa_mul(c, rne, fp_constant(c, rtol, false), z3::expr(c, Z3_mk_fpa_abs(c, y))));
+      const z3::expr bound(c, Z3_mk_fpa_add(c, rne, fp_constant(c, atol, false), scaled));
+      agree = z3::expr(c, Z3_mk_fpa_leq(c, diff, bound));
+    }
+    any_off = any_off || !agree;
+  }
+  const z3::expr both_ok = !ta->fails && !tb->fails;
+  const z3::expr differ =
+      z3::eq(ta->fails, tb->fails) ? (both_ok && any_off) : ((ta->fails != tb->fails) || (both_ok && any_off));
+  ProveResult r = decide(c, enc, differ, options, Verdict::Equivalent, Verdict::Different,
+                         [&](const std::map<std::string, double, std::less<>>& values, Counterexample& cex) {
+                           cex.a = evaluate(a, values, nullptr);
+                           cex.b = evaluate(b, values, nullptr);
+                           return !outcomes_agree(cex.a, cex.b, options.tolerance);
+                         });
+  r.seconds = since(t0);
+  return r;
+}
+
+Status encodable(const Program& program) {
+  if (Status s = validate(program); !s) return s;
+  z3::context c;
+  Encoder enc(c);
+  if (auto t = enc.encode(program); !t) return t.error();
+  return ok_status();
+}
+
+Result<ProveResult> prove_cannot_fail(const Program& a, const ProveOptions& options) {
+  if (Status s = validate(a); !s) return s.error();
+  const auto t0 = Clock::now();
+  z3::context c;
+  Encoder enc(c);
+  auto ta = enc.encode(a);
+  if (!ta) return ta.error();
+  ProveResult r = decide(c, enc, ta->fails, options, Verdict::CannotFail, Verdict::CanFail,
+                         [&](const std::map<std::string, double, std::less<>>& values, Counterexample& cex) {
+                           Diagnostic error;
+                           cex.a = evaluate(a, values, &error);
+                           if (!cex.a.raised) return false;
+                           cex.node = error.node;
+                           cex.message = error.message;
+                           return true;
+                         });
+  r.seconds = since(t0);
+  return r;
+}
+
+nlohmann::ordered_json to_json(const ProveResult& r) {
+  using J = nlohmann::ordered_json;
+  J j;
+  j["verdict"] = to_string(r.verdict);
+  if (r.counterexample) {
+    const Counterexample& cex = *r.counterexample;
+    J cj;
+    J inputs = J::object();
+    std::string run;
+    for (const auto& [name, v] : cex.inputs) {
+      inputs[name] = v;
+      run += (run.empty() ? "" : " ") + std::string("--set ") + name + "=" + shortest_number(v);
+    }
+    cj["inputs"] = inputs;
+    cj["set"] = run;
+    auto side = [](const Outcome& o) {
+      J s = J::object();
+      if (o.raised) s["error"] = o.error;
+      else
+        for (const auto& [name, v] : o.outputs) s[name] = v;
+      return s;
+    };
+    if (r.verdict == Verdict::CanFail) {
+      if (cex.node) cj["node"] = *cex.node;
+      cj["message"] = cex.message;
+    } else {
+      cj["a"] = side(cex.a);
+      cj["b"] = side(cex.b);
+    }
+    j["counterexample"] = cj;
+  }
+  J solvers = J::object();
+  for (const auto& s : r.solvers) solvers[s.solver] = s.answer;
+  j["solvers"] = solvers;
+  J seconds = J::object();
+  for (const auto& s : r.solvers) seconds[s.solver] = std::round(s.seconds * 1000.0) / 1000.0;
+  j["solver_seconds"] = seconds;
+  j["seconds"] = std::round(r.seconds * 1000.0) / 1000.0;
+  if (!r.reason.empty()) j["reason"] = r.reason;
+  return j;
+}
+
+}  // namespace tc::prove
