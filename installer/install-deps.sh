@@ -18,6 +18,9 @@ PACKAGES=(
   python3-venv python3-pip mypy
   # Trainer's progress bar (optional at run time, tested when present); ONNX export's checker
   python3-tqdm python3-onnx
+  # the package's rich display in notebooks (Graphviz's dot draws the circuit as SVG) and the
+  # docs' example notebook, executed headless by ctest python.notebook
+  graphviz jupyter-nbconvert python3-nbclient python3-ipykernel
   # portable SIMD and all-cores evaluation
   libhwy-dev libtbb-dev
   # libFuzzer targets and the fuzz stage of CI

@@ -48,8 +48,12 @@ void bind_misc(py::module_& m) {
         const tc::Domain& d = domain_of(self);
         std::string t = d.type == tc::DomainType::Boolean ? "boolean" : std::string(tc::to_string(d.type));
         if (d.type == tc::DomainType::Boolean || (!d.min && !d.max)) return t + "()";
-        auto num = [](const std::optional<double>& v) {
-          return v ? py::repr(py::float_(*v)).cast<std::string>() : std::string("None");
+        // As the domain is written: int32(min=-128, max=127), float64(min=0.5, max=None).
+        const bool integral = d.type == tc::DomainType::Int32;
+        auto num = [integral](const std::optional<double>& v) {
+          if (!v) return std::string("None");
+          if (integral && std::nearbyint(*v) == *v) return py::repr(py::int_(static_cast<long long>(*v))).cast<std::string>();
+          return py::repr(py::float_(*v)).cast<std::string>();
         };
         return t + "(min=" + num(d.min) + ", max=" + num(d.max) + ")";
       })
@@ -171,6 +175,11 @@ void bind_fast_paths(py::module_& m) {
 
 }  // namespace tcpy
 
+namespace tcpy {
+// node_view.cpp: node values, node adjoints and dot subsets for the rich display (display.py).
+void bind_node_view(py::module_& m);
+}  // namespace tcpy
+
 PYBIND11_MODULE(_core, m) {
   m.doc() = "tensorcode core (private): use tensorcode.program";
   tcpy::bind_misc(m);
@@ -181,5 +190,6 @@ PYBIND11_MODULE(_core, m) {
   tcpy::bind_verify(m);
   tcpy::bind_fit(m);
   tcpy::bind_diff(m);
+  tcpy::bind_node_view(m);
   tcpy::bind_fast_paths(m);
 }

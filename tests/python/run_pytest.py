@@ -2,9 +2,10 @@
 the tests need is missing, so a machine without torch reports SKIPPED, and
 when any test skipped inside an otherwise passing run.
 
-usage: run_pytest.py [--require MODULE]... -- PYTEST_ARGS...
+usage: run_pytest.py [--require MODULE]... [--require-command PROGRAM]... -- PYTEST_ARGS...
 """
 import importlib
+import shutil
 import sys
 
 
@@ -19,6 +20,11 @@ def main():
                 importlib.import_module(name)
             except ImportError as e:
                 print(f"SKIPPED: {name} is not importable ({e})")
+                sys.exit(77)
+        elif a == "--require-command":
+            name = options[i + 1]
+            if shutil.which(name) is None:
+                print(f"SKIPPED: the program {name} is not installed (not found on PATH)")
                 sys.exit(77)
 
     import pytest

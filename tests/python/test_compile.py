@@ -16,7 +16,7 @@ def test_importing_the_package_does_not_import_torch():
 
 
 def test_domains():
-    assert repr(int32(min=-128, max=127)) == "int32(min=-128.0, max=127.0)"
+    assert repr(int32(min=-128, max=127)) == "int32(min=-128, max=127)"  # as written (test_names.py)
     assert str(int32(min=-128, max=127)) == "int32:-128:127"
     assert str(boolean()) == "bool" and str(float64()) == "float64" and str(float32(min=-1, max=1)) == "float32:-1:1"
     assert int32(min=0, max=3) == int32(min=0, max=3)

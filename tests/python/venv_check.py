@@ -4,8 +4,9 @@ fresh venvs made with `python -m venv --system-site-packages`:
   install BUILD_DIR WORK    pip install --no-build-isolation . reusing the
                             main build's tree (TC_CMAKE_BUILD_DIR: nothing of
                             the core may recompile), then the description's
-                            validation shape from the checkout:
-                            .venv/bin/python -m pytest tests/python -q
+                            validation command from the checkout:
+                            .venv/bin/python -m pytest tests/test_program.py tests/training -q
+                            (entry points collecting tests/python, all of it)
   wheel BUILD_DIR WORK      pip wheel --no-deps into one venv, the wheel
                             installed into a second; pip install -e . into a
                             third (the .py files from the checkout)
@@ -148,11 +149,20 @@ def cmd_install(build_dir, work):
     print(f"  tensorcode.program from {package}")
     # The description's validation command, from the checkout's root.
     env = clean_env(TC_CLI=pathlib.Path(build_dir) / "bin" / "tensorcode")
-    r = run([py, "-m", "pytest", "tests/python", "-q", "-rs", "-p", "no:cacheprovider"], env=env, cwd=ROOT,
-            capture=True)
+    r = run([py, "-m", "pytest", "tests/test_program.py", "tests/training", "-q", "-rs", "-p", "no:cacheprovider"],
+            env=env, cwd=ROOT, capture=True)
     print(r.stdout, flush=True)
     if r.returncode == 5:
         fail("pytest collected no tests")
+    # The entry points must collect the whole suite, not a part of it.
+    listed = run([py, "-m", "pytest", "tests/python", "--collect-only", "-q", "-p", "no:cacheprovider"], env=env,
+                 cwd=ROOT, capture=True)
+    whole = re.search(r"(\d+) tests? collected", listed.stdout)
+    ran = sum(int(n) for n in re.findall(r"(\d+) (?:passed|failed|skipped|error|errors|xfailed|xpassed)\b",
+                                         r.stdout.strip().splitlines()[-1] if r.stdout.strip() else ""))
+    if whole is None or ran != int(whole.group(1)):
+        fail(f"the validation command ran {ran} tests, but tests/python has "
+             f"{whole.group(1) if whole else 'an unknown number of'}")
     summary = r.stdout.strip().splitlines()[-1] if r.stdout.strip() else ""
     if r.returncode == 0 and re.search(r"\b\d+ skipped\b", summary):
         # As run_pytest.py: tests skipped inside a passing run are not a pass.

@@ -107,11 +107,15 @@ class Program:
         default: interpret, and compile generated C in the background once
         the work seen pays for it), "interpreter" or "compiled" (compile
         before the first case); the values are the same either way."""
-        if plan is None:
-            if bindings is None:
-                return _run(self._c, inputs, params)
-            return _run(self._with(bindings), inputs, params)
-        return self._with(bindings).run(inputs, params, plan)
+        try:
+            if plan is None:
+                if bindings is None:
+                    return _run(self._c, inputs, params)
+                return _run(self._with(bindings), inputs, params)
+            return self._with(bindings).run(inputs, params, plan)
+        except EvaluationError as e:
+            _add_name_hint(e, inputs, self._c)
+            raise
 
     def run_batch(self, cases, *, params=None, bindings=None, errors="raise", threads=1, plan=None):
         """Runs many cases with the batched evaluator. `cases` is a list of
@@ -120,7 +124,11 @@ class Program:
         case raises EvaluationError (with .case), or gives NaN outputs with
         errors="nan". `threads` cores share the cases (0: every core; a
         program with call nodes runs on one). `plan` as for run()."""
-        return self._with(bindings).run_batch(cases, params, errors, _thread_count(threads), plan)
+        try:
+            return self._with(bindings).run_batch(cases, params, errors, _thread_count(threads), plan)
+        except EvaluationError as e:
+            _add_name_hint(e, cases, self._c)
+            raise
 
     def plan_status(self, *, bindings=None):
         """Which tier the last run()/run_batch() used: {"summary":
@@ -133,7 +141,11 @@ class Program:
     def gradients(self, inputs, output="result", *, params=None, bindings=None):
         """{name: d output / d name} for the differentiable inputs and
         parameters, in the program's semantics (exact, relaxed or hybrid)."""
-        return self._with(bindings).gradients(inputs, output, params)
+        try:
+            return self._with(bindings).gradients(inputs, output, params)
+        except EvaluationError as e:
+            _add_name_hint(e, inputs, self._c)
+            raise
 
     def gradients_batch(self, columns, output="result", *, seeds=None, params=None, bindings=None, errors="raise",
                         threads=1):
@@ -146,7 +158,11 @@ class Program:
         bit for bit. A failing case raises EvaluationError with .case, or with
         errors="nan" gets a NaN value and zero gradients and is listed in
         "failed" (and left out of the sums). `threads` cores share the cases."""
-        return self._with(bindings).gradients_batch(columns, output, seeds, params, errors, int(threads))
+        try:
+            return self._with(bindings).gradients_batch(columns, output, seeds, params, errors, int(threads))
+        except EvaluationError as e:
+            _add_name_hint(e, columns, self._c)
+            raise
 
     def step(self, inputs, state=None, *, bindings=None):
         """One pure event: (outputs, next_state). `state` defaults to the
@@ -157,7 +173,11 @@ class Program:
             stepper = _core.Runtime(self._c, 1, bindings)
             if bindings is None:
                 self._stepper = stepper
-        return stepper.step(inputs, state)
+        try:
+            return stepper.step(inputs, state)
+        except EvaluationError as e:
+            _add_name_hint(e, inputs, self._c)
+            raise
 
     # -- verification -----------------------------------------------------
     def verify(self, reference=None, *, cases=None, max_cases=100000, atol=0, rtol=0, samples=10000,
@@ -183,8 +203,9 @@ class Program:
         samples = _positive_count(samples, "samples")
         if cases is not None and not isinstance(cases, str):
             cases = "\n".join(_case_json(i, c) for i, c in enumerate(cases)) + "\n"
-        return _core.verify(self._with(bindings), reference, cases, int(max_cases), float(atol), float(rtol),
-                            int(samples))
+        from .display import VerificationReport
+        return VerificationReport(_core.verify(self._with(bindings), reference, cases, int(max_cases), float(atol),
+                                               float(rtol), int(samples)))
 
     def _function_name(self):
         ref = self._reference
@@ -307,6 +328,32 @@ class Program:
         """The Graphviz circuit: the text of `tensorcode info --dot`."""
         return self._c.dot()
 
+    # -- rich display (display.py) -----------------------------------------
+    def show(self, inputs, *, semantics=None, output=None, params=None, gradients=True, bindings=None):
+        """One case through the circuit, to look at: an Inspection holding
+        every node's value and, for `output` (default "result", else the
+        first), every node's adjoint and the gradients in `semantics` (default:
+        the program's), or the error that stopped them and the node it names
+        (a hybrid gradient that needs an unchosen branch marks that select).
+        A notebook draws it as the circuit with values and gradients on the
+        nodes; str() is one line of text."""
+        from .display import Inspection
+        core = self._with(bindings)
+        _check_input_names(inputs, core)
+        found = Inspection(self, core, inputs, semantics=semantics, output=output, params=params,
+                           gradients=gradients)
+        node = None if found.error is None else found.error["node"]
+        if found.error is not None and (node is None or self._c.info()["nodes"] <= node or
+                                        self.graph()["nodes"][node]["op"] == "input"):
+            # Not a failure inside the circuit (a value outside its domain): the caller's, raised as run() raises it.
+            self.run(inputs, params=params, bindings=bindings)
+        return found
+
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        """The circuit by schedule layer as SVG (Graphviz), grouped when large."""
+        from .display import _program_bundle
+        return _program_bundle(self)
+
     # -- description ------------------------------------------------------
     @property
     def inputs(self):
@@ -352,6 +399,67 @@ class Program:
         info = self._c.info()
         return (f"<tensorcode Program: {info['nodes']} nodes, inputs {[i[0] for i in info['inputs']]}, "
                 f"outputs {info['outputs']}, {info['semantics']}>")
+
+
+def _unknown_name(given, valid):
+    """The first name of `given` (a dict, or a list of dicts: the first that
+    has one) that is not in `valid`, or None."""
+    if isinstance(given, dict):
+        for k in given:
+            if isinstance(k, str) and k not in valid:
+                return k
+    elif isinstance(given, (list, tuple)):
+        for case in given[:1000]:  # a wrong name is usually in every case; do not scan millions
+            if isinstance(case, dict):
+                found = _unknown_name(case, valid)
+                if found is not None:
+                    return found
+    return None
+
+
+def _name_hint(name, valid):
+    import difflib
+    close = difflib.get_close_matches(name, valid, n=1, cutoff=0.6)
+    listed = ", ".join(f"'{v}'" for v in valid[:50]) + (", ..." if len(valid) > 50 else "")
+    text = f"'{name}' is not an input of the program"
+    if close:
+        text += f": did you mean '{close[0]}'?"
+    return text + (f" (its inputs: {listed})" if valid else " (it has no inputs)")
+
+
+def _input_names(core):
+    return [name for name, _, _ in core.info()["inputs"]]
+
+
+def _add_name_hint(error, given, core):
+    """Appends to an EvaluationError, when the caller gave an input name the
+    program does not have, the valid names and the closest one: `unknown
+    input 'tmp'; 'tmp' is not an input of the program: did you mean 'temp'?
+    (its inputs: 'temp', 'x')`. Only on the error path: a run pays nothing."""
+    try:
+        valid = _input_names(core)
+        name = _unknown_name(given, set(valid))
+    except Exception:  # noqa: BLE001 - the original error matters more than the hint
+        return
+    if name is None:
+        return
+    hint = "; " + _name_hint(name, valid)
+    error.args = (str(error) + hint,) + tuple(error.args[1:])
+    if isinstance(getattr(error, "message", None), str):
+        error.message += hint
+
+
+def _check_input_names(inputs, core):
+    """Program.show(): an unknown input name is the caller's error, as in run()."""
+    if not isinstance(inputs, dict):
+        raise TypeError(f"inputs must be a dict of input name to number, not {type(inputs).__name__}")
+    valid = _input_names(core)
+    name = _unknown_name(inputs, set(valid))
+    if name is not None:
+        raise EvaluationError(f"unknown input '{name}'; " + _name_hint(name, valid))
+    missing = [v for v in valid if v not in inputs]
+    if missing:
+        raise EvaluationError(f"missing input '{missing[0]}'")
 
 
 def _importable(fn):
@@ -667,11 +775,19 @@ class Runtime:
 
     def dispatch(self, inputs):
         """Runs and commits one event: its outputs."""
-        return self._c.dispatch(inputs)
+        try:
+            return self._c.dispatch(inputs)
+        except EvaluationError as e:
+            _add_name_hint(e, inputs, self._c.program())
+            raise
 
     def step(self, inputs, state=None):
         """Pure: (outputs, next_state) against `state` (default: the committed one)."""
-        return self._c.step(inputs, state)
+        try:
+            return self._c.step(inputs, state)
+        except EvaluationError as e:
+            _add_name_hint(e, inputs, self._c.program())
+            raise
 
     def replay(self, events):
         """Dispatches events in order: one {"step", "outputs", "state"} per
@@ -757,6 +873,14 @@ class Diff:
     def __str__(self):
         return self.text
 
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        """Added, removed and changed in colour, and b's circuit with them marked."""
+        from .display import _diff_html, _guarded
+        programs = getattr(self, "_programs", None)
+        labels = getattr(self, "_labels", ("a", "b"))
+        return _guarded(lambda: {"text/plain": self.text, "text/html": _diff_html(self, programs, labels)},
+                        self.text)
+
 
 def diff(a, b, *, cases=None, max_examples=10, labels=("a", "b"), limit=20):
     """Compares two programs (`tensorcode diff A B`): pairs their nodes by
@@ -774,4 +898,8 @@ def diff(a, b, *, cases=None, max_examples=10, labels=("a", "b"), limit=20):
     doc, text = _core.diff(_core_of(a), _core_of(b), cases, examples, labels[0], labels[1],
                            _positive_count(limit, "limit"))
     fields = {f.name for f in _dataclasses.fields(Diff)} - {"text"}
-    return Diff(text=text, **{k: v for k, v in doc.items() if k in fields})
+    result = Diff(text=text, **{k: v for k, v in doc.items() if k in fields})
+    # For the picture (not fields: to_dict() and == see only the document).
+    object.__setattr__(result, "_programs", (a, b))
+    object.__setattr__(result, "_labels", tuple(labels))
+    return result

@@ -10,6 +10,7 @@ from .errors import ArtifactError as ArtifactError
 from .errors import CompileError as CompileError
 from .errors import EvaluationError as EvaluationError
 from .errors import VerificationError as VerificationError
+from .display import Inspection, VerificationReport
 from .torch_module import TensorModule
 
 __all__ = [
@@ -58,7 +59,7 @@ class Program:
     # verification
     def verify(self, reference: Union[None, Callable[..., Any], str, Program] = None, *,
                cases: Union[None, str, Sequence[_Values]] = None, max_cases: int = 100000, atol: float = 0,
-               rtol: float = 0, samples: int = 10000, bindings: Optional[_Bindings] = None) -> Dict[str, Any]: ...
+               rtol: float = 0, samples: int = 10000, bindings: Optional[_Bindings] = None) -> VerificationReport: ...
     # passes and views
     def optimize(self) -> Program: ...
     def schedule(self) -> List[List[int]]: ...
@@ -83,6 +84,9 @@ class Program:
     # text forms
     def ir(self) -> str: ...
     def dot(self) -> str: ...
+    def show(self, inputs: _Values, *, semantics: Optional[str] = None, output: Optional[str] = None,
+             params: Optional[_Values] = None, gradients: bool = True,
+             bindings: Optional[_Bindings] = None) -> Inspection: ...
     # description
     @property
     def inputs(self) -> Dict[str, Domain]: ...

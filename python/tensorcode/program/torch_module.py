@@ -9,9 +9,12 @@ the whole batch in core, and backward is the core's batched reverse pass
 over the values the forward kept (it never runs the forward again). It is
 not a CUDA version of the circuit: tensors must be on the CPU.
 """
-import torch
-from torch import nn
-from torch._C import _functions
+from ._torch import require_torch
+
+# An interpreter without torch gets an ImportError naming it and the ways out.
+torch = require_torch("the PyTorch bridge (Program.to_tensor_module, tensorcode.program.operation)")
+from torch import nn  # noqa: E402 - after require_torch's check
+from torch._C import _functions  # noqa: E402
 
 _SECOND_ORDER = (b"a tensorcode program has first derivatives only: differentiating its gradient again "
                  b"(create_graph=True, then grad of the result) is not supported")
@@ -293,6 +296,16 @@ class TensorModule(nn.Module):
         call = (self, names, dict(zip(names, values)), shapes, count, batched, out_dtype, keep, summed)
         outputs = _ProgramFunction.apply(call, *[inputs[name] for name in names], *weights)
         return dict(zip(self.output_names, outputs))
+
+    def __repr__(self):
+        """The program and the current parameter values (nn.Module's own repr
+        showed only "Parameter containing: [torch.DoubleTensor of size ]")."""
+        shown = self.parameter_names[:20]
+        values = ", ".join(f"{n}={float(self.params[self._keys[n]].detach()):.6g}" for n in shown)
+        if len(self.parameter_names) > len(shown):
+            values += f", ... ({len(self.parameter_names)} in all)"
+        return (f"{type(self).__name__}(\n  program: {self._program!r}\n"
+                f"  parameters (float64): {values or 'none'}\n  errors={self.errors!r}, threads={self.threads}\n)")
 
     def program(self):
         """The program with the current parameter values."""

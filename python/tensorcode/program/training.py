@@ -23,11 +23,14 @@ no CUDA (the core evaluates on the CPU), and no replacement for a custom loop
 """
 import sys
 
-import torch
-from torch import nn
+from ._torch import require_torch
 
-from .errors import EvaluationError
-from .operation import ProgramOperation
+# An interpreter without torch gets an ImportError naming it and the ways out.
+torch = require_torch("tensorcode.program.training (the Trainer, and its distributed training)")
+from torch import nn  # noqa: E402 - after require_torch's check
+
+from .errors import EvaluationError  # noqa: E402
+from .operation import ProgramOperation  # noqa: E402
 
 __all__ = ["Trainer"]
 
@@ -146,24 +149,49 @@ def _size(targets):
     return targets.shape[0]
 
 
+def _in_notebook():
+    """True inside a Jupyter kernel (tqdm.auto's own test: an IPython shell
+    whose config has an IPKernelApp), where stderr is not a terminal but a
+    bar still shows."""
+    ipython = sys.modules.get("IPython")
+    if ipython is None:
+        return False
+    try:
+        shell = ipython.get_ipython()
+        return shell is not None and "IPKernelApp" in shell.config
+    except Exception:  # noqa: BLE001 - an unusual shell is not a notebook
+        return False
+
+
 class _Progress:
-    """A bar on a terminal (tqdm when installed, else one updated line);
-    nothing when stderr is not a terminal or progress=False."""
+    """A bar on a terminal (tqdm when installed, else one updated line) and
+    in a notebook (tqdm.auto: a widget where ipywidgets is installed, text
+    otherwise, kept when done); nothing when stderr is neither or
+    progress=False."""
 
     def __init__(self, total, enabled):
         self._bar = None
         self._plain = False
         self._total = total
+        notebook = _in_notebook()
         if enabled is None:
-            enabled = sys.stderr.isatty()
+            enabled = notebook or sys.stderr.isatty()
         if not enabled:
             return
         try:
-            from tqdm import tqdm
+            if notebook:
+                import warnings
+                with warnings.catch_warnings():
+                    # Without ipywidgets tqdm.auto warns and falls back to text: the text is what we want.
+                    warnings.simplefilter("ignore")
+                    from tqdm.auto import tqdm
+            else:
+                from tqdm import tqdm
         except ImportError:
             self._plain = True
             return
-        self._bar = tqdm(total=total, unit="batch", leave=False, file=sys.stderr)
+        # A terminal's bar goes away when done (as before); a notebook's stays as the cell's record.
+        self._bar = tqdm(total=total, unit="batch", leave=notebook, file=None if notebook else sys.stderr)
 
     def update(self, epoch, loss):
         if self._bar is not None:
@@ -226,7 +254,7 @@ class Trainer:
         or a torch.optim.Optimizer already built over these parameters.
         `distributed=True` trains under torch.distributed with
         DistributedDataParallel (each process takes its share of every batch).
-        `progress`: None (a bar when stderr is a terminal), True or False."""
+        `progress`: None (a bar when stderr is a terminal or in a notebook), True or False."""
         op_list = [ops] if isinstance(ops, nn.Module) else list(ops)
         if not op_list:
             raise ValueError("from_ops() needs at least one ProgramOperation")
