@@ -64,6 +64,31 @@ Result<GradientTape*> ProgramSession::all_outputs_tape() {
   return all_outputs_.get();
 }
 
+Result<std::shared_ptr<BatchGradientTape>> ProgramSession::batch_tape(std::string_view output) {
+  auto it = batch_tapes_.find(output);
+  if (it != batch_tapes_.end()) return it->second;
+  std::vector<std::string> names;
+  if (output.empty()) {
+    for (const auto& [name, _] : program_.outputs) names.push_back(name);
+  } else {
+    names.emplace_back(output);
+  }
+  GradOptions options;
+  options.bindings = bindings_.get();
+  auto tape = BatchGradientTape::create(program_, names, options);
+  if (!tape) return tape.error();
+  // The tape reads the bindings through a plain pointer: whoever keeps the
+  // tape keeps them too.
+  struct Held {
+    std::shared_ptr<const Bindings> bindings;
+    BatchGradientTape tape;
+  };
+  auto held = std::make_shared<Held>(Held{bindings_, std::move(*tape)});
+  std::shared_ptr<BatchGradientTape> shared(held, &held->tape);
+  batch_tapes_.emplace(std::string(output), shared);
+  return shared;
+}
+
 Result<GradResult> ProgramSession::gradients(const Env& env, GradOptions options) {
   options.bindings = bindings_.get();
   const bool own_policy = options.semantics || options.temperature || options.surrogate || options.dtype ||

@@ -16,6 +16,7 @@
 
 #include "base/result.h"
 #include "eval/evaluator.h"
+#include "grad/batch_gradients.h"
 #include "grad/gradients.h"
 #include "ir/program.h"
 
@@ -47,6 +48,12 @@ class ProgramSession {
   Result<GradientTape*> tape(std::string_view output);
   /// One tape over every output, in Program::outputs order.
   Result<GradientTape*> all_outputs_tape();
+
+  /// The batched tape of `output` (empty: every output, in Program::outputs
+  /// order: the torch bridge's), prepared on first use. Shared, so a record
+  /// a client keeps for a later backward keeps its tape alive after the
+  /// session is gone.
+  Result<std::shared_ptr<BatchGradientTape>> batch_tape(std::string_view output);
 
   /// Gradients of one case. The kept tape of options.output, unless
   /// `options` lays a policy of its own (semantics, temperature, surrogate,
@@ -82,6 +89,7 @@ class ProgramSession {
   Evaluator* last_ = nullptr;
   std::map<std::string, GradientTape, std::less<>> tapes_;  ///< by the output asked for
   std::unique_ptr<GradientTape> all_outputs_;
+  std::map<std::string, std::shared_ptr<BatchGradientTape>, std::less<>> batch_tapes_;  ///< "" = every output
   bool differentiating_ = false;
 };
 

@@ -15,36 +15,27 @@
 
 namespace tcpy {
 
-/// The batch tapes of one CoreProgram: all outputs (the torch bridge) and
-/// one per single output (gradients_batch), created on first use.
+/// What the batched calls of one CoreProgram keep beside core's session:
+/// each tape's input names as interned str (dict lookups without building
+/// keys). The tapes themselves are the session's (ProgramSession::batch_tape).
 class BatchBridge {
  public:
-  tc::BatchGradientTape& tape(const CoreProgram& core, const std::string& output) {
-    auto it = tapes_.find(output);
-    if (it != tapes_.end()) return it->second;
-    // Input names as interned str, for dict lookups without building keys.
-    std::vector<py::object>& k = keys_[output];
-    std::vector<std::string> names;
-    if (output.empty()) {
-      for (const auto& [name, _] : core.program().outputs) names.push_back(name);
-    } else {
-      names.push_back(output);
-    }
-    tc::GradOptions options;
-    options.bindings = core.binding_map();
-    auto t = tc::BatchGradientTape::create(core.program(), names, options);
+  /// The session's tape of `output` ("" = every output) and its input keys.
+  std::shared_ptr<tc::BatchGradientTape> tape(CoreProgram& core, const std::string& output) {
+    auto t = core.session().batch_tape(output);
     if (!t) raise_diagnostic(ErrorKind::Evaluation, t.error());
-    for (const std::string& n : t->inputs()) {
-      PyObject* key = to_str(n).release().ptr();
-      PyUnicode_InternInPlace(&key);
-      k.push_back(py::reinterpret_steal<py::object>(key));
-    }
-    return tapes_.emplace(output, std::move(t.value())).first->second;
+    std::vector<py::object>& k = keys_[output];
+    if (k.empty())
+      for (const std::string& n : (*t)->inputs()) {
+        PyObject* key = to_str(n).release().ptr();
+        PyUnicode_InternInPlace(&key);
+        k.push_back(py::reinterpret_steal<py::object>(key));
+      }
+    return *t;
   }
   const std::vector<py::object>& keys(const std::string& output) { return keys_[output]; }
 
  private:
-  std::map<std::string, tc::BatchGradientTape, std::less<>> tapes_;
   std::map<std::string, std::vector<py::object>, std::less<>> keys_;
 };
 
@@ -54,8 +45,7 @@ using Column = py::array_t<double, py::array::c_style | py::array::forcecast>;
 
 /// What a forward kept for backward, with the tape it belongs to.
 struct PyBatchRecord {
-  std::shared_ptr<BatchBridge> owner;
-  tc::BatchGradientTape* tape = nullptr;
+  std::shared_ptr<tc::BatchGradientTape> tape;  ///< shared with the session: a record outlives its Program
   tc::BatchRecord record;
   bool has_calls = false;
   bool mask = false;
@@ -196,7 +186,8 @@ py::tuple batch_forward(CoreProgram& core, py::handle columns, py::handle params
   const bool mask = mask_of(errors);
   const unsigned nthreads = checked_threads(core, threads);
   BatchBridge& bridge = bridge_of(core);
-  tc::BatchGradientTape& tape = bridge.tape(core, "");
+  const std::shared_ptr<tc::BatchGradientTape> kept = bridge.tape(core, "");
+  tc::BatchGradientTape& tape = *kept;
   Columns cols = read_columns(tape, bridge.keys(""), columns, count);
   tc::Env fixed = fixed_env(params);
   const std::size_t nout = tape.outputs().size();
@@ -205,8 +196,7 @@ py::tuple batch_forward(CoreProgram& core, py::handle columns, py::handle params
   std::shared_ptr<PyBatchRecord> rec;
   if (keep) {
     rec = std::make_shared<PyBatchRecord>();
-    rec->owner = core.batch_bridge();
-    rec->tape = &tape;
+    rec->tape = kept;
     rec->has_calls = core.program().has_calls();
     rec->mask = mask;
   }
@@ -316,7 +306,8 @@ py::dict gradients_batch(CoreProgram& core, py::handle columns, const std::strin
     raise_error(ErrorKind::Evaluation, "the program has no output '" + output + "' (outputs: " + known + ")");
   }
   BatchBridge& bridge = bridge_of(core);
-  tc::BatchGradientTape& tape = bridge.tape(core, output);
+  const std::shared_ptr<tc::BatchGradientTape> kept = bridge.tape(core, output);
+  tc::BatchGradientTape& tape = *kept;
   Columns cols = read_columns(tape, bridge.keys(output), columns, -1);
   tc::Env fixed = fixed_env(params);
   const std::size_t count = cols.count;

@@ -21,6 +21,8 @@ class CoreProgram {
   explicit CoreProgram(tc::Program program, std::shared_ptr<HostBindings> bindings = nullptr);
 
   const tc::Program& program() const { return session_.program(); }
+  /// Core's session: the evaluators and tapes this program keeps.
+  tc::ProgramSession& session() { return session_; }
   const std::shared_ptr<HostBindings>& bindings() const { return bindings_; }
   const tc::Bindings* binding_map() const { return bindings_ ? &bindings_->map : nullptr; }
 

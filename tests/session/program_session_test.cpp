@@ -132,5 +132,38 @@ TEST(ProgramSession, ABindingThatDifferentiatesItsOwnProgramGetsATapeOfItsOwn) {
   EXPECT_FALSE(s.differentiating()) << "the flag is cleared after the run";
 }
 
+TEST(ProgramSession, BatchTapesAreKeptPerOutputAndOutliveTheSession) {
+  // g(x) = x + 1 through a host function, so a tape kept past the session
+  // also needs the bindings alive.
+  auto bindings = std::make_shared<Bindings>();
+  std::weak_ptr<Bindings> watch = bindings;
+  (*bindings)["g"].forward = [](std::span<const double> a) { return a[0] + 1; };
+  (*bindings)["g"].vjp = [](std::span<const double>, double) { return std::vector<double>{1.0}; };
+  Builder b;
+  Value x = b.input("x");
+  Value y = b.input("y");
+  Program p = b.build({{"result", b.call("g", {x}) * y}, {"other", x - y}}).value();
+  std::shared_ptr<BatchGradientTape> every, kept;
+  {
+    auto s = std::make_unique<ProgramSession>(p, std::move(bindings));
+    every = s->batch_tape("").value();
+    EXPECT_EQ(s->batch_tape("").value(), every) << "the same tape on the second call";
+    EXPECT_EQ(every->outputs(), (std::vector<std::string>{"result", "other"}));
+    kept = s->batch_tape("other").value();
+    EXPECT_NE(kept, every);
+    EXPECT_EQ(kept->outputs(), std::vector<std::string>{"other"});
+    EXPECT_FALSE(s->batch_tape("nope").ok()) << "an unknown output is refused, not kept";
+  }
+  EXPECT_FALSE(watch.expired()) << "the tapes keep the bindings they call";
+  const std::vector<double> xs{1, 2, 3}, ys{4, 5, 6};
+  const std::vector<std::span<const double>> cols{xs, ys};
+  std::vector<double> out(2 * xs.size());
+  ASSERT_TRUE(every->forward(cols, xs.size(), Env{}, out, nullptr));
+  EXPECT_EQ(out, (std::vector<double>{8, 15, 24, -3, -3, -3}));
+  every.reset();
+  kept.reset();
+  EXPECT_TRUE(watch.expired()) << "and let them go with the last tape";
+}
+
 }  // namespace
 }  // namespace tc
