@@ -337,9 +337,9 @@ QString GraphView::labelFor(NodeId id, int line) const {
 QString GraphView::placeholderText() const {
   if (layout_ && laid_out_) return {};
   if (mode_ == Mode::Neighbourhood && session_->program()) return tr("Select a node to see its neighbourhood.");
+  // (An artifact that does not load never becomes the document: Session::openFile.)
   if (!session_->program() && !session_->diagnostics().empty())
-    return session_->readOnly() ? tr("No circuit: the artifact could not be loaded (see Problems).")
-                                : tr("No circuit: the source does not compile (see Problems).");
+    return tr("No circuit: the source does not compile (see Problems).");
   if (!session_->program()) return tr("No program: open a .py file or an artifact.");
   return tr("Laying out…");
 }

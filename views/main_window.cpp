@@ -86,6 +86,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), session_(new Sess
     pendingRecent_.clear();
   });
   connect(session_, &Session::documentChanged, this, [this] {
+    // The editor holds the new document's text now (SourceEditor connected first).
+    editor_->setModified(false);
     modified_ = false;
     updateTitle();
   });
@@ -253,10 +255,11 @@ bool MainWindow::openPath(const QString& path) {
     warn(tr("Open"), err);
     return false;
   }
-  editor_->setModified(false);
+  // documentChanged clears the modified mark once the file has replaced the document.
+
   // A source goes to Recent at once (it opens even when broken); an artifact
   // only once it loaded, so a corrupt file never joins the list.
-  if (session_->readOnly()) pendingRecent_ = QFileInfo(path).absoluteFilePath();
+  if (path.endsWith(QLatin1String(".json"), Qt::CaseInsensitive)) pendingRecent_ = QFileInfo(path).absoluteFilePath();
   else rememberRecent(QFileInfo(path).absoluteFilePath());
   return true;
 }

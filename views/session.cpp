@@ -42,19 +42,15 @@ bool Session::openFile(const QString& path, QString* error) {
     return false;
   }
   const QByteArray bytes = f.readAll();
-  held_.reset();  // a failure held from the previous document's typing
-  error_hold_.stop();
-  timeline_.clear();
-  selected_ = -1;
-  highlighted_.clear();
   if (path.endsWith(QLatin1String(".json"), Qt::CaseInsensitive)) {
-    // Parsing and validating a large artifact takes a while: off the GUI thread.
-    doc_.openArtifact(path);
-    loadCaseBook();
-    emit documentChanged();
+    // Parsing and validating a large artifact takes a while: off the GUI
+    // thread, and off to the side. The open document (title, program,
+    // exports, cases) stays until the artifact has loaded; one that fails to
+    // load replaces nothing.
     const std::string text = bytes.toStdString();
     const std::string name = QFileInfo(path).fileName().toStdString();
-    worker_->post(QStringLiteral("compile"), [this, text, name](JobControl&) -> EngineWorker::Deliver {
+    emit message(tr("loading %1…").arg(QFileInfo(path).fileName()));
+    worker_->post(QStringLiteral("compile"), [this, text, name, path](JobControl&) -> EngineWorker::Deliver {
       const auto t0 = std::chrono::steady_clock::now();
       auto prog = load_artifact(text);
       std::shared_ptr<const Program> program;
@@ -68,14 +64,17 @@ bool Session::openFile(const QString& path, QString* error) {
         if (error->file.empty()) error->file = name;
       }
       const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-      return [this, program, layers = std::move(layers), error, ms]() mutable {
+      return [this, path, program, layers = std::move(layers), error, ms]() mutable {
         if (error) {
-          doc_.applyLoad(nullptr, {}, ms, error);
-          emit compiled();
-          emit message(QString::fromStdString(error->format()));
-          emit failed(tr("Open"), tr("cannot load %1: %2").arg(doc_.path(), QString::fromStdString(error->format())));
+          const QString why = QString::fromStdString(error->format());
+          emit message(tr("cannot load %1: %2").arg(QFileInfo(path).fileName(), why));
+          emit failed(tr("Open"), tr("cannot load %1: %2\nThe open document is unchanged.").arg(path, why));
           return;
         }
+        startDocument();
+        doc_.openArtifact(path);
+        loadCaseBook();
+        emit documentChanged();
         doc_.setInputs(cases_.adoptArtifactInputs(*program));
         doc_.applyLoad(program, std::move(layers), ms, std::nullopt);
         setProgram(program);
@@ -85,11 +84,20 @@ bool Session::openFile(const QString& path, QString* error) {
     });
     return true;
   }
+  startDocument();
   doc_.openSource(path, QString::fromUtf8(bytes));
   loadCaseBook();
   emit documentChanged();
   compileNow();
   return true;
+}
+
+void Session::startDocument() {
+  held_.reset();  // a failure held from the previous document's typing
+  error_hold_.stop();
+  timeline_.clear();
+  selected_ = -1;
+  highlighted_.clear();
 }
 
 void Session::newDocument(const QString& text) {

@@ -53,6 +53,8 @@ class Session : public QObject {
 
   // --- document (views/document.h) ------------------------------------------
   /// Opens a .py source or a .json artifact (read-only). Errors go to `error`.
+  /// An artifact loads off the GUI thread and replaces the open document only
+  /// once it has loaded; one that fails says why (failed()) and changes nothing.
   bool openFile(const QString& path, QString* error);
   /// Starts an untitled source document.
   void newDocument(const QString& text);
@@ -217,6 +219,8 @@ class Session : public QObject {
   void compile(bool typed);
   void applyCompile(const std::shared_ptr<CompileResult>& result, const QString& requested, std::vector<int> layers);
   void applyHeldCompile();
+  /// Clears what belongs to the document being replaced (held failure, replay, selection).
+  void startDocument();
 
   EngineWorker* worker_;
   std::vector<Viewer*> viewers_;

@@ -296,8 +296,11 @@ class HabitsTest : public QObject {
     w.show();
     QVERIFY(w.openPath(corrupt));
     QVERIFY(w.waitUntilSettled(30000));
-    QVERIFY2(w.graph()->placeholderText().contains(QStringLiteral("artifact could not be loaded")),
-             qPrintable(w.graph()->placeholderText()));
+    // It says so, and (issue 38 item 1) replaces nothing: no read-only document under its name.
+    QVERIFY2(w.lastWarning().contains(QStringLiteral("cannot load")) && w.lastWarning().contains(QStringLiteral("corrupt.json")),
+             qPrintable(w.lastWarning()));
+    QVERIFY(!w.session()->readOnly());
+    QVERIFY2(!w.windowTitle().contains(QStringLiteral("corrupt.json")), qPrintable(w.windowTitle()));
     const QStringList recent = QSettings().value(QStringLiteral("recentFiles")).toStringList();
     QVERIFY2(!recent.contains(QFileInfo(corrupt).absoluteFilePath()), qPrintable(recent.join(QLatin1Char(','))));
     // A good artifact does join it.

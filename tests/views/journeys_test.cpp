@@ -8,6 +8,7 @@
 #include <QComboBox>
 #include <QTextBlock>
 #include <QFile>
+#include <QFileInfo>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
@@ -24,6 +25,7 @@
 
 #include "verify/python_reference.h"
 #include "views/editor.h"
+#include "views/engine.h"
 #include "views/graph_view.h"
 #include "views/main_window.h"
 #include "views/panels.h"
@@ -375,6 +377,49 @@ class JourneysTest : public QObject {
     QVERIFY(w.waitUntilSettled(30000));
     QVERIFY(!w.graph()->outOfDate());
     QVERIFY(w.inspector()->isEnabled());
+  }
+
+  // Issue 38 item 1: an artifact that fails to load replaces nothing: the
+  // title, the program, the export name and what an export writes stay the
+  // open document's.
+  void aFailedOpenLeavesTheOpenDocumentAndItsExports() {
+    MainWindow w;
+    w.show();
+    QVERIFY(w.openPath(data("choose.py")));
+    QVERIFY(w.waitUntilSettled(30000));
+    const QString title = w.windowTitle();
+    const auto program = w.session()->program();
+    QVERIFY(program);
+    const QString exportPath = w.defaultExportPath(QStringLiteral("artifact"));
+    QTemporaryDir dir;
+    const QString empty = dir.filePath(QStringLiteral("empty.json"));
+    QFile f(empty);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.close();
+    QVERIFY(w.openPath(empty));
+    QVERIFY(w.waitUntilSettled(30000));
+    QCOMPARE(w.windowTitle(), title);
+    QCOMPARE(w.session()->program(), program);
+    QVERIFY(!w.session()->readOnly());
+    QCOMPARE(w.defaultExportPath(QStringLiteral("artifact")), exportPath);
+    QVERIFY2(w.lastWarning().contains(QStringLiteral("empty.json")), qPrintable(w.lastWarning()));
+    QVERIFY2(w.lastWarning().contains(QStringLiteral("unchanged")), qPrintable(w.lastWarning()));
+    QVERIFY(w.session()->upToDate());
+    // What an export writes is still choose.py's circuit.
+    const QString out = dir.filePath(QStringLiteral("out.json"));
+    QString err, done;
+    QVERIFY2(w.exportTo(QStringLiteral("artifact"), out, &err, [&done](const QString& e) { done = e; }), qPrintable(err));
+    QVERIFY(w.waitUntilSettled(30000));
+    QTRY_VERIFY_WITH_TIMEOUT(QFileInfo::exists(out), 10000);
+    QFile written(out);
+    QVERIFY(written.open(QIODevice::ReadOnly));
+    QCOMPARE(QString::fromStdString(export_artifact(*program).value()).toUtf8(), written.readAll());
+    // A good artifact afterwards does replace the document.
+    QVERIFY(w.openPath(example("counter.json")));
+    QVERIFY(w.waitUntilSettled(30000));
+    QVERIFY(w.session()->readOnly());
+    QVERIFY(w.session()->program() != program);
+    QVERIFY2(w.windowTitle().contains(QStringLiteral("counter.json")), qPrintable(w.windowTitle()));
   }
 
   void aMissingFileGetsADialog() {
