@@ -245,3 +245,35 @@ def test_display_methods_do_not_raise(monkeypatch):
     monkeypatch.setattr(display, "_core", type("Broken", (), {"dot": staticmethod(broken)}))
     bundle = program._repr_mimebundle_()
     assert "this display failed (RuntimeError: boom)" in bundle["text/html"]
+
+
+def counter():
+    b = Builder()
+    event = b.input("event", int32(min=0, max=1))
+    count = b.state("count", 0, int32(min=0, max=100))
+    b.update(count, count + event)
+    return b.build(count)
+
+
+def test_a_replay_is_a_list_that_displays_as_a_timeline():
+    from tensorcode.program import Runtime
+    events = [{"event": e} for e in (1, 0, 1, 1, 0, 1)]
+    log = Runtime(counter()).replay(events)
+    assert isinstance(log, list) and log == Runtime(counter())._c.replay(events)
+    html = log._repr_html_()
+    assert "<b>6 events</b>, steps 1 to 6" in html
+    assert "output <tspan font-weight='bold'>result</tspan>" in html
+    assert "state <tspan font-weight='bold'>count</tspan>" in html
+    lines = re.findall(r"<polyline points='([^']*)'", html)
+    assert len(lines) == 2 and all(len(p.split()) == 6 for p in lines)  # a point per event, per series
+    # The state climbs 1, 1, 2, 3, 3, 4: each point's y is not below (numerically above) the next one's.
+    ys = [float(p.split(",")[1]) for p in lines[1].split()]
+    assert ys == sorted(ys, reverse=True) and ys[0] > ys[-1]
+    assert "<td>4</td>" in html  # the last events' table
+
+
+def test_a_long_replay_is_drawn_with_at_most_the_cap_of_points():
+    from tensorcode.program import Runtime
+    log = Runtime(counter(), max_steps=10_000).replay([{"event": int(k % 50 == 0)} for k in range(5000)])
+    lines = re.findall(r"<polyline points='([^']*)'", log._repr_html_())
+    assert lines and all(len(p.split()) <= display.TIMELINE_POINTS for p in lines)

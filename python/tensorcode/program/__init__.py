@@ -792,8 +792,15 @@ class Runtime:
     def replay(self, events):
         """Dispatches events in order: one {"step", "outputs", "state"} per
         event. Stops at the first failure with EvaluationError (.event is its
-        index, .records what committed before it)."""
-        return self._c.replay(events)
+        index, .records what committed before it). The list displays as a
+        timeline in a notebook (display.ReplayLog)."""
+        from .display import ReplayLog
+        try:
+            return ReplayLog(self._c.replay(events))
+        except EvaluationError as e:
+            if isinstance(getattr(e, "records", None), list):
+                e.records = ReplayLog(e.records)
+            raise
 
     def snapshot(self):
         """The snapshot (contract section 3) as a dict: program, state, steps, max_steps."""

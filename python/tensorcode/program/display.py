@@ -22,7 +22,7 @@ import subprocess as _subprocess
 
 from . import _core
 
-__all__ = ["DRAWN_LIMIT", "GROUP_LIMIT", "Inspection", "VerificationReport", "svg_of"]
+__all__ = ["DRAWN_LIMIT", "GROUP_LIMIT", "Inspection", "ReplayLog", "VerificationReport", "svg_of"]
 
 #: Circuits up to this many nodes are drawn node by node (the IDE's Graphviz limit).
 DRAWN_LIMIT = 300
@@ -616,5 +616,86 @@ def _diff_html(d, programs, labels):
         parts.append(_picture_html(_diff_dot(d, programs[1], b_label), str(d)))
     else:
         parts.append(_text_block(str(d)))
+    parts.append("</div>")
+    return "".join(parts)
+
+
+# -- the event runtime -------------------------------------------------------------
+#: Series drawn in a timeline (outputs first, then state), and points per series.
+TIMELINE_SERIES = 8
+TIMELINE_POINTS = 2000
+
+
+class ReplayLog(list):
+    """Runtime.replay()'s records ({"step", "outputs", "state"} per event), a
+    list, displayed in a notebook as a timeline: each output and state value
+    over the steps as a small plot, then the last events as a table."""
+
+    __slots__ = ()
+
+    def _repr_html_(self):
+        try:
+            return _timeline_html(list(self))
+        except Exception as e:  # noqa: BLE001 - never raise into the front end
+            return f"<p style='color:{_RED}'>tensorcode: this display failed ({_html.escape(repr(e))})</p>"
+
+
+def _series(records):
+    names = []
+    for kind in ("outputs", "state"):
+        for r in records:
+            for k in (r.get(kind) or {}):
+                if (kind, k) not in names:
+                    names.append((kind, k))
+    return names
+
+
+def _timeline_svg(records):
+    """Small multiples: one row per series, x the event's step, y its value
+    (scaled to the row; the row's label gives the range). Pure SVG: no Graphviz."""
+    names = _series(records)[:TIMELINE_SERIES]
+    every = max(1, -(-len(records) // TIMELINE_POINTS))
+    shown = records[::every]
+    width, row, left, right = 560, 56, 150, 10
+    height = row * len(names) + 24
+    steps = [r.get("step", i) for i, r in enumerate(shown)]
+    lo_step, hi_step = (min(steps), max(steps)) if steps else (0, 1)
+    span = max(1, hi_step - lo_step)
+    out = [f"<svg xmlns='http://www.w3.org/2000/svg' width='{width}' height='{height}' "
+           f"font-family='DejaVu Sans, sans-serif' font-size='11'>"]
+    for j, (kind, name) in enumerate(names):
+        top = j * row + 4
+        values = [(s, (r.get(kind) or {}).get(name)) for s, r in zip(steps, shown)]
+        values = [(s, v) for s, v in values if isinstance(v, (int, float)) and _math.isfinite(v)]
+        lo = min((v for _, v in values), default=0.0)
+        hi = max((v for _, v in values), default=0.0)
+        scale = (hi - lo) or 1.0
+        out.append(f"<text x='4' y='{top + 16}'>{_html.escape(kind[:-1] if kind == 'outputs' else kind)} "
+                   f"<tspan font-weight='bold'>{_html.escape(name)}</tspan></text>")
+        out.append(f"<text x='4' y='{top + 32}' fill='{_GREY}'>{_number(float(lo))} .. {_number(float(hi))}</text>")
+        out.append(f"<rect x='{left}' y='{top}' width='{width - left - right}' height='{row - 10}' fill='#f4f6fa'/>")
+        points = " ".join(f"{left + (s - lo_step) / span * (width - left - right):.1f},"
+                          f"{top + (row - 12) - (v - lo) / scale * (row - 16):.1f}" for s, v in values)
+        if points:
+            out.append(f"<polyline points='{points}' fill='none' stroke='#3366cc' stroke-width='1.5'/>")
+    out.append(f"<text x='{left}' y='{height - 6}' fill='{_GREY}'>step {lo_step}</text>")
+    out.append(f"<text x='{width - right}' y='{height - 6}' fill='{_GREY}' text-anchor='end'>step {hi_step}</text>")
+    out.append("</svg>")
+    return "".join(out)
+
+
+def _timeline_html(records):
+    names = _series(records)
+    parts = [f"<div class='tensorcode-replay'><p><b>{len(records)} events</b>"
+             + (f", steps {records[0].get('step')} to {records[-1].get('step')}" if records else "")
+             + (f"; the first {TIMELINE_SERIES} of {len(names)} series drawn" if len(names) > TIMELINE_SERIES else "")
+             + "</p>"]
+    if records and names:
+        parts.append(_timeline_svg(records))
+        head = "".join(f"<th>{_html.escape(k)}</th>" for _, k in names)
+        body = "".join("<tr><td>" + _html.escape(str(r.get("step"))) + "</td>"
+                       + "".join(f"<td>{_number((r.get(kind) or {}).get(k))}</td>" for kind, k in names) + "</tr>"
+                       for r in records[-10:])
+        parts.append(f"<table><tr><th>step</th>{head}</tr>{body}</table>")
     parts.append("</div>")
     return "".join(parts)
