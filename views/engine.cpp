@@ -223,9 +223,11 @@ std::string case_book_json(const CaseBook& book) {
   return j.dump(2) + "\n";
 }
 
-Analysis analyze_program(const Program& program) {
+Analysis analyze_program(const Program& program, const Case& params) {
   Analysis a;
-  auto r = tc::analyze(program);
+  AnalyzeOptions options;
+  for (const auto& [name, value] : params) options.params.emplace(name, value);
+  auto r = tc::analyze(program, options);
   if (!r.ok()) return a;
   a.available = true;
   for (const auto& iv : r->intervals) a.intervals.emplace_back(iv.lo, iv.hi);

@@ -112,7 +112,9 @@ struct Analysis {
   std::vector<std::pair<double, double>> intervals;  ///< per node; +-inf for unbounded
   std::vector<std::pair<NodeId, std::string>> warnings;
 };
-Analysis analyze_program(const Program& program);
+/// Intervals and warnings of `program`, with `params` (by name) in place of
+/// the stored parameter values: the ones on screen.
+Analysis analyze_program(const Program& program, const Case& params = {});
 
 /// The IR text view's disassembly: one line per node, plus the map both ways.
 struct Disassembly {

@@ -300,6 +300,8 @@ void Session::evaluate() {
   if (!program) return;
   const Case c = cases_.current();
   const Case params = cases_.parameterValues();
+  // Intervals follow the parameters however they changed (the Inputs table, a named case).
+  if (params != analyzed_params_) analyze();
   const Semantics sem = cases_.semantics();
   const double temp = cases_.temperature();
   const std::size_t out = static_cast<std::size_t>(std::max(0, cases_.outputIndex()));
@@ -330,8 +332,11 @@ void Session::evaluate() {
 
 void Session::analyze() {
   auto program = doc_.program();
-  worker_->post(QStringLiteral("analyze"), [this, program](JobControl&) -> EngineWorker::Deliver {
-    auto a = std::make_shared<Analysis>(analyze_program(*program));
+  // The parameters on screen, not the stored ones (issue 38 item 2).
+  const Case params = cases_.parameterValues();
+  analyzed_params_ = params;
+  worker_->post(QStringLiteral("analyze"), [this, program, params](JobControl&) -> EngineWorker::Deliver {
+    auto a = std::make_shared<Analysis>(analyze_program(*program, params));
     return [this, a, program] {
       if (program != doc_.program()) return;
       analysis_ = std::move(*a);

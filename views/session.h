@@ -238,6 +238,7 @@ class Session : public QObject {
   CaseState cases_;
   Timeline timeline_;
   Analysis analysis_;
+  Case analyzed_params_;  ///< the parameter values analysis_ was asked for
   NodeId selected_ = -1;
   std::vector<NodeId> highlighted_;
 };

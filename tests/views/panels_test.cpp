@@ -101,6 +101,27 @@ class PanelsTest : public QObject {
     QCOMPARE(w.session()->exactGrad().inputs.at("weight"), 5.0);
   }
 
+  // Issue 38 item 2: the intervals (Inspector, Overlay > Intervals) are
+  // those of the parameter values on screen, not the stored ones.
+  void intervalsFollowTheParametersOnScreen() {
+    MainWindow w;
+    w.show();
+    QVERIFY(w.openPath(example("gated.json")));
+    QVERIFY(w.waitUntilSettled(30000));
+    const NodeId mul = 2, weight = 1;
+    QCOMPARE(w.session()->program()->nodes[mul].op, Op::Mul);
+    QVERIFY(w.session()->analysis().available);
+    QCOMPARE(w.session()->analysis().intervals[weight], std::make_pair(0.0, 0.0));  // stored weight 0
+    typeIntoCell(w.inputs()->table(), w.inputs()->rowOf(QStringLiteral("x")), 4, QStringLiteral("5"));
+    typeIntoCell(w.inputs()->table(), w.inputs()->rowOf(QStringLiteral("weight")), 4, QStringLiteral("2"));
+    QVERIFY(w.waitUntilSettled(30000));
+    QCOMPARE(w.session()->exactRun().trace.values.at(mul), 10.0);
+    const auto& iv = w.session()->analysis().intervals;
+    QCOMPARE(iv[weight], std::make_pair(2.0, 2.0));
+    QVERIFY2(iv[mul].first <= 10.0 && 10.0 <= iv[mul].second,
+             qPrintable(QStringLiteral("[%1, %2]").arg(iv[mul].first).arg(iv[mul].second)));
+  }
+
   void namedCasesAreSavedBesideTheFile() {
     QTemporaryDir dir;
     const QString path = dir.filePath(QStringLiteral("choose.py"));
