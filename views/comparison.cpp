@@ -41,7 +41,11 @@ Case case_for(const Program& p, const Case& current) {
 
 }  // namespace
 
-Comparison::Comparison(Session* session, QObject* parent) : QObject(parent), session_(session) { session_->addViewer(this); }
+Comparison::Comparison(Session* session, QObject* parent) : QObject(parent), session_(session) {
+  session_->addViewer(this);
+  // A comparison is of the file it was started on, not of the next one opened.
+  connect(session_, &Session::documentReplaced, this, &Comparison::clear);
+}
 
 Comparison::~Comparison() { session_->removeViewer(this); }
 

@@ -55,6 +55,14 @@ GraphView::GraphView(Session* session, Mode mode, QWidget* parent)
   setMinimumSize(200, 150);
   session_->addViewer(this);
   if (mode_ == Mode::Whole) connect(session_, &Session::centreRequested, this, &GraphView::centerOnSelection);
+  // Groups opened and a search belong to the file they were made in.
+  connect(session_, &Session::documentReplaced, this, [this] {
+    expanded_.clear();
+    search_text_.clear();
+    search_program_.reset();
+    search_results_.clear();
+    search_index_ = -1;
+  });
 }
 
 GraphView::~GraphView() { session_->removeViewer(this); }

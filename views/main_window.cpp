@@ -209,6 +209,10 @@ void MainWindow::buildDocks() {
   searchCount_ = new QLabel(tb);
   tb->addWidget(searchCount_);
   connect(nodeSearch_, &QLineEdit::textEdited, searchCount_, &QLabel::clear);
+  connect(session_, &Session::documentReplaced, this, [this] {
+    nodeSearch_->clear();
+    searchCount_->clear();
+  });
   connect(nodeSearch_, &QLineEdit::returnPressed, this, [this] {
     centre_->setCurrentWidget(graph_);
     const bool found = graph_->search(nodeSearch_->text());

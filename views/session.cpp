@@ -98,15 +98,13 @@ void Session::startDocument() {
   timeline_.clear();
   selected_ = -1;
   highlighted_.clear();
+  emit documentReplaced();
 }
 
 void Session::newDocument(const QString& text) {
-  held_.reset();
-  error_hold_.stop();
+  startDocument();
   doc_.openSource(QString(), text);
   cases_.reset();
-  timeline_.clear();
-  selected_ = -1;
   emit documentChanged();
   compileNow();
 }

@@ -196,6 +196,10 @@ class Session : public QObject {
 
  signals:
   void documentChanged();                     ///< a file was opened or a new document started
+  /// Emitted before documentChanged when another file or a new document
+  /// replaces the open one: views drop what belonged to the old one (groups
+  /// opened, a comparison, Verify's reference and results, a node search).
+  void documentReplaced();
   void sourceRewritten(const QString& text);  ///< the session changed the source (directives)
   void compiled();                            ///< a compile finished (ok or not)
   void evaluated();                           ///< a run finished

@@ -114,8 +114,24 @@ VerifyPanel::VerifyPanel(Session* session, QWidget* parent) : QWidget(parent), s
   // A result describes one source and one set of options: mark it when either moves on.
   connect(session_, &Session::compiled, this, &VerifyPanel::markStale);
   connect(session_, &Session::documentChanged, this, &VerifyPanel::markStale);
+  connect(session_, &Session::documentReplaced, this, &VerifyPanel::reset);
   for (QLineEdit* e : {reference_, function_, atol_, rtol_, cases_edit_}) connect(e, &QLineEdit::textChanged, this, &VerifyPanel::markStale);
   connect(dtype_, &QComboBox::currentIndexChanged, this, &VerifyPanel::markStale);
+}
+
+void VerifyPanel::reset() {
+  // The reference, the cases file and the results were the previous file's.
+  cancel();
+  for (QLineEdit* e : {reference_, function_, cases_edit_}) e->clear();
+  cases_.clear();
+  list_->clear();
+  summary_->clear();
+  result_text_.clear();
+  verified_source_.clear();
+  verified_settings_.clear();
+  has_result_ = false;
+  stale_ = false;
+  progress_->reset();
 }
 
 QString VerifyPanel::summary() const { return summary_->text(); }

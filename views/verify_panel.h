@@ -45,6 +45,8 @@ class VerifyPanel : public QWidget {
  private:
   void markStale();
   void showResult();
+  /// Forgets the reference, the cases file and the results (another file was opened).
+  void reset();
   [[nodiscard]] QString settingsKey() const;
   Session* session_;
   QLineEdit* reference_;

@@ -30,6 +30,7 @@
 #include "views/main_window.h"
 #include "views/panels.h"
 #include "views/timeline.h"
+#include "views/comparison.h"
 #include "views/verify_panel.h"
 #include "widget_actions.h"
 
@@ -420,6 +421,42 @@ class JourneysTest : public QObject {
     QVERIFY(w.session()->readOnly());
     QVERIFY(w.session()->program() != program);
     QVERIFY2(w.windowTitle().contains(QStringLiteral("counter.json")), qPrintable(w.windowTitle()));
+  }
+
+  // Issue 38 item 3: what belonged to one file does not carry over to the
+  // next: the comparison, Verify's reference, cases file and results, the
+  // node search.
+  void openingAnotherFileDropsWhatBelongedToTheFirst() {
+    MainWindow w;
+    w.show();
+    QVERIFY(w.openPath(example("gated.json")));
+    QVERIFY(w.waitUntilSettled(30000));
+    QString err;
+    QVERIFY2(w.comparison()->compareWithFile(example("gated.json"), &err), qPrintable(err));
+    QVERIFY(w.waitUntilSettled(30000));
+    QVERIFY(w.comparison()->active());
+    VerifyPanel* verify = w.findChild<VerifyPanel*>();
+    QVERIFY(verify);
+    QTest::keyClicks(verify->referenceEdit(), QStringLiteral("reference.py"));
+    QTest::keyClicks(verify->casesEdit(), QStringLiteral("cases.jsonl"));
+    QTest::keyClicks(w.nodeSearchEdit(), QStringLiteral("mul"));
+    QTest::keyClick(w.nodeSearchEdit(), Qt::Key_Return);
+    QVERIFY(!w.graph()->searchResults().empty());
+    QVERIFY(w.openPath(data("choose.py")));
+    QVERIFY(w.waitUntilSettled(30000));
+    QVERIFY(!w.comparison()->active());
+    QCOMPARE(verify->referenceEdit()->text(), QString());
+    QCOMPARE(verify->casesEdit()->text(), QString());
+    QCOMPARE(w.nodeSearchEdit()->text(), QString());
+    QCOMPARE(w.nodeSearchCount()->text(), QString());
+    QVERIFY(w.graph()->searchResults().empty());
+    // A compile of the same file (an edit) keeps the comparison.
+    QVERIFY2(w.comparison()->compareWithFile(example("gated.json"), &err), qPrintable(err));
+    QVERIFY(w.waitUntilSettled(30000));
+    QVERIFY(w.comparison()->active());
+    w.session()->compileNow();
+    QVERIFY(w.waitUntilSettled(30000));
+    QVERIFY(w.comparison()->active());
   }
 
   void aMissingFileGetsADialog() {

@@ -475,6 +475,13 @@ class LayoutTest : public QObject {
       if (view->breadcrumb().contains(QString::fromStdString(grp.label))) label = QString::fromStdString(grp.label);
     }
     QVERIFY2(!label.isEmpty(), qPrintable(QStringLiteral("breadcrumb '%1' names no group").arg(view->breadcrumb())));
+    // Issue 38 item 3: the next file opens with its groups closed, even one
+    // of the same shape (the opened groups used to carry over).
+    const QString again = dir.filePath(QStringLiteral("ten-copy.json"));
+    QVERIFY(QFile::copy(path, again));
+    QVERIFY(w.openPath(again));
+    QVERIFY(w.waitUntilSettled(120000));
+    QCOMPARE(view->entryCount(), closed);
   }
 
   void opensAHundredThousandNodeArtifact() {
