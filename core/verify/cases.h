@@ -63,12 +63,18 @@ inline constexpr std::uint64_t kDefaultVerifySeed = 0x74656e736f72ULL;  // "tens
 /// and zero when zero lies inside (deduplicated, ascending).
 std::vector<double> domain_special_values(const Domain& domain);
 
+/// Up to this many samples, sample_cases draws no case twice.
+inline constexpr std::size_t kDistinctSampleLimit = 1'000'000;
+
 /// `count` cases drawn deterministically from the domains with `seed`. The
 /// first cases combine the special values (every combination when that fits
 /// in half the samples, otherwise each special value at least once per input),
 /// the rest are random: half uniform over the domain, a quarter log-uniform
 /// magnitudes (small and large values of wide domains), a quarter small
-/// integers near zero. float32 domains get binary32 values.
+/// integers near zero. float32 domains get binary32 values. Up to
+/// kDistinctSampleLimit samples, a random case equal to one already planned
+/// is drawn again (64 times at most, so a domain with fewer values than
+/// `count` still ends, then with repeats).
 CaseSet sample_cases(const std::vector<CaseInput>& inputs, std::size_t count, std::uint64_t seed = kDefaultVerifySeed);
 
 /// The longest line of a cases file (a case is a flat object of numbers; a

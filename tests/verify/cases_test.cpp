@@ -98,9 +98,34 @@ TEST(Cases, SamplingIsDeterministicPerSeed) {
   EXPECT_NE(column(a, 0), column(c, 0));
   // Pinned values: a change of the generator changes what "fixed seed" means.
   CaseSet d = sample_cases({{"n", Domain::int32(0, 1000)}}, 8, 7);
-  EXPECT_EQ(column(d, 0), (std::vector<double>{0, 1000, 0, 56, 468, 2, 16, 411}));
+  EXPECT_EQ(column(d, 0), (std::vector<double>{0, 1000, 56, 468, 2, 16, 411, 880}));
   CaseSet f = sample_cases({{"x", Domain::float64(-1, 1)}}, 6, 7);
-  EXPECT_EQ(column(f, 0), (std::vector<double>{-1, 0, 1, -1, 2.9306939994989522e-08, -0.064093991554253105}));
+  EXPECT_EQ(column(f, 0), (std::vector<double>{-1, 0, 1, 2.9306939994989522e-08, -0.064093991554253105,
+                                               -2.3075268688345522e-16}));
+}
+
+TEST(Cases, RandomSamplesDoNotRepeatACase) {
+  // The small-integer draws used to repeat: a=5 came 90 times in 10,000
+  // cases of int32:-1000000:1000000 (issue 38 item 6).
+  for (const auto& in : {std::vector<CaseInput>{{"a", Domain::int32(-1000000, 1000000)}},
+                         std::vector<CaseInput>{{"a", Domain::int32(-20, 20)}, {"b", Domain::int32(-20, 20)}},
+                         std::vector<CaseInput>{{"x", Domain::float32(-2, 2)}}}) {
+    CaseSet set = sample_cases(in, 1000);
+    std::set<std::vector<double>> distinct;
+    std::vector<std::vector<double>> cols;
+    for (std::size_t k = 0; k < in.size(); ++k) cols.push_back(column(set, k));
+    for (std::size_t c = 0; c < set.size(); ++c) {
+      std::vector<double> row;
+      for (const auto& col : cols) row.push_back(col[c]);
+      distinct.insert(row);
+    }
+    EXPECT_EQ(distinct.size(), set.size()) << in.front().name << " over " << in.size() << " input(s)";
+  }
+  // A domain with fewer values than the samples still ends (with repeats).
+  CaseSet small = sample_cases({{"a", Domain::int32(0, 3)}}, 50);
+  EXPECT_EQ(small.size(), 50u);
+  std::vector<double> values = column(small, 0);
+  EXPECT_EQ(std::set<double>(values.begin(), values.end()), (std::set<double>{0, 1, 2, 3}));
 }
 
 TEST(Cases, MaxCasesBoundaryIsInclusive) {
