@@ -277,3 +277,22 @@ def test_a_long_replay_is_drawn_with_at_most_the_cap_of_points():
     log = Runtime(counter(), max_steps=10_000).replay([{"event": int(k % 50 == 0)} for k in range(5000)])
     lines = re.findall(r"<polyline points='([^']*)'", log._repr_html_())
     assert lines and all(len(p.split()) <= display.TIMELINE_POINTS for p in lines)
+
+
+def test_show_takes_another_semantics_as_the_program_would_run_in_it():
+    def gated(semantics):
+        b = Builder(semantics=semantics)
+        x = b.input("x", float64())
+        w = b.parameter("weight", 0.5)
+        return b.build(b.select(x > 4, w * x, 0))
+
+    exact = gated("exact")
+    for semantics in ("relaxed", "hybrid"):
+        shown = exact.show({"x": 4.5}, semantics=semantics)
+        twin = gated(semantics)
+        assert shown.semantics == semantics
+        assert shown.outputs == twin.run({"x": 4.5})
+        assert shown.gradients == twin.gradients({"x": 4.5})
+    assert exact.show({"x": 4.5}, semantics="relaxed").outputs != exact.show({"x": 4.5}).outputs
+    with pytest.raises(ValueError, match="semantics must be"):
+        exact.show({"x": 1.0}, semantics="fuzzy")
