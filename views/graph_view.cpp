@@ -490,7 +490,8 @@ void GraphView::paintBoxes(QPainter& p, const std::vector<int>& vis, bool text) 
       b = QPen(QColor(0x1d, 0x5b, 0xd6), 3.0);
       b.setCosmetic(true);
     } else if (isHl) {
-      b = QPen(QColor(0xe0, 0x8a, 0x00), 2.5);
+      // Teal: orange is Compare's "changed", blue the selection.
+      b = QPen(QColor(0x0e, 0x94, 0x9c), 2.5);
       b.setCosmetic(true);
     }
     const bool isGroup = i < g.group.size() && g.group[i] >= 0;

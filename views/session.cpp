@@ -98,6 +98,7 @@ void Session::startDocument() {
   timeline_.clear();
   selected_ = -1;
   highlighted_.clear();
+  caret_line_ = -1;
   emit documentReplaced();
 }
 
@@ -113,6 +114,8 @@ void Session::setSource(const QString& text) {
   if (!doc_.setSource(text)) return;
   last_edit_.restart();
   debounce_.start();
+  // The circuit's line numbers are the compiled source's: no tint until it catches up.
+  refreshHighlight();
 }
 
 void Session::setFunction(const QString& name) {
@@ -167,6 +170,7 @@ void Session::applyCompile(const std::shared_ptr<CompileResult>& result, const Q
     // now and the views mark themselves out of date.
     notify([](Viewer* v) { v->resultsChanged(); });
   }
+  refreshHighlight();  // the caret line's nodes again, or none while out of date
   emit compiled();
   emit message(result->program
                    ? tr("compiled in %1 ms, %2 nodes").arg(doc_.compileMs(), 0, 'f', 1).arg(result->program->nodes.size())
@@ -365,8 +369,14 @@ void Session::showInSource(NodeId id) {
 }
 
 void Session::highlightLine(int line) {
-  // While the source does not compile, its line numbers no longer match the circuit's.
-  auto ids = doc_.compileFailed() ? std::vector<NodeId>{} : doc_.nodesOnLine(line);
+  caret_line_ = line;
+  refreshHighlight();
+}
+
+void Session::refreshHighlight() {
+  // While the source is out of date (edited since, or not compiling), its
+  // line numbers no longer match the circuit's.
+  auto ids = !doc_.upToDate() || caret_line_ < 1 ? std::vector<NodeId>{} : doc_.nodesOnLine(caret_line_);
   if (ids == highlighted_) return;
   highlighted_ = std::move(ids);
   notify([](Viewer* v) { v->selectionChanged(); });

@@ -225,6 +225,8 @@ class Session : public QObject {
   void applyHeldCompile();
   /// Clears what belongs to the document being replaced (held failure, replay, selection).
   void startDocument();
+  /// highlighted_ from the caret line, or empty while the source is out of date.
+  void refreshHighlight();
 
   EngineWorker* worker_;
   std::vector<Viewer*> viewers_;
@@ -243,6 +245,7 @@ class Session : public QObject {
   Timeline timeline_;
   Analysis analysis_;
   Case analyzed_params_;  ///< the parameter values analysis_ was asked for
+  int caret_line_ = -1;   ///< the editor's caret line (1-based), whose nodes are tinted
   NodeId selected_ = -1;
   std::vector<NodeId> highlighted_;
 };

@@ -459,6 +459,31 @@ class JourneysTest : public QObject {
     QVERIFY(w.comparison()->active());
   }
 
+  // Issue 38 item 7: the caret line's nodes are tinted only while the source
+  // is the compiled one (its line numbers are the circuit's).
+  void theCaretTintWaitsForTheSourceToCatchUp() {
+    MainWindow w;
+    w.show();
+    QVERIFY(w.openPath(data("choose.py")));
+    QVERIFY(w.waitUntilSettled(30000));
+    w.session()->setDebounceMs(30);
+    SourceEditor* ed = w.editor();
+    ed->setFocus();
+    ed->setCursorPosition(2, 30);  // line 3: return 10 if a > 4 else 12
+    QTRY_VERIFY_WITH_TIMEOUT(!w.session()->highlighted().empty(), 5000);
+    QTest::keyClick(ed, Qt::Key_End);
+    QTest::keyClick(ed, Qt::Key_Space);  // out of date until the compile
+    QVERIFY(!w.session()->upToDate());
+    QVERIFY(w.session()->highlighted().empty());
+    QVERIFY(w.waitUntilSettled(30000));
+    QTRY_VERIFY_WITH_TIMEOUT(w.session()->upToDate(), 5000);
+    QTRY_VERIFY_WITH_TIMEOUT(!w.session()->highlighted().empty(), 5000);
+    QTest::keyClicks(ed, QStringLiteral(" +"));  // a syntax error: no tint while it lasts
+    QVERIFY(w.waitUntilSettled(30000));
+    QTRY_VERIFY_WITH_TIMEOUT(w.session()->compileFailed(), 5000);
+    QVERIFY(w.session()->highlighted().empty());
+  }
+
   void aMissingFileGetsADialog() {
     MainWindow w;
     w.show();
