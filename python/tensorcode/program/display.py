@@ -434,7 +434,7 @@ class Inspection:
                              tooltip=self.gradient_error["message"])
             if i == failed:
                 extra.append("failed here")
-                attrs.update(fillcolor=_RED_FILL, color=_RED, penwidth=2, style="rounded,filled",
+                attrs.update(fillcolor=_RED_FILL, color=_RED, penwidth=2, style="rounded,filled", fontcolor="#202020",
                              tooltip=(self.error or self.gradient_error)["message"])
             if extra or attrs:
                 notes[i] = (extra, attrs)
