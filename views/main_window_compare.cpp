@@ -33,13 +33,21 @@ void MainWindow::buildCompareDock() {
   connect(comparison_, &Comparison::failed, this, &MainWindow::warn);
   // A comparison that starts brings its list to the front, once.
   connect(comparison_, &Comparison::changed, this, [this, d] {
+    const QString summary = comparePanel_->summary().remove(QStringLiteral("<b>")).remove(QStringLiteral("</b>"));
     const QString shown = comparison_->active() ? comparison_->label() : QString();
-    if (d->property("shownFor").toString() == shown) return;
+    if (d->property("shownFor").toString() == shown) {
+      // A summary still in the status bar follows the dock's (another case or
+      // step: "9 value(s) differ" in the dock while the bar said 0).
+      if (!shown.isEmpty() && statusBar()->currentMessage().startsWith(QStringLiteral("Compared with")) &&
+          statusBar()->currentMessage() != summary)
+        statusBar()->showMessage(summary, 8000);
+      return;
+    }
     d->setProperty("shownFor", shown);
     if (shown.isEmpty()) return;
     d->show();
     d->raise();
-    statusBar()->showMessage(comparePanel_->summary().remove(QStringLiteral("<b>")).remove(QStringLiteral("</b>")), 8000);
+    statusBar()->showMessage(summary, 8000);
   });
 }
 

@@ -17,6 +17,7 @@
 #include <QSettings>
 #include <QStandardPaths>
 #include <QTemporaryDir>
+#include <QStatusBar>
 #include <QTest>
 #include <QTreeWidget>
 
@@ -308,6 +309,12 @@ class CompareTest : public QObject {
     QVERIFY(std::find(vd.begin(), vd.end(), out) != vd.end());
     QVERIFY(std::find(vd.begin(), vd.end(), a) != vd.end());
     QCOMPARE(c->mark(out), Comparison::Mark::ValueDiffers);
+    // Issue 38 item 5: a summary in the status bar says what the dock says.
+    // (It showed "0 value(s) differ" from the pin while the dock said 3.)
+    const QString bar = w.statusBar()->currentMessage();
+    QVERIFY2(bar.startsWith(QStringLiteral("Compared with")), qPrintable(bar));
+    QVERIFY2(bar.contains(QStringLiteral("%1 value(s) differ").arg(vd.size())),
+             qPrintable(bar + QStringLiteral(" / ") + w.comparePanel()->summary()));
     // A constant is the same in both runs.
     for (const auto& n : prog->nodes)
       if (n.op == Op::Constant) QVERIFY(std::find(vd.begin(), vd.end(), n.id) == vd.end());
