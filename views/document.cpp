@@ -11,6 +11,12 @@ void Document::openSource(const QString& path, const QString& text) {
   read_only_ = false;
   source_ = text;
   function_.clear();
+  functions_.clear();
+  diagnostics_.clear();
+  inputs_.clear();
+  layers_.clear();
+  compiled_source_.clear();
+  compile_ms_ = 0;
   compile_failed_ = false;
 }
 

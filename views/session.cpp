@@ -84,8 +84,16 @@ bool Session::openFile(const QString& path, QString* error) {
     });
     return true;
   }
+  // A binary file would show up to its first NUL byte and fail to compile:
+  // refuse it before it replaces the open document.
+  if (const qsizetype nul = bytes.indexOf('\0'); nul >= 0) {
+    if (error) *error = tr("cannot open %1: it is not a text file (a NUL byte at offset %2)").arg(path).arg(nul);
+    return false;
+  }
   startDocument();
   doc_.openSource(path, QString::fromUtf8(bytes));
+  // No circuit until this file compiles: the last good one was another file's.
+  setProgram(nullptr);
   loadCaseBook();
   emit documentChanged();
   compileNow();
@@ -105,6 +113,7 @@ void Session::startDocument() {
 void Session::newDocument(const QString& text) {
   startDocument();
   doc_.openSource(QString(), text);
+  setProgram(nullptr);
   cases_.reset();
   emit documentChanged();
   compileNow();

@@ -484,6 +484,38 @@ class JourneysTest : public QObject {
     QVERIFY(w.session()->highlighted().empty());
   }
 
+  // Issue 38 item 4: a binary .py is refused before it replaces anything; a
+  // source that does not compile shows no circuit of the previous file.
+  void aSourceThatFailsOnOpenShowsNoOtherFilesCircuit() {
+    MainWindow w;
+    w.show();
+    QVERIFY(w.openPath(data("choose.py")));
+    QVERIFY(w.waitUntilSettled(30000));
+    const auto program = w.session()->program();
+    const QString title = w.windowTitle();
+    QTemporaryDir dir;
+    const QString binary = dir.filePath(QStringLiteral("binary.py"));
+    QFile b(binary);
+    QVERIFY(b.open(QIODevice::WriteOnly));
+    b.write(QByteArray("def f(x):\n    return x\n\0\x01\x02garbage", 32));
+    b.close();
+    QVERIFY(!w.openPath(binary));
+    QVERIFY2(w.lastWarning().contains(QStringLiteral("not a text file")), qPrintable(w.lastWarning()));
+    QCOMPARE(w.windowTitle(), title);
+    QCOMPARE(w.session()->program(), program);
+    const QString broken = dir.filePath(QStringLiteral("broken.py"));
+    QFile k(broken);
+    QVERIFY(k.open(QIODevice::WriteOnly));
+    k.write("def f(x:\n    return x\n");
+    k.close();
+    QVERIFY(w.openPath(broken));
+    QVERIFY(w.waitUntilSettled(30000));
+    QVERIFY(w.session()->compileFailed());
+    QVERIFY(!w.session()->program());
+    QVERIFY2(w.graph()->placeholderText().contains(QStringLiteral("does not compile")), qPrintable(w.graph()->placeholderText()));
+    QVERIFY2(w.windowTitle().contains(QStringLiteral("broken.py")), qPrintable(w.windowTitle()));
+  }
+
   void aMissingFileGetsADialog() {
     MainWindow w;
     w.show();
