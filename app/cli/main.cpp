@@ -43,7 +43,8 @@ int run_cli(int argc, char** argv) {
                "tensorcode"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "tensorcode 0.1.0");
-  app.footer("Exit status: 0 success, 1 verification mismatch, 2 usage error, 3 rejected or failed.\n"
+  app.footer("Exit status: 0 success, 1 verification mismatch, 2 usage error, 3 rejected or failed,\n"
+             "4 no verdict within the limits (prove).\n"
              "Run 'tensorcode COMMAND --help' for a command's options.");
 
   auto& registry = command_registry();

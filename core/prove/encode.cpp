@@ -240,7 +240,27 @@ std::optional<std::map<std::string, double, std::less<>>> Encoder::values_from(
   return out;
 }
 
-Result<ProgramTerms> Encoder::encode(const Program& p) {
+namespace {
+/// The disjunction of `terms` without the constant false and repeats, in
+/// term-id order: a node's failure is then the same term in two programs
+/// whenever its parts are, which lets the miter drop it.
+z3::expr any_of(z3::context& c, std::vector<z3::expr> terms) {
+  std::vector<z3::expr> keep;
+  for (auto& t : terms)
+    if (!t.is_false()) keep.push_back(t);
+  std::sort(keep.begin(), keep.end(),
+            [&](const z3::expr& a, const z3::expr& b) { return Z3_get_ast_id(c, a) < Z3_get_ast_id(c, b); });
+  keep.erase(std::unique(keep.begin(), keep.end(), [](const z3::expr& a, const z3::expr& b) { return z3::eq(a, b); }),
+             keep.end());
+  if (keep.empty()) return c.bool_val(false);
+  if (keep.size() == 1) return keep[0];
+  z3::expr_vector v(c);
+  for (auto& t : keep) v.push_back(t);
+  return z3::mk_or(v);
+}
+}  // namespace
+
+Result<ProgramTerms> Encoder::encode(const Program& p, const Merge& merge) {
   if (Status s = validate(p); !s) return s.error();
   const bool f32 = p.dtype == Dtype::Float32;
   const Fp f{c_};
@@ -330,8 +350,9 @@ Result<ProgramTerms> Encoder::encode(const Program& p) {
     const bool exact = p.semantics_of(node) != Semantics::Relaxed;
     auto x = [&](std::size_t k) { return t.value[static_cast<std::size_t>(node.args[k])]; };
     auto xf = [&](std::size_t k) { return t.fail[static_cast<std::size_t>(node.args[k])]; };
-    expr args_fail = c_.bool_val(false);
-    for (std::size_t k = 0; k < node.args.size(); ++k) args_fail = args_fail || xf(k);
+    std::vector<expr> arg_fails;
+    for (std::size_t k = 0; k < node.args.size(); ++k) arg_fails.push_back(xf(k));
+    expr args_fail = any_of(c_, arg_fails);
     auto refuse = [&](const std::string& why) {
       return make_error(refused(p, id, why), node.location, id);
     };
@@ -456,8 +477,9 @@ Result<ProgramTerms> Encoder::encode(const Program& p) {
       }
     }
     if (!r) continue;
+    if (merge && node.op != Op::Constant) merge(id, t.value, *r);
     // sem::finish: a non-finite result is an error wherever it appears.
-    if (check_finite) own = own || !f.finite(*r);
+    if (check_finite) own = own.is_false() ? !f.finite(*r) : own || !f.finite(*r);
     // A computed node's (or constant's) declared domain, in exact evaluation
     // only, unless the op's range implies it (evaluator.cpp domain_implied).
     if (node.domain && exact && !(is_comparison(node.op) && node.domain->lo() <= 0.0 && node.domain->hi() >= 1.0)) {
@@ -465,10 +487,10 @@ Result<ProgramTerms> Encoder::encode(const Program& p) {
       const expr w = widen(*r);
       expr out = f.lt(w, f.f64(d.lo())) || f.gt(w, f.f64(d.hi()));
       if (d.is_integral()) out = out || !f.eq(f.nearest_int(w), w);
-      own = own || out;
+      own = own.is_false() ? out : own || out;
     }
     t.value[i] = *r;
-    t.fail[i] = args_fail || own;
+    t.fail[i] = any_of(c_, {args_fail, own});
   }
 
   t.fails = global_fail;

@@ -15,6 +15,7 @@
 /// Refused, with a located error naming the node: host calls and state
 /// (their values come from outside the circuit), sigmoid and the relaxed
 /// comparisons and gather (they need exp, which the theory lacks).
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -56,7 +57,12 @@ class Encoder {
 
   /// Encodes a validated program. Inputs met before (by name) are the same
   /// variables; the same name with another domain is an error.
-  Result<ProgramTerms> encode(const Program& program);
+  /// `merge`, when given, is called with each computed node's value term
+  /// before its failure terms are built, and may replace it by a term that
+  /// is proved equal wherever the node does not fail (prove.cpp's sweep of
+  /// equal subcircuits). `values` holds the terms of the nodes before it.
+  using Merge = std::function<void(NodeId, const std::vector<z3::expr>& values, z3::expr& value)>;
+  Result<ProgramTerms> encode(const Program& program, const Merge& merge = {});
 
   [[nodiscard]] const std::map<std::string, InputVar, std::less<>>& inputs() const { return inputs_; }
   /// Every input lies in its domain.

@@ -4,7 +4,9 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <map>
+#include <random>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -170,6 +172,119 @@ ProveResult decide(z3::context& c, Encoder& enc, const z3::expr& property, const
   return finish(Verdict::Unknown);
 }
 
+// ------------------------------------------------------------ sweeping
+
+/// Cases drawn over the domains (ends, zero, small integers, uniform draws)
+/// with a fixed seed: the simulation that proposes which nodes of B compute
+/// what a node of A computes.
+std::vector<std::map<std::string, double, std::less<>>> sample_cases(const std::map<std::string, Domain>& domains,
+                                                                      std::size_t count) {
+  std::mt19937_64 rng(0x7072'6f76'6521ull);
+  std::vector<std::map<std::string, double, std::less<>>> out(count);
+  for (const auto& [name, d] : domains) {
+    const double lo = d.lo(), hi = d.hi();
+    for (std::size_t k = 0; k < count; ++k) {
+      double v = 0;
+      const unsigned pick = static_cast<unsigned>(rng() % 8);
+      if (pick == 0) v = lo;
+      else if (pick == 1) v = hi;
+      else if (pick == 2) v = std::clamp(0.0, lo, hi);
+      else if (pick == 3) v = std::clamp(static_cast<double>(static_cast<int>(rng() % 33) - 16), lo, hi);
+      else {
+        const double u = static_cast<double>(rng() >> 11) * 0x1.0p-53;
+        v = d.is_integral() ? std::floor(lo + u * (hi - lo + 1)) : lo / 2 + u * (hi / 2 - lo / 2) + u * (hi / 2 - lo / 2);
+        v = std::clamp(v, lo, hi);
+      }
+      if (d.type == DomainType::Float32) v = std::clamp(static_cast<double>(static_cast<float>(v)), lo, hi);
+      out[k].emplace(name, v);
+    }
+  }
+  return out;
+}
+
+/// Each node's values over the cases, as bytes (a node not computed in a
+/// case has a marker there); empty when the program cannot be traced.
+std::vector<std::string> signatures(const Program& p, const std::vector<std::map<std::string, double, std::less<>>>& cases) {
+  std::vector<std::string> sig(p.nodes.size());
+  EvalOptions eo;
+  eo.plan = EvalPlan::Interpreter;
+  auto ev = Evaluator::create(p, eo);
+  if (!ev) return {};
+  for (const auto& values : cases) {
+    Env env;
+    for (const auto& [name, v] : values) env.inputs.emplace(name, v);
+    CaseTrace trace;
+    auto r = ev->run(env, &trace);
+    for (std::size_t i = 0; i < p.nodes.size(); ++i) {
+      char bytes[9] = {};
+      if (r && i < trace.computed.size() && trace.computed[i]) {
+        bytes[0] = 1;
+        std::memcpy(bytes + 1, &trace.values[i], 8);
+      }
+      sig[i].append(bytes, sizeof bytes);
+    }
+  }
+  return sig;
+}
+
+/// Proves `b == a` (bit for bit, the sign of zero included) with the
+/// node's arguments cut: they become free variables (finite, unless the node
+/// is an exact select, whose untaken branch may hold anything), so the query
+/// is as small as the two nodes' own terms. Sound for merging: the claim for
+/// all argument values includes the arguments' actual values.
+/// Answers of equal_with_cut by the cut terms' ids: the cut variables are
+/// named by argument position, so every level of a repeated rewrite (x*2
+/// against x+x in each iteration of an unrolled loop) is the same query.
+using CutAnswers = std::map<std::pair<unsigned, unsigned>, bool>;
+
+bool equal_with_cut(z3::context& c, const Program& pb, NodeId id, const std::vector<z3::expr>& arg_terms,
+                    const z3::expr& a, const z3::expr& b, double timeout_s, CutAnswers& known) {
+  if (a.get_sort().id() != b.get_sort().id()) return false;
+  const Node& node = pb.nodes[static_cast<std::size_t>(id)];
+  const bool lazy = node.op == Op::Select && pb.semantics_of(node) != Semantics::Relaxed;
+  z3::expr_vector from(c), to(c);
+  z3::expr assume = c.bool_val(true);
+  for (std::size_t k = 0; k < arg_terms.size(); ++k) {
+    bool seen = false;
+    for (unsigned j = 0; j < from.size(); ++j) seen = seen || z3::eq(from[j], arg_terms[k]);
+    if (seen || arg_terms[k].is_numeral() || arg_terms[k].is_const()) continue;
+    const z3::sort s = arg_terms[k].get_sort();
+    if (!s.is_fpa()) continue;
+    const std::string name = "cut_" + std::to_string(k);
+    z3::expr v = c.constant(name.c_str(), s);
+    from.push_back(arg_terms[k]);
+    to.push_back(v);
+    if (!lazy)
+      assume = assume && !z3::expr(c, Z3_mk_fpa_is_nan(c, v)) && !z3::expr(c, Z3_mk_fpa_is_infinite(c, v));
+  }
+  z3::expr ca = a, cb = b;
+  if (from.size() > 0) {
+    ca = ca.substitute(from, to);
+    cb = cb.substitute(from, to);
+  }
+  if (z3::eq(ca, cb)) return true;
+  const std::pair<unsigned, unsigned> key{Z3_get_ast_id(c, ca), Z3_get_ast_id(c, cb)};
+  if (auto it = known.find(key); it != known.end()) return it->second;
+  try {
+    z3::solver s(c, "QF_FPBV");
+    z3::params prm(c);
+    // A resource limit, not only a clock: on a loaded machine a clock would
+    // turn the same query into "no" on one run and "yes" on the next. 4e7
+    // units is about 16 times what x*2 against x+x in binary64 takes (2.4e6,
+    // about 0.4 s on an idle core).
+    prm.set("rlimit", 40000000u);
+    prm.set("timeout", static_cast<unsigned>(std::clamp(timeout_s * 1000.0, 1.0, 4.0e9)));
+    s.set(prm);
+    s.add(assume && ca != cb);
+    const z3::check_result r = s.check();
+    if (r == z3::unknown) return false;  // not remembered: a later try may have more time
+    known.emplace(key, r == z3::unsat);
+    return r == z3::unsat;
+  } catch (const z3::exception&) {
+    return false;
+  }
+}
+
 std::map<std::string, Domain> input_domains(const Program& p) {
   std::map<std::string, Domain> out;
   for (NodeId id : p.nodes_of(Op::Input))
@@ -226,7 +341,38 @@ Result<ProveResult> prove_equivalent(const Program& a, const Program& b, const P
     d.message = "the first program: " + d.message;
     return d;
   }
-  auto tb = enc.encode(b);
+  // Sweeping, as equivalence checkers for circuits do: simulation proposes
+  // nodes of B that compute what a node of A computes, a small query with
+  // the arguments cut proves each (bottom-up, so the arguments are already
+  // A's terms), and a proved node of B takes A's term. What both programs
+  // compute alike is then one term, and the final miter is left with the
+  // parts that really differ.
+  std::map<std::string, z3::expr> of_a;  // A's value term by signature
+  std::vector<std::string> sig_b;
+  const auto cases = sample_cases(input_domains(a), 48);
+  if (const auto sig_a = signatures(a, cases); !sig_a.empty()) {
+    for (std::size_t i = 0; i < a.nodes.size(); ++i)
+      if (static_cast<Z3_ast>(ta->value[i]) != nullptr && !is_leaf(a.nodes[i].op) && sig_a[i].find('\1') != std::string::npos)
+        of_a.emplace(sig_a[i], ta->value[i]);
+    sig_b = signatures(b, cases);
+  }
+  std::size_t merged = 0;
+  CutAnswers known;
+  const double budget_s = options.timeout_s / 2;  // the sweep's share of the time
+  const auto sweep_start = Clock::now();
+  Encoder::Merge merge = [&](NodeId id, const std::vector<z3::expr>& values, z3::expr& value) {
+    const auto i = static_cast<std::size_t>(id);
+    if (sig_b.empty() || since(sweep_start) > budget_s) return;
+    auto it = of_a.find(sig_b[i]);
+    if (it == of_a.end() || z3::eq(it->second, value)) return;
+    std::vector<z3::expr> args;
+    for (NodeId k : b.nodes[i].args) args.push_back(values[static_cast<std::size_t>(k)]);
+    if (equal_with_cut(c, b, id, args, it->second, value, std::min(20.0, options.timeout_s), known)) {
+      value = it->second;
+      ++merged;
+    }
+  };
+  auto tb = enc.encode(b, merge);
   if (!tb) {
     Diagnostic d = tb.error();
     d.message = "the second program: " + d.message;
@@ -263,6 +409,7 @@ Result<ProveResult> prove_equivalent(const Program& a, const Program& b, const P
                            cex.b = evaluate(b, values, nullptr);
                            return !outcomes_agree(cex.a, cex.b, options.tolerance);
                          });
+  r.merged = merged;
   r.seconds = since(t0);
   return r;
 }
@@ -333,6 +480,7 @@ nlohmann::ordered_json to_json(const ProveResult& r) {
   for (const auto& s : r.solvers) seconds[s.solver] = std::round(s.seconds * 1000.0) / 1000.0;
   j["solver_seconds"] = seconds;
   j["seconds"] = std::round(r.seconds * 1000.0) / 1000.0;
+  if (r.verdict != Verdict::CannotFail && r.verdict != Verdict::CanFail) j["merged"] = r.merged;
   if (!r.reason.empty()) j["reason"] = r.reason;
   return j;
 }

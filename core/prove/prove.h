@@ -52,6 +52,9 @@ struct ProveResult {
   std::vector<SolverAnswer> solvers;
   double seconds = 0;
   std::string reason;  ///< unknown: why
+  /// Equivalence: nodes of B the sweep proved equal to a node of A (and
+  /// gave A's term) before the final miter.
+  std::size_t merged = 0;
 };
 
 /// For every input in the domain, A and B both fail, or neither does and

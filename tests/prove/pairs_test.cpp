@@ -93,6 +93,34 @@ TEST(ProvePairs, DifferingOnlyInTheSignOfZeroIsEquivalentUnderTheVerifyRule) {
   expect_equivalent(a, b);
 }
 
+TEST(ProvePairs, ASweepMergesProvedNodesOnly) {
+  // x*2 against x+x at each of 8 levels: every level is merged.
+  auto chain = [](bool mul) {
+    return [mul](Builder&, auto& x) {
+      Value a = x[0];
+      for (int k = 0; k < 8; ++k) a = (mul ? a * 2.0 : a + a) - x[1];
+      return a;
+    };
+  };
+  const Domain d = Domain::float64(-1000, 1000);
+  auto r = prove::prove_equivalent(make({{"x", d}, {"y", d}}, chain(true)), make({{"x", d}, {"y", d}}, chain(false)),
+                                   opts(60));
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(r->verdict, prove::Verdict::Equivalent) << prove::to_json(*r).dump();
+  EXPECT_EQ(r->merged, 8u);
+  // B agrees with A on every simulated case (x = 12345 is never drawn) but
+  // not at 12345: the candidate fails its proof and the miter finds it.
+  const Domain wide = Domain::int32(-100000, 100000);
+  auto a = make({{"x", wide}}, [](Builder&, auto& x) { return x[0] * x[0]; });
+  auto b = make({{"x", wide}}, [](Builder& bb, auto& x) {
+    return bb.select(bb.op(Op::Eq, {Arg(x[0]), Arg(12345.0)}), 0.0, x[0] * x[0]);
+  });
+  r = prove::prove_equivalent(a, b, opts(60));
+  ASSERT_TRUE(r) << r.error().message;
+  ASSERT_EQ(r->verdict, prove::Verdict::Different) << prove::to_json(*r).dump();
+  EXPECT_EQ(r->counterexample->inputs.at(0).second, 12345.0);
+}
+
 TEST(ProvePairs, RoundingBoundaryIsFound) {
   // (x + 1) - 1 loses x's low bits; on small integers it is exact.
   auto body = [](Builder&, auto& x) { return (x[0] + 1.0) - 1.0; };
