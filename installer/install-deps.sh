@@ -25,6 +25,8 @@ PACKAGES=(
   libhwy-dev libtbb-dev
   # libFuzzer targets and the fuzz stage of CI
   clang libclang-rt-14-dev
+  # tensorcode prove: Z3 decides (linked), the cvc5 binary gives the second opinion (run)
+  libz3-dev cvc5
   # scale-out over MPI
   libopenmpi-dev openmpi-bin
   # the TypeScript SDK: the core compiled to WebAssembly; its example page in headless Chromium
