@@ -33,7 +33,7 @@ QString nodeIdText(NodeId id) { return QStringLiteral("%%1").arg(id); }
 
 QString nodeIrLine(const Session& session, NodeId id) {
   if (!valid(session, id)) return {};
-  return QString::fromStdString(node_text(*session.program(), id));
+  return QString::fromStdString(node_line(*session.program(), id));
 }
 
 QString nodeRowText(const Session& session, NodeId id) {

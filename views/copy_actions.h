@@ -16,7 +16,8 @@ namespace views {
 class Session;
 
 /// The node's shown value in full precision ("" when none), its id as the IR writes it ("%7"),
-/// and its IR line (core's node_text, as `tensorcode info --ir` prints it).
+/// and its IR line ("%7 = div %3, %5": core's node_line, the `tensorcode info --ir` line without
+/// its layer and location).
 QString nodeValueText(const Session& session, NodeId id);
 QString nodeIdText(NodeId id);
 QString nodeIrLine(const Session& session, NodeId id);

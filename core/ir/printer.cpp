@@ -55,6 +55,10 @@ std::string node_text(const Program& program, NodeId id) {
   return os.str();
 }
 
+std::string node_line(const Program& program, NodeId id) {
+  return "%" + std::to_string(id) + " = " + node_text(program, id);
+}
+
 std::string print_ir(const Program& program, const std::vector<int>& layers) {
   std::ostringstream os;
   os << "; semantics " << to_string(program.semantics) << ", dtype " << to_string(program.dtype) << ", "

@@ -18,6 +18,10 @@ std::string round_trip_number(double v);
 
 /// One node's op, attributes and operands, e.g. "div %3, %5" or "constant 2.5".
 std::string node_text(const Program& program, NodeId id);
+/// The node as an assignment, "%7 = div %3, %5": its line of the listing
+/// without the layer, the padding and the source location (what the IDE's
+/// Copy IR Line copies).
+std::string node_line(const Program& program, NodeId id);
 
 /// The listing described above. `layers` gives each node's schedule layer
 /// (passes/schedule.h); empty prints layer 0 everywhere.

@@ -44,6 +44,20 @@ TEST(IrPrinter, ListingHasLayerFirstAndSourcePositions) {
       << lines[static_cast<std::size_t>(kIrFirstNodeLine + out)];
 }
 
+TEST(IrPrinter, NodeLineIsTheListingsAssignment) {
+  const Program p = sample();
+  EXPECT_EQ(node_line(p, 0), "%0 = input x : int32:0:9");
+  EXPECT_EQ(node_line(p, 1), "%1 = parameter w = 0.1");
+  // Every node's line is its listing line without layer, padding and location.
+  const std::string text = print_ir(p, {});
+  for (const auto& n : p.nodes) {
+    const std::string line = node_line(p, n.id);
+    const std::string op = line.substr(line.find(" = ") + 3);
+    EXPECT_NE(text.find("%" + std::to_string(n.id) + " "), std::string::npos);
+    EXPECT_NE(text.find("= " + op), std::string::npos) << line;
+  }
+}
+
 TEST(IrPrinter, NumbersRoundTrip) {
   EXPECT_EQ(round_trip_number(0.1), "0.1");
   EXPECT_EQ(round_trip_number(1638.0000000000007), "1638.0000000000007");

@@ -195,7 +195,8 @@ class MenusTest : public QObject {
     const NodeId y = *p->find_named(Op::Input, "y");
     w.session()->select(y);
     QClipboard* clip = QGuiApplication::clipboard();
-    const QString ir = QString::fromStdString(node_text(*p, y));
+    // The IR line as the listing writes it, with its "%N =" (issue 38: it was dropped).
+    const QString ir = QStringLiteral("%%1 = ").arg(y) + QString::fromStdString(node_text(*p, y));
     // The Inspector: the row, tab-separated.
     clip->clear();
     QTableView* table = w.inspector()->tableView();
