@@ -291,7 +291,14 @@ bool MainWindow::saveAs() {
     exportDialog(QStringLiteral("artifact"));
     return true;
   }
-  const QString path = QFileDialog::getSaveFileName(this, tr("Save source"), session_->filePath(), tr("Python (*.py)"));
+  // An untitled source is proposed under its function's name in the folder last used.
+  QString proposed = session_->filePath();
+  if (proposed.isEmpty()) {
+    const QString name = (session_->function().isEmpty() ? QStringLiteral("untitled") : session_->function()) + QStringLiteral(".py");
+    const QString folder = QSettings().value(QStringLiteral("lastFolder")).toString();
+    proposed = folder.isEmpty() ? name : QDir(folder).filePath(name);
+  }
+  const QString path = QFileDialog::getSaveFileName(this, tr("Save source"), proposed, tr("Python (*.py)"));
   return !path.isEmpty() && savePath(path);
 }
 

@@ -8,6 +8,7 @@
 #include <QComboBox>
 #include <QTextBlock>
 #include <QFile>
+#include <QFileDialog>
 #include <QFileInfo>
 #include <QHeaderView>
 #include <QLabel>
@@ -514,6 +515,25 @@ class JourneysTest : public QObject {
     QVERIFY(!w.session()->program());
     QVERIFY2(w.graph()->placeholderText().contains(QStringLiteral("does not compile")), qPrintable(w.graph()->placeholderText()));
     QVERIFY2(w.windowTitle().contains(QStringLiteral("broken.py")), qPrintable(w.windowTitle()));
+  }
+
+  // Issue 38 polish: Save As on an untitled source proposes a name (its function's).
+  void saveAsProposesANameForAnUntitledSource() {
+    MainWindow w;
+    w.show();
+    w.session()->newDocument(QStringLiteral("def area(w, h):\n    return w * h\n"));
+    QVERIFY(w.waitUntilSettled(30000));
+    QCOMPARE(w.session()->function(), QStringLiteral("area"));
+    QString proposed;
+    answerNextModal<QFileDialog>([&proposed](QFileDialog* d) {
+      if (auto* name = d->findChild<QLineEdit*>(QStringLiteral("fileNameEdit"))) proposed = name->text();
+      d->reject();
+    });
+    QAction* saveAs = findAction(&w, QString::fromUtf8("Save &As\u2026"));
+    QVERIFY(saveAs);
+    saveAs->trigger();
+    QTRY_VERIFY_WITH_TIMEOUT(!proposed.isEmpty(), 5000);
+    QCOMPARE(proposed, QStringLiteral("area.py"));
   }
 
   void aMissingFileGetsADialog() {
