@@ -78,6 +78,15 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), session_(new Sess
     irText_->setEnabled(current);
     graph_->update();
     neighbourhood_->update();
+    // A compile error that appears (typing paused on it, or a file opened
+    // broken) brings the Problems tab forward once, over Timeline or Verify.
+    if (!current && !showingError_) {
+      if (auto* problems = findChild<QDockWidget*>(QStringLiteral("ProblemsDock"))) {
+        problems->show();
+        problems->raise();
+      }
+    }
+    showingError_ = !current;
   });
   connect(session_, &Session::evaluated, this, &MainWindow::updateStatus);
   connect(session_, &Session::compiled, this, [this] {

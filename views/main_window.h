@@ -158,6 +158,7 @@ class MainWindow : public QMainWindow, public Viewer {
   QLabel* resultLabel_;
   QLabel* layoutLabel_;
   QString lastWarning_;
+  bool showingError_ = false;  ///< the last compile failed (Problems was brought forward for it)
   QString pendingRecent_;  // an artifact opened, added to Recent once it loads
   bool modified_ = false;
   bool layoutRestored_ = false;  // a remembered dock layout was applied

@@ -6,6 +6,7 @@
 #include <QAction>
 #include <QApplication>
 #include <QComboBox>
+#include <QDockWidget>
 #include <QTextBlock>
 #include <QFile>
 #include <QFileDialog>
@@ -534,6 +535,29 @@ class JourneysTest : public QObject {
     saveAs->trigger();
     QTRY_VERIFY_WITH_TIMEOUT(!proposed.isEmpty(), 5000);
     QCOMPARE(proposed, QStringLiteral("area.py"));
+  }
+
+  // Issue 38 polish: a compile error brings the Problems tab forward.
+  void aCompileErrorBringsProblemsForward() {
+    MainWindow w;
+    w.resize(1280, 800);
+    w.show();
+    QVERIFY(w.openPath(data("choose.py")));
+    QVERIFY(w.waitUntilSettled(30000));
+    w.session()->setDebounceMs(30);
+    auto* problems = w.findChild<QDockWidget*>(QStringLiteral("ProblemsDock"));
+    auto* verify = w.findChild<QDockWidget*>(QStringLiteral("VerifyDock"));
+    QVERIFY(problems && verify);
+    verify->raise();
+    QTRY_VERIFY_WITH_TIMEOUT(problems->visibleRegion().isEmpty(), 5000);
+    SourceEditor* ed = w.editor();
+    ed->setFocus();
+    ed->setCursorPosition(2, 0);
+    QTest::keyClicks(ed, QStringLiteral("    x = ("));
+    QTest::keyClick(ed, Qt::Key_Return);
+    QVERIFY(w.waitUntilSettled(30000));
+    QTRY_VERIFY_WITH_TIMEOUT(w.session()->compileFailed(), 10000);
+    QTRY_VERIFY_WITH_TIMEOUT(!problems->visibleRegion().isEmpty(), 5000);
   }
 
   void aMissingFileGetsADialog() {
