@@ -1,12 +1,17 @@
-// `tensorcode optimize PROGRAM [-o OUT.json]`: checked constant folding,
-// dead-code elimination and affine packing; the artifact goes to stdout or
-// atomically to OUT.json, the node counts to stderr.
+// `tensorcode optimize PROGRAM [-o OUT.json] [--prove]`: checked constant
+// folding, dead-code elimination and affine packing; the artifact goes to
+// stdout or atomically to OUT.json, the node counts to stderr. With
+// --prove the optimized program is proved equivalent to the input over the
+// whole domain (prove/prove.h) before anything is written: nothing is
+// written unless it is (exit 1 with a counterexample, 4 unknown, 3 when a
+// program cannot be encoded).
 #include <cstdio>
 
 #include "common.h"
 #include "options.h"
 #include "ir/artifact.h"
 #include "passes/optimize.h"
+#include "prove/prove.h"
 
 namespace tc::cli {
 namespace {
@@ -17,7 +22,40 @@ struct OptimizeArgs {
   bool no_fold = false;
   bool no_pack = false;
   bool no_sparse = false;
+  bool prove = false;
+  double prove_timeout = 60;
 };
+
+/// The proof that `after` computes what `before` does; an exit status other
+/// than kOk when it is not proved (said on stderr, nothing written).
+int prove_optimized(const Program& before, const Program& after, double timeout_s, const std::string& file) {
+  if (Status s = prove::encodable(before); !s) {
+    Diagnostic d = s.error();
+    d.message = "--prove: " + d.message;
+    report(d, file);
+    return kRejected;
+  }
+  prove::ProveOptions options;
+  options.timeout_s = timeout_s;
+  auto r = prove::prove_equivalent(before, after, options);
+  if (!r) {
+    report(make_error("--prove: " + r.error().message));
+    return kRejected;
+  }
+  std::string solvers;
+  for (const auto& s : r->solvers) solvers += (solvers.empty() ? "" : ", ") + s.solver + ": " + s.answer;
+  if (r->verdict == prove::Verdict::Equivalent) {
+    std::fprintf(stderr, "optimize: proved equivalent (%s) in %.2f s\n", solvers.c_str(), r->seconds);
+    return kOk;
+  }
+  const std::string detail = prove::to_json(*r).dump();
+  if (r->verdict == prove::Verdict::Different) {
+    report(make_error("--prove: the optimized program differs from the input (nothing written): " + detail));
+    return kMismatch;
+  }
+  report(make_error("--prove: no proof within the limits (nothing written): " + detail));
+  return 4;
+}
 
 int run_optimize(const OptimizeArgs& args) {
   auto loaded = load_program(args.program);
@@ -35,6 +73,11 @@ int run_optimize(const OptimizeArgs& args) {
     report(result.error(), loaded->source ? args.program.path : std::string());
     return kRejected;
   }
+  if (args.prove)
+    if (int status = prove_optimized(loaded->program, result->program, args.prove_timeout,
+                                     loaded->source ? args.program.path : std::string());
+        status != kOk)
+      return status;
   const OptimizeStats& s = result->stats;
   const double percent = s.nodes_before ? 100.0 * (1.0 - double(s.nodes_after) / double(s.nodes_before)) : 0.0;
   // The summary comes after the write and only when it succeeded, so a
@@ -55,6 +98,13 @@ CommandRegistration reg{"optimize",
                           sub.add_flag("--no-fold", args->no_fold, "skip constant folding");
                           sub.add_flag("--no-pack", args->no_pack, "skip affine packing");
                           sub.add_flag("--no-sparse", args->no_sparse, "never emit sparse_affine");
+                          sub.add_flag("--prove", args->prove,
+                                       "prove the result equivalent to the input over the whole domain (Z3 and "
+                                       "cvc5, as `prove`) and write nothing unless it is (exit 1 different, 4 "
+                                       "unknown, 3 not encodable)");
+                          sub.add_option("--prove-timeout", args->prove_timeout,
+                                         "seconds each solver may take for --prove (default 60)")
+                              ->check(finite_above(0, true));
                           return [args] { return run_optimize(*args); };
                         }};
 

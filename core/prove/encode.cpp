@@ -32,15 +32,39 @@ struct Fp {
   // the miter drops them instead of asking a solver to prove a multiplier
   // commutative (55 s for binary64 in Z3 4.8.12 on this machine).
   bool ordered(const expr& a, const expr& b) const { return Z3_get_ast_id(c, a) <= Z3_get_ast_id(c, b); }
+  // Further normal forms, each an exact IEEE identity (RNE is symmetric, and
+  // subtraction is addition of the negation, zeros' signs included):
+  // x*1 = x, x*(-k) = -(x*k), a + (-b) = a - b, a - (-b) = a + b,
+  // -(-x) = x. They make an affine node's c*x + ... the same terms as the
+  // multiplications and subtractions it was packed from (optimize's
+  // output against its input).
+  static bool is_neg(const expr& a) { return a.is_app() && a.decl().decl_kind() == Z3_OP_FPA_NEG; }
+  /// The value of a constant built by fp_constant; NaN for anything else.
+  static double constant_value(const expr& a) {
+    if (!a.is_app() || a.decl().decl_kind() != Z3_OP_FPA_FP) return std::nan("");
+    for (unsigned k = 0; k < 3; ++k)
+      if (!a.arg(k).is_numeral()) return std::nan("");
+    return fp_numeral_value(a);
+  }
   expr add(const expr& a, const expr& b) const {
+    if (is_neg(b)) return sub(a, b.arg(0));
+    if (is_neg(a)) return sub(b, a.arg(0));
     return ordered(a, b) ? wrap(Z3_mk_fpa_add(c, rne(), a, b)) : wrap(Z3_mk_fpa_add(c, rne(), b, a));
   }
-  expr sub(const expr& a, const expr& b) const { return wrap(Z3_mk_fpa_sub(c, rne(), a, b)); }
+  expr sub(const expr& a, const expr& b) const {
+    if (is_neg(b)) return add(a, b.arg(0));
+    return wrap(Z3_mk_fpa_sub(c, rne(), a, b));
+  }
   expr mul(const expr& a, const expr& b) const {
+    for (const auto& [k, x] : {std::pair{a, b}, std::pair{b, a}}) {
+      const double v = constant_value(k);
+      if (v == 1.0 && !std::signbit(v)) return x;
+      if (std::signbit(v) && !std::isnan(v)) return neg(mul(fp_constant(c, -v, k.get_sort().fpa_ebits() == 8), x));
+    }
     return ordered(a, b) ? wrap(Z3_mk_fpa_mul(c, rne(), a, b)) : wrap(Z3_mk_fpa_mul(c, rne(), b, a));
   }
   expr div(const expr& a, const expr& b) const { return wrap(Z3_mk_fpa_div(c, rne(), a, b)); }
-  expr neg(const expr& a) const { return wrap(Z3_mk_fpa_neg(c, a)); }
+  expr neg(const expr& a) const { return is_neg(a) ? a.arg(0) : wrap(Z3_mk_fpa_neg(c, a)); }
   expr abs(const expr& a) const { return wrap(Z3_mk_fpa_abs(c, a)); }
   /// IEEE remainder (quotient rounded to nearest, ties to even).
   expr rem(const expr& a, const expr& b) const { return wrap(Z3_mk_fpa_rem(c, a, b)); }

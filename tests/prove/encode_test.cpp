@@ -64,7 +64,7 @@ Result<Program> single_op(Op op, Domain d, Dtype dtype, Semantics sem = Semantic
     case Op::Gather: r = b.gather({xs[1], xs[2]}, xs[0]); break;
     case Op::GatherOneHot: r = b.gather_one_hot({xs[0], xs[1]}, {xs[2], xs[3]}); break;
     case Op::Affine: r = b.affine(xs, {0.1, -3}, 0.25); break;
-    case Op::SparseAffine: r = b.sparse_affine(xs, {0, 2}, {0.1, -3}, 0.25); break;
+    case Op::SparseAffine: r = b.sparse_affine(xs, {0, 2}, {1.0, -3}, -0.25); break;
     default: r = b.op(op, xs);
   }
   return b.build(r);

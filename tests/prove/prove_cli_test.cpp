@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <fstream>
 #include <sstream>
 
 #include "support/cli_util.h"
@@ -125,6 +126,29 @@ TEST(ProveCli, RefusalsAreLocatedAndExitThree) {
   r = run_cli({"prove", a, b});
   EXPECT_EQ(r.status, 3);
   EXPECT_NE(r.err.find("input 'x' of the first program is not an input of the second"), std::string::npos) << r.err;
+}
+
+TEST(ProveCli, OptimizeProveWritesOnlyAProvedResult) {
+  const std::string dir = temp_dir();
+  // Foldable constants and a multiply-add chain the packer turns into affine.
+  const std::string src = write_temp(dir, "f.py",
+                                     "# tensorcode: input x=float64:-100:100 y=float64:-100:100\n"
+                                     "def f(x, y):\n    k = 2.0 * 3.0\n    return x * k + y * 0.5 + 1.0\n");
+  const std::string out = dir + "/f_opt.json";
+  auto r = run_cli({"optimize", src, "--prove", "-o", out});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("optimize: proved equivalent (z3: unsat"), std::string::npos) << r.err;
+  // The written artifact is the one proved: prove it again from the file.
+  auto again = run_cli({"prove", src, out, "--json"});
+  EXPECT_EQ(again.status, 0) << again.out << again.err;
+
+  const std::string sig = write_temp(dir, "s.py", "def f(x):\n    return sigmoid(x * 1.0)\n");
+  const std::string sig_out = dir + "/s_opt.json";
+  r = run_cli({"optimize", sig, "--input", "x=float64", "--prove", "-o", sig_out});
+  EXPECT_EQ(r.status, 3) << r.err;
+  EXPECT_NE(r.err.find("s.py:2:12: error: --prove: node"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("(sigmoid)"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::ifstream(sig_out).good()) << "nothing is written without a proof";
 }
 
 TEST(ProveCli, UsageErrorsExitTwoAndHelpListsProve) {
