@@ -245,8 +245,10 @@ void InputsPanel::showValues() {
   }
   stepNote_->setVisible(step);
   if (step)
-    stepNote_->setText(tr("Showing step %1 of the event log (its event's inputs and outputs); go to step 0 to edit the case.")
-                           .arg(session_->snapshotBase() + session_->step()));
+    // The log starts at its snapshot's step (the base), so that is the step before its first event.
+    stepNote_->setText(tr("Showing step %1 of the event log (its event's inputs and outputs); go to step %2 to edit the case.")
+                           .arg(session_->snapshotBase() + session_->step())
+                           .arg(session_->snapshotBase()));
   building_ = false;
   resultsChanged();
 }

@@ -155,6 +155,11 @@ class JourneysTest : public QObject {
     QCOMPARE(w.session()->snapshotBase(), 5);
     w.session()->setStep(5);
     QCOMPARE(w.timeline()->shownValue(QStringLiteral("state count (after)")), 8.0);
+    // The Inputs panel's hint names the log's first step, not 0 (issue 38 polish).
+    QString note;
+    for (QLabel* l : w.inputs()->findChildren<QLabel*>())
+      if (l->text().startsWith(QStringLiteral("Showing step"))) note = l->text();
+    QVERIFY2(note.contains(QStringLiteral("Showing step 10 ")) && note.contains(QStringLiteral("go to step 5 ")), qPrintable(note));
     // A snapshot that is not one is refused with a message, the timeline untouched.
     const QString bad = dir.filePath(QStringLiteral("bad.json"));
     QFile f(bad);
