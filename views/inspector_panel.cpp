@@ -341,7 +341,11 @@ void InspectorPanel::updateDetail() {
                   : QStringLiteral("<span style='color:#c02020'>%1</span>")
                         .arg(g.error ? QString::fromStdString(g.error->message).toHtmlEscaped() : tr("failed"));
     };
-    html += QStringLiteral("<br>") + tr("∂ exact: <b>%1</b> &nbsp; ∂ %2: <b>%3</b>").arg(gtxt(ge), chosen, gtxt(gc));
+    // Under exact semantics the chosen gradient is the exact one: said once.
+    if (session_->semantics() == Semantics::Exact)
+      html += QStringLiteral("<br>") + tr("∂ exact: <b>%1</b>").arg(gtxt(ge));
+    else
+      html += QStringLiteral("<br>") + tr("∂ exact: <b>%1</b> &nbsp; ∂ %2: <b>%3</b>").arg(gtxt(ge), chosen, gtxt(gc));
   }
   const auto& br = session_->exactRun().trace.branch;
   if (n.op == tc::Op::Select && i < br.size() && br[i] >= 0)

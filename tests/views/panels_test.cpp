@@ -122,6 +122,29 @@ class PanelsTest : public QObject {
              qPrintable(QStringLiteral("[%1, %2]").arg(iv[mul].first).arg(iv[mul].second)));
   }
 
+  // Issue 38 polish: in exact mode the detail box gave the exact gradient
+  // twice ("∂ exact: 1 ∂ exact: 1").
+  void theDetailBoxGivesEachGradientOnce() {
+    MainWindow w;
+    w.show();
+    QVERIFY(w.openPath(example("gated.json")));
+    QVERIFY(w.waitUntilSettled(30000));
+    w.session()->select(2);
+    QVERIFY(w.waitUntilSettled(30000));
+    const QString exact = w.inspector()->detailText();
+    QCOMPARE(exact.count(QString::fromUtf8("∂ exact:")), 1);
+    w.session()->setSemantics(Semantics::Exact);
+    QVERIFY(w.waitUntilSettled(30000));
+    const QString once = w.inspector()->detailText();
+    QCOMPARE(once.count(QString::fromUtf8("∂ exact:")), 1);
+    QCOMPARE(once.count(QString::fromUtf8("∂ ")), 1);
+    w.session()->setSemantics(Semantics::Relaxed);
+    QVERIFY(w.waitUntilSettled(30000));
+    const QString relaxed = w.inspector()->detailText();
+    QCOMPARE(relaxed.count(QString::fromUtf8("∂ exact:")), 1);
+    QCOMPARE(relaxed.count(QString::fromUtf8("∂ relaxed:")), 1);
+  }
+
   void namedCasesAreSavedBesideTheFile() {
     QTemporaryDir dir;
     const QString path = dir.filePath(QStringLiteral("choose.py"));
