@@ -244,8 +244,11 @@ std::string iteration_text(const Node& node) {
 std::string format_number(double v) {
   if (std::isnan(v)) return "—";
   if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  char buf[64];
-  auto res = std::to_chars(buf, buf + sizeof buf, v);
+  char buf[400];
+  // Whole numbers below 10^15 in plain digits: an int32 bound reads
+  // -1000000, not the shortest form's -1e+06. Both read back the same.
+  const bool whole = v == std::trunc(v) && std::fabs(v) < 1e15;
+  auto res = whole ? std::to_chars(buf, buf + sizeof buf, v, std::chars_format::fixed) : std::to_chars(buf, buf + sizeof buf, v);
   return std::string(buf, res.ptr);
 }
 

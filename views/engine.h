@@ -213,7 +213,8 @@ std::vector<std::string> export_targets();
 /// A node's loop iteration path, "i=3, j=7" ("" outside loops).
 std::string iteration_text(const Node& node);
 
-/// Formats a double so it reads back to the same value (shortest round trip).
+/// Formats a double so it reads back to the same value: whole numbers below
+/// 10^15 in plain digits, others in the shortest round-trip form.
 std::string format_number(double v);
 /// For table cells and graph labels: the shortest round-trip text when it
 /// has at most display_precision() significant digits, else rounded to that

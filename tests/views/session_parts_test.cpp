@@ -12,6 +12,7 @@
 #include "base/atomic_file.h"
 #include "views/case_state.h"
 #include "views/document.h"
+#include "views/engine.h"
 #include "views/timeline_state.h"
 #include "views_test_paths.h"
 
@@ -82,6 +83,18 @@ class SessionPartsTest : public QObject {
     QVERIFY(doc.upToDate());
     QVERIFY(!doc.compileFailed());
     QVERIFY(doc.program() != good);
+  }
+
+  // Issue 38 polish: whole numbers in plain digits (int32 bounds read
+  // "-1e+06"), everything else in the shortest form that reads back.
+  void numbersAreShownInPlainDigitsWhenWhole() {
+    QCOMPARE(format_number(-1000000.0), std::string("-1000000"));
+    QCOMPARE(format_number(2147483647.0), std::string("2147483647"));
+    QCOMPARE(format_number(1e20), std::string("1e+20"));
+    QCOMPARE(format_number(0.1), std::string("0.1"));
+    QCOMPARE(format_number(-0.0), std::string("-0"));
+    QCOMPARE(format_number(1.5e-7), std::string("1.5e-07"));
+    QCOMPARE(format_number(-1.0 / 0.0), std::string("-inf"));
   }
 
   void domainsAreRewrittenAsDirectivesButNotInArtifacts() {
