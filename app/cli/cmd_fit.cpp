@@ -231,6 +231,7 @@ int fit_command(const FitArgs& args) {
     mine = scale::Failure{UINT64_MAX - 1, kRejected, d.format()};
   }
   if (!r) return fail_together(std::move(mine));
+  scale::record_share("fit", cases.size());  // this rank's shard, trained on every step
   // Every rank holds the same trained program; rank 0 writes it.
   if (!args.out.empty() && scale::leader()) {
     if (int rc = write_output(args.out, save_artifact(r->program)); rc != kOk) return rc;

@@ -365,6 +365,7 @@ int run_cases(const RunArgs& args, const LoadedProgram& loaded, const Evaluator&
   // Every rank's cases, so rank 0 shows "evaluated N of TOTAL" for the job.
   scale::SharedProgress evaluating(&progress, scale::total(count));
   auto failed = evaluate_cases(args, p, ev, fixed, columns, count, input->first_line, 0, output, evaluating);
+  if (!failed) scale::record_share("run", count);
   evaluating.close();
   progress.clear();
   return output.finish(std::move(failed));

@@ -210,6 +210,7 @@ Result<VerifyReport> verify(const Program& program, Reference& reference, const 
   // An empty range (more ranks than cases) runs nothing; verify() would
   // still load and bind the reference, which is harmless.
   auto part = tc::verify_planned(program, reference, local, *cases);
+  if (part) record_share("verify", range.end - range.begin);
   // A rank that failed tells the ranks after it, which stop early (their
   // cases come later, so no error of theirs would be reported).
   const int sent = !part && !progress.overtaken() ? 1 : 0;

@@ -132,6 +132,18 @@ int size() {
   return 1;
 }
 
+void record_share(std::string_view command, std::uint64_t cases) {
+  const char* folder = std::getenv("TENSORCODE_SCALE_OUT_LOG");
+  if (!active() || !folder || !*folder) return;
+  const std::string path = std::string(folder) + "/rank-" + std::to_string(rank()) + ".jsonl";
+  if (std::FILE* f = std::fopen(path.c_str(), "a")) {
+    std::fprintf(f, "{\"command\": \"%.*s\", \"rank\": %d, \"ranks\": %d, \"cases\": %llu}\n",
+                 static_cast<int>(command.size()), command.data(), rank(), size(),
+                 static_cast<unsigned long long>(cases));
+    std::fclose(f);
+  }
+}
+
 unsigned threads(unsigned requested) {
   if (requested != 0 || !g_active) return requested;
   // mpirun usually binds each rank to its own cores: then the rank's CPU set

@@ -72,6 +72,14 @@ std::optional<Failure> first_failure(std::optional<Failure> local);
 /// Collective: the sum over ranks.
 std::uint64_t total(std::uint64_t local);
 
+/// Under mpirun with TENSORCODE_SCALE_OUT_LOG set to a folder, appends
+/// `{"command": ..., "rank": R, "ranks": N, "cases": C}` to
+/// FOLDER/rank-R.jsonl: the cases this rank handled itself, so a job's
+/// balance can be checked (docs/scale-out.md; the MPI tests use it to see
+/// that every rank did its share). Nothing otherwise; a folder that cannot
+/// be written is ignored (a diagnostic must not fail the job).
+void record_share(std::string_view command, std::uint64_t cases);
+
 /// A JSON Lines input: the whole file in a single process, this rank's
 /// shard (whole lines, read from its byte range) under MPI.
 struct LineInput {

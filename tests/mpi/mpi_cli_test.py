@@ -119,6 +119,32 @@ def mismatched_job(name, first, second, cwd, dirs=None, expect="was not started 
     print(f"ok {name}" if not any(f.startswith(name) for f in failures) else f"-- {name}", flush=True)
 
 
+def logged_shares(name, args, cwd, total, ranks=2):
+    """Runs `args` under mpirun with TENSORCODE_SCALE_OUT_LOG and checks that
+    every rank handled a share of the `total` cases (none more than two
+    thirds of two ranks' work) and that the shares add up: a job where rank
+    0 did everything, printing the same output, fails here."""
+    if ONLY and name not in ONLY:
+        return
+    log = os.path.join(cwd, f"{name}-log")
+    os.makedirs(log)
+    cmd = mpi_prefix(ranks) + [TC] + args
+    p = subprocess.run(cmd, cwd=cwd, capture_output=True, timeout=TIMEOUT,
+                       env=dict(MPI_ENV, TENSORCODE_SCALE_OUT_LOG=log))
+    check(f"{name}: status", p.returncode == 0, p.stderr.decode())
+    records = {}
+    for f in sorted(os.listdir(log)):
+        for line in open(os.path.join(log, f)).read().splitlines():
+            rec = json.loads(line)
+            records[rec["rank"]] = rec
+    counts = [records[r]["cases"] if r in records else None for r in range(ranks)]
+    check(f"{name}: every rank reported", sorted(records) == list(range(ranks)), counts)
+    check(f"{name}: the shares add up to {total}", None not in counts and sum(counts) == total, counts)
+    check(f"{name}: every rank did a fair share", None not in counts and
+          all(c >= total // (2 * ranks) for c in counts), counts)
+    print(f"ok {name} {counts}" if not any(f.startswith(name) for f in failures) else f"-- {name}", flush=True)
+
+
 def write(path, text):
     with open(path, "w") as f:
         f.write(text)
@@ -203,6 +229,8 @@ def verify_checks(work):
         check("verify_shares: two ranks with 100 cases each", shares == [100, 100], shares)
         print("ok verify_shares" if not any(f.startswith("verify_shares") for f in failures) else "-- verify_shares",
               flush=True)
+    logged_shares("verify_logged_shares", ["verify", "ref.py", "--input", "a=int32:0:99", "--input", "b=int32:0:1"],
+                  work, 200)
     # Issue 23, defect 3: ranks given other domains, or another reference
     # file under the same name, must not report a pass over half the cases.
     mismatched_job("verify_other_domain", ["verify", "f.py", "--input", "a=int32:0:999", "--input", "b=int32:0:0",
@@ -259,6 +287,8 @@ def run_checks(work):
     rank_local_failure("run_rank_local_failure", ["run", "g.json", "--cases", "cases.jsonl"],
                        ["run", "missing.json", "--cases", "cases.jsonl"], work)
     same_as_single("run_cases_missing_file", ["run", "g.json", "--cases", "nothing.jsonl"], work, expect_rc=3)
+    logged_shares("run_shares", ["run", "g.json", "--cases", "cases.jsonl"], work, 3000)
+    logged_shares("run_shares_three_ranks", ["run", "g.json", "--cases", "cases.jsonl"], work, 3000, ranks=3)
     # A stale copy of the cases file on the second machine.
     for side in ("one", "two"):
         os.makedirs(os.path.join(work, side))
@@ -309,6 +339,7 @@ def fit_checks(work):
               {k: v for k, v in s_art.items() if k != "nodes"} == {k: v for k, v in m_art.items() if k != "nodes"})
         print(f"ok fit_{opt}_two_ranks", flush=True)
     fit = ["fit", model, "--target", "result=t", "--steps", "3", "-o", "trained.json"]
+    logged_shares("fit_shares", fit + ["--data", "data.jsonl"], work, 800)
     zero = list(data)
     zero[650] = json.dumps({"x": 0, "t": 1})  # 1/x fails while training, in rank 1's shard
     write(os.path.join(work, "zero.jsonl"), "\n".join(zero) + "\n")
