@@ -91,7 +91,7 @@ int run_prove(const ProveArgs& args) {
   options.timeout_s = args.timeout;
   options.tolerance = {args.atol, args.rtol};
   options.cvc5 = args.cvc5;
-  auto r = b ? prove::prove_equivalent(a->program, b->program, options) : prove::prove_cannot_fail(a->program, options);
+  auto r = prove::prove(a->program, b ? &b->program : nullptr, options);
   if (!r) {
     report(r.error());
     return kRejected;

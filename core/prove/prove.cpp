@@ -4,10 +4,11 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <condition_variable>
 #include <cstring>
 #include <map>
-#include <random>
 #include <mutex>
+#include <random>
 #include <set>
 #include <thread>
 
@@ -82,6 +83,61 @@ Z3Run run_z3(z3::context& c, const z3::expr& query, double timeout_s) {
   return out;
 }
 
+/// Carries ProveOptions::cancel to the solvers while a proof runs. Z3 has
+/// no flag to poll, only an interrupt that stops the check running at that
+/// moment, so a thread looks at the caller's flag every 20 ms and, once it
+/// is set, interrupts the context at every look (a check that starts after
+/// the first interrupt stops too) and raises child(), which kills cvc5.
+/// child() also lets decide() stop cvc5 when Z3's counterexample suffices.
+class CancelWatch {
+ public:
+  CancelWatch(z3::context& c, const std::atomic<bool>* from) : c_(c), from_(from) {
+    if (from_) thread_ = std::thread([this] { watch(); });
+  }
+  CancelWatch(const CancelWatch&) = delete;
+  CancelWatch& operator=(const CancelWatch&) = delete;
+  ~CancelWatch() {
+    if (!thread_.joinable()) return;
+    {
+      std::lock_guard<std::mutex> hold(m_);
+      done_ = true;
+    }
+    wake_.notify_one();
+    thread_.join();
+  }
+  [[nodiscard]] bool cancelled() const { return from_ != nullptr && from_->load(); }
+  std::atomic<bool>& child() { return child_; }
+
+ private:
+  void watch() {
+    std::unique_lock<std::mutex> hold(m_);
+    while (!wake_.wait_for(hold, std::chrono::milliseconds(20), [this] { return done_; }))
+      if (from_->load()) {
+        child_ = true;
+        c_.interrupt();
+      }
+  }
+  z3::context& c_;
+  const std::atomic<bool>* from_;
+  std::atomic<bool> child_{false};
+  std::mutex m_;
+  std::condition_variable wake_;
+  bool done_ = false;
+  std::thread thread_;
+};
+
+void report(const ProveOptions& o, std::string_view phase, int done, int total) {
+  if (o.progress) o.progress(phase, done, total);
+}
+
+ProveResult cancelled_result(std::vector<SolverAnswer> solvers = {}) {
+  ProveResult r;
+  r.verdict = Verdict::Unknown;
+  r.reason = "cancelled";
+  r.solvers = std::move(solvers);
+  return r;
+}
+
 /// Runs the query through Z3 (in this thread) and cvc5 (a child process,
 /// started first, so the two run at the same time). A model is handed to
 /// `confirm`, which fills the counterexample and returns whether the
@@ -90,14 +146,15 @@ Z3Run run_z3(z3::context& c, const z3::expr& query, double timeout_s) {
 /// other's answer named (timeout, unavailable).
 template <class Confirm>
 ProveResult decide(z3::context& c, Encoder& enc, const z3::expr& property, const ProveOptions& options,
-                   Verdict proved, Verdict disproved, Confirm confirm) {
+                   CancelWatch& watch, Verdict proved, Verdict disproved, Confirm confirm) {
   const auto t0 = Clock::now();
   ProveResult res;
+  if (watch.cancelled()) return cancelled_result();
   const z3::expr query = enc.domains() && property;
   const std::vector<std::string> vars = enc.variable_names();
 
   Cvc5Run second{{"cvc5", "not run", 0, "no second solver was asked"}, {}};
-  std::atomic<bool> cancel{false};
+  std::atomic<bool>& cancel = watch.child();
   std::mutex z3_lock;
   bool z3_running = true, z3_stopped = false;
   std::thread worker;
@@ -121,32 +178,53 @@ ProveResult decide(z3::context& c, Encoder& enc, const z3::expr& property, const
         second = std::move(r);
       });
   }
+  report(options, "z3", 0, 1);
   Z3Run z = run_z3(c, query, options.timeout_s);
   {
     std::lock_guard<std::mutex> hold(z3_lock);
     z3_running = false;
     if (z3_stopped) z.answer = {"z3", "stopped", z.answer.seconds, "cvc5 found a counterexample first"};
   }
+  report(options, "z3", 1, 1);
+  const auto wait_cvc5 = [&] {
+    if (!worker.joinable()) return;
+    report(options, "cvc5", 0, 1);
+    worker.join();
+    report(options, "cvc5", 1, 1);
+  };
   auto finish = [&](Verdict v) {
-    if (worker.joinable()) worker.join();
+    wait_cvc5();
     res.verdict = v;
     res.solvers = {z.answer, second.answer};
     res.seconds = since(t0);
     return res;
   };
+  // Cancelled: the solvers are stopped (the watch killed cvc5 and
+  // interrupted Z3, whose "timeout" was the interrupt) and nothing is
+  // concluded from what they said before.
+  const auto stop = [&] {
+    cancel = true;
+    wait_cvc5();
+    if (z.answer.answer == "timeout" || z.answer.answer == "unknown") z.answer.answer = "cancelled";
+    ProveResult r = cancelled_result({z.answer, second.answer});
+    r.seconds = since(t0);
+    return r;
+  };
+  if (watch.cancelled()) return stop();
   if (z.answer.answer == "sat") {
     Counterexample cex;
     for (const auto& [name, v] : enc.values_in(*z.model)) cex.inputs.emplace_back(name, v);
     if (confirm(enc.values_in(*z.model), cex)) {
       cancel = true;
-      if (worker.joinable()) worker.join();
+      wait_cvc5();
       if (second.answer.answer == "cancelled") second.answer = {"cvc5", "not needed", second.answer.seconds, "z3 found a counterexample first"};
       res.counterexample = std::move(cex);
       return finish(disproved);
     }
     res.reason = "z3's counterexample does not reproduce in the evaluator (a solver bug or an encoding gap)";
   }
-  if (worker.joinable()) worker.join();
+  wait_cvc5();
+  if (watch.cancelled()) return stop();
   if (second.answer.answer == "sat") {
     if (auto values = enc.values_from(second.model)) {
       Counterexample cex;
@@ -334,6 +412,7 @@ Result<ProveResult> prove_equivalent(const Program& a, const Program& b, const P
   if (Status s = same_signature(a, b); !s) return s.error();
   const auto t0 = Clock::now();
   z3::context c;
+  CancelWatch watch(c, options.cancel);
   Encoder enc(c);
   auto ta = enc.encode(a);
   if (!ta) {
@@ -341,6 +420,8 @@ Result<ProveResult> prove_equivalent(const Program& a, const Program& b, const P
     d.message = "the first program: " + d.message;
     return d;
   }
+  const int total = static_cast<int>(b.nodes.size());
+  report(options, "sweep", 0, total);
   // Sweeping, as equivalence checkers for circuits do: simulation proposes
   // nodes of B that compute what a node of A computes, a small query with
   // the arguments cut proves each (bottom-up, so the arguments are already
@@ -360,9 +441,11 @@ Result<ProveResult> prove_equivalent(const Program& a, const Program& b, const P
   CutAnswers known;
   const double budget_s = options.timeout_s / 2;  // the sweep's share of the time
   const auto sweep_start = Clock::now();
+  int reported = 0;
   Encoder::Merge merge = [&](NodeId id, const std::vector<z3::expr>& values, z3::expr& value) {
     const auto i = static_cast<std::size_t>(id);
-    if (sig_b.empty() || since(sweep_start) > budget_s) return;
+    if (static_cast<int>(i) + 1 > reported) report(options, "sweep", reported = static_cast<int>(i) + 1, total);
+    if (sig_b.empty() || since(sweep_start) > budget_s || watch.cancelled()) return;
     auto it = of_a.find(sig_b[i]);
     if (it == of_a.end() || z3::eq(it->second, value)) return;
     std::vector<z3::expr> args;
@@ -378,6 +461,7 @@ Result<ProveResult> prove_equivalent(const Program& a, const Program& b, const P
     d.message = "the second program: " + d.message;
     return d;
   }
+  report(options, "sweep", total, total);
   // The miter: the programs disagree on failing, or both succeed and some
   // output is out of tolerance. A term both programs share (the same value,
   // the same failure) drops out here, before any solver sees it.
@@ -403,7 +487,7 @@ Result<ProveResult> prove_equivalent(const Program& a, const Program& b, const P
   const z3::expr both_ok = !ta->fails && !tb->fails;
   const z3::expr differ =
       z3::eq(ta->fails, tb->fails) ? (both_ok && any_off) : ((ta->fails != tb->fails) || (both_ok && any_off));
-  ProveResult r = decide(c, enc, differ, options, Verdict::Equivalent, Verdict::Different,
+  ProveResult r = decide(c, enc, differ, options, watch, Verdict::Equivalent, Verdict::Different,
                          [&](const std::map<std::string, double, std::less<>>& values, Counterexample& cex) {
                            cex.a = evaluate(a, values, nullptr);
                            cex.b = evaluate(b, values, nullptr);
@@ -426,10 +510,11 @@ Result<ProveResult> prove_cannot_fail(const Program& a, const ProveOptions& opti
   if (Status s = validate(a); !s) return s.error();
   const auto t0 = Clock::now();
   z3::context c;
+  CancelWatch watch(c, options.cancel);
   Encoder enc(c);
   auto ta = enc.encode(a);
   if (!ta) return ta.error();
-  ProveResult r = decide(c, enc, ta->fails, options, Verdict::CannotFail, Verdict::CanFail,
+  ProveResult r = decide(c, enc, ta->fails, options, watch, Verdict::CannotFail, Verdict::CanFail,
                          [&](const std::map<std::string, double, std::less<>>& values, Counterexample& cex) {
                            Diagnostic error;
                            cex.a = evaluate(a, values, &error);
@@ -440,6 +525,10 @@ Result<ProveResult> prove_cannot_fail(const Program& a, const ProveOptions& opti
                          });
   r.seconds = since(t0);
   return r;
+}
+
+Result<ProveResult> prove(const Program& a, const Program* b, const ProveOptions& options) {
+  return b ? prove_equivalent(a, *b, options) : prove_cannot_fail(a, options);
 }
 
 nlohmann::ordered_json to_json(const ProveResult& r) {

@@ -4,8 +4,11 @@
 /// fail. The programs are encoded into SMT (encode.h), Z3 decides, cvc5 gives
 /// a second opinion on every "unsat", and a counterexample is reported only
 /// when the checked evaluator reproduces it.
+#include <atomic>
+#include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -22,6 +25,17 @@ struct ProveOptions {
   Tolerance tolerance;    ///< equivalence: |a - b| <= atol + rtol*|b| (a: the first program)
   /// The second opinion's command (cvc5 1.0.x); empty: none is asked.
   std::string cvc5 = "cvc5";
+  /// Set (from any thread) to stop the proof: Z3 is interrupted, cvc5's
+  /// process is killed, and the result is Verdict::Unknown with reason
+  /// "cancelled" (not an error: the solvers' answers so far are kept, a
+  /// stopped one reads "cancelled"). Checked about every 20 ms.
+  const std::atomic<bool>* cancel = nullptr;
+  /// Called in the proving thread, phase by phase and in this order:
+  /// "sweep" (equivalence only: done of total nodes of the second program
+  /// encoded, from 0 to total), "z3" (0 of 1 when it starts, 1 of 1 when it
+  /// answers), "cvc5" (when it is asked: 0 of 1 while its answer is awaited,
+  /// 1 of 1 when it came). Keep it cheap: the sweep calls it per node.
+  std::function<void(std::string_view phase, int done, int total)> progress;
 };
 
 enum class Verdict { Equivalent, Different, CannotFail, CanFail, Unknown };
@@ -51,7 +65,7 @@ struct ProveResult {
   std::optional<Counterexample> counterexample;
   std::vector<SolverAnswer> solvers;
   double seconds = 0;
-  std::string reason;  ///< unknown: why
+  std::string reason;  ///< unknown: why ("cancelled" when ProveOptions::cancel stopped it)
   /// Equivalence: nodes of B the sweep proved equal to a node of A (and
   /// gave A's term) before the final miter.
   std::size_t merged = 0;
@@ -65,6 +79,11 @@ Result<ProveResult> prove_equivalent(const Program& a, const Program& b, const P
 
 /// For every input in the domain, the program runs without an error.
 Result<ProveResult> prove_cannot_fail(const Program& a, const ProveOptions& options = {});
+
+/// The one entry the clients call (the CLI's `prove`, the Python package's
+/// tensorcode.program.prove): prove_equivalent(a, *b) when `b` is given,
+/// else prove_cannot_fail(a).
+Result<ProveResult> prove(const Program& a, const Program* b, const ProveOptions& options = {});
 
 /// Whether the encoder takes `program` (no host call, no state, no op
 /// without an exact encoding); the error is located at the refused node.
