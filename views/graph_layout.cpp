@@ -289,6 +289,16 @@ Result<std::shared_ptr<GraphLayout>> graphviz_layout(const Program& program, con
   return g;
 }
 
+Grouping grouping_of(const GroupPlan& plan) {
+  Grouping g;
+  for (const auto& grp : plan.groups) {
+    if (grp.parent < 0 && grp.line > 0) g.statements = true;
+    else if (grp.parent >= 0 && !grp.iteration.empty()) g.iterations = true;
+    else g.layer_bands = true;
+  }
+  return g;
+}
+
 GroupPlan plan_groups(const Program& program, const std::vector<int>& layers) {
   GroupPlan plan;
   const std::size_t n = program.nodes.size();

@@ -84,6 +84,13 @@ struct GroupPlan {
 };
 inline constexpr std::size_t kGroupSplit = 400;
 GroupPlan plan_groups(const Program& program, const std::vector<int>& layers);
+/// What a plan's groups follow, for the caption: source statements (level 1
+/// with a line), loop iterations (level 2 of one iteration), bands of
+/// schedule layers (nodes without a location, or a statement without loops).
+struct Grouping {
+  bool statements = false, iterations = false, layer_bands = false;
+};
+Grouping grouping_of(const GroupPlan& plan);
 /// The layout with every group not in `expanded` (indexed by group) drawn as
 /// one box, its members mapped to it (index_of), and the node edges between
 /// two boxes bundled into one edge with a count. Rows follow the dependencies

@@ -563,6 +563,17 @@ QString GraphView::breadcrumb() const {
   return parts.join(QStringLiteral("  |  "));
 }
 
+QString GraphView::groupingText() const {
+  // Say what the boxes are: an artifact without source locations is cut
+  // into bands of schedule layers, not statements.
+  const Grouping g = grouping_of(*plan_);
+  QStringList what;
+  if (g.statements) what << tr("statement");
+  if (g.iterations) what << tr("loop iteration");
+  if (g.layer_bands) what << tr("bands of schedule layers");
+  return what.join(tr(", "));
+}
+
 void GraphView::paintCaption(QPainter& p) {
   const GraphLayout& g = *layout_;
   const auto& program = *laid_out_;
@@ -571,9 +582,10 @@ void GraphView::paintCaption(QPainter& p) {
   QString cap = mode_ == Mode::Neighbourhood
                     ? tr("neighbourhood of #%1: %2 nodes (Graphviz)").arg(centre_).arg(g.ids.size())
                     : (g.graphviz ? tr("%1 nodes, Graphviz dot by schedule layer").arg(program.nodes.size())
-                       : plan_    ? tr("%1 nodes in %2 boxes, grouped by statement and loop iteration (click a group to open it)")
+                       : plan_    ? tr("%1 nodes in %2 boxes, grouped by %3 (click a group to open it)")
                                      .arg(program.nodes.size())
                                      .arg(g.ids.size())
+                                     .arg(groupingText())
                                   : tr("%1 nodes, layered layout by schedule layer").arg(program.nodes.size()));
   cap += tr("   zoom %1%").arg(scale_ * 100.0, 0, 'f', scale_ < 0.01 ? 3 : 0);
   p.drawText(rect().adjusted(8, 4, -8, -4), Qt::AlignLeft | Qt::AlignBottom, cap);

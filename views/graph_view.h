@@ -32,6 +32,9 @@ class GraphView : public QWidget, public Viewer {
   void resultsChanged() override;
   /// The open groups as a breadcrumb, outer before inner ("line 5 › i=3"; "" when none is open).
   [[nodiscard]] QString breadcrumb() const;
+  /// What the boxes of a grouped circuit follow, as the caption says it
+  /// ("statement, loop iteration"); only while groupPlan() is set.
+  [[nodiscard]] QString groupingText() const;
   /// What the view says instead of a circuit ("" while it shows one).
   [[nodiscard]] QString placeholderText() const;
   /// True while the view shows the out-of-date banner (the source does not compile).

@@ -269,8 +269,13 @@ void InputsPanel::commitDomain(int row) {
     result_->setText(QStringLiteral("<span style='color:#c02020'>%1</span>").arg(QString::fromStdString(d.error().message).toHtmlEscaped()));
     return;
   }
+  // The refusal of an earlier edit goes now: a corrected bound that equals
+  // the stored one changes no source, so no compile would clear it.
+  resultsChanged();
   session_->setInputDomain(shown_[static_cast<std::size_t>(row)].name, *d);
 }
+
+QString InputsPanel::resultText() const { return result_->text(); }
 
 void InputsPanel::commitValue(int row) {
   if (isParameterRow(row)) {

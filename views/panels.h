@@ -37,6 +37,8 @@ class InputsPanel : public QWidget, public Viewer {
   [[nodiscard]] QToolButton* renameCaseButton() const { return renameCase_; }
   /// The check box of a bool input's value cell (null for other rows).
   [[nodiscard]] QCheckBox* checkBoxOf(const QString& name) const;
+  /// The line under the table: the outputs, or why the last edit was refused.
+  [[nodiscard]] QString resultText() const;
 
  private:
   void rebuild();

@@ -181,9 +181,11 @@ void Session::applyCompile(const std::shared_ptr<CompileResult>& result, const Q
   }
   refreshHighlight();  // the caret line's nodes again, or none while out of date
   emit compiled();
-  emit message(result->program
-                   ? tr("compiled in %1 ms, %2 nodes").arg(doc_.compileMs(), 0, 'f', 1).arg(result->program->nodes.size())
-                   : tr("compile failed: %n problem(s)", nullptr, static_cast<int>(doc_.diagnostics().size())));
+  // A good compile says nothing here: the status bar's permanent labels
+  // show its time and node count, and a message would overwrite what the
+  // user's own action just reported (Replace All's count, a save).
+  if (!result->program)
+    emit message(tr("compile failed: %n problem(s)", nullptr, static_cast<int>(doc_.diagnostics().size())));
 }
 
 void Session::setProgram(std::shared_ptr<const Program> program) {

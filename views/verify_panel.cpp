@@ -81,6 +81,7 @@ VerifyPanel::VerifyPanel(Session* session, QWidget* parent) : QWidget(parent), s
   progress_->setRange(0, 100);
   progress_->setValue(0);
   summary_ = new QLabel(tr("not run yet"), this);
+  summary_->setObjectName(QStringLiteral("VerifySummary"));
   summary_->setTextFormat(Qt::RichText);
   // A long result (a path, a message) wraps inside the dock; it never widens the
   // window or squeezes the side docks (and so never gets into the saved layout).
@@ -90,8 +91,10 @@ VerifyPanel::VerifyPanel(Session* session, QWidget* parent) : QWidget(parent), s
   bar->addWidget(run_);
   bar->addWidget(cancel_);
   bar->addWidget(progress_, 1);
-  bar->addWidget(summary_, 3);
   lay->addLayout(bar);
+  // Its own row, the dock's width: beside the progress bar it had a quarter
+  // of it and wrapped to three lines, the last cut off.
+  lay->addWidget(summary_);
   list_ = new QTreeWidget(this);
   list_->setHeaderLabels({tr("Inputs"), tr("Circuit"), tr("Reference"), tr("Difference")});
   list_->setRootIsDecorated(false);

@@ -458,12 +458,36 @@ class HabitsTest : public QObject {
     QVERIFY2(w.statusBar()->currentMessage().contains(QStringLiteral("3")), qPrintable(w.statusBar()->currentMessage()));
     QVERIFY(w.waitUntilSettled(30000));
     QCOMPARE(w.session()->source(), expected);
+    // The recompile the edit started does not overwrite the count (issue 38).
+    QTest::qWait(300);
+    QVERIFY2(w.statusBar()->currentMessage().contains(QStringLiteral("replaced 3")),
+             qPrintable(w.statusBar()->currentMessage()));
     QVERIFY(w.session()->program());  // the renamed input compiles
     ed->setFocus();
     QTest::keyClick(ed, Qt::Key_Z, Qt::ControlModifier);
     QCOMPARE(ed->text(), before);
     QVERIFY(w.waitUntilSettled(30000));
     QCOMPARE(w.session()->source(), before);
+  }
+
+  // Issue 38 polish: a Min the domain refuses shows why, and the message
+  // goes once the bound is corrected, also to the value it had before.
+  void aCorrectedMinClearsItsError() {
+    MainWindow w;
+    Opened o;
+    openChoose(w, o);
+    QTableWidget* t = w.inputs()->table();
+    const int row = w.inputs()->rowOf(QStringLiteral("a"));
+    QVERIFY(row >= 0);
+    const QString min = t->item(row, 2)->text();
+    QCOMPARE(min, QStringLiteral("-128"));
+    typeIntoCell(t, row, 2, QStringLiteral("-1e99"));
+    QTRY_VERIFY2(w.inputs()->resultText().contains(QStringLiteral("int32")), qPrintable(w.inputs()->resultText()));
+    typeIntoCell(t, row, 2, min);
+    QVERIFY(w.waitUntilSettled(30000));
+    QTRY_VERIFY2(w.inputs()->resultText().contains(QStringLiteral("result")), qPrintable(w.inputs()->resultText()));
+    QVERIFY2(!w.inputs()->resultText().contains(QStringLiteral("int32")), qPrintable(w.inputs()->resultText()));
+    QVERIFY(w.session()->source().contains(QStringLiteral("a=int32:-128:127")));
   }
 
   // Item 7: a long Verify result neither widens the window nor squeezes the side docks.
@@ -487,6 +511,12 @@ class HabitsTest : public QObject {
     QVERIFY2(w.width() <= width, qPrintable(QStringLiteral("%1 -> %2").arg(width).arg(w.width())));
     QVERIFY2(source->width() >= source_w - 4, qPrintable(QStringLiteral("%1 -> %2").arg(source_w).arg(source->width())));
     QVERIFY2(inspector->width() >= inspector_w - 4, qPrintable(QStringLiteral("%1 -> %2").arg(inspector_w).arg(inspector->width())));
+    // Every line of it shows: the label is as tall as its wrapped text (issue 38 polish: it was cut after two lines).
+    auto* label = v->findChild<QLabel*>(QStringLiteral("VerifySummary"));
+    QVERIFY(label);
+    QVERIFY2(label->height() >= label->heightForWidth(label->width()),
+             qPrintable(QStringLiteral("%1 px for %2 px of text").arg(label->height()).arg(label->heightForWidth(label->width()))));
+    QVERIFY2(label->width() >= v->width() / 2, qPrintable(QStringLiteral("%1 of %2").arg(label->width()).arg(v->width())));
   }
 };
 

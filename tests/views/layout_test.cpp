@@ -304,6 +304,25 @@ class LayoutTest : public QObject {
     QCOMPARE(nodes->ids[static_cast<std::size_t>(out_entry)], p.outputs.front().second);
   }
 
+  // Issue 38 polish: the caption said "grouped by statement and loop
+  // iteration" for an artifact without locations, cut into layer bands.
+  void theGroupingIsNamedAfterWhatTheBoxesFollow() {
+    CompileOptions opts;
+    opts.function = "f";
+    opts.inputs = {{"x", Domain::float64(-1, 1)}};
+    opts.max_iterations = 6000;
+    auto out = compile_python("def f(x):\n    s = x\n    for i in range(40):\n        for j in range(30):\n"
+                              "            s = s * 0.5 + x\n    return s\n",
+                              opts);
+    QVERIFY2(out.ok(), out.ok() ? "" : out.error().message.c_str());
+    Program p = out->program;
+    Grouping g = grouping_of(plan_groups(p, schedule_layers(p)));
+    QVERIFY(g.statements && g.iterations);
+    for (auto& n : p.nodes) n.location.reset();  // as an artifact saved without its source
+    g = grouping_of(plan_groups(p, schedule_layers(p)));
+    QVERIFY(!g.statements && !g.iterations && g.layer_bands);
+  }
+
   void openedIterationsReadTopToBottomInOrder() {
     CompileOptions opts;
     opts.function = "f";
