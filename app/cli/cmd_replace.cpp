@@ -7,6 +7,10 @@
 // candidate is written (nothing is written when refused).
 // Exit 0 accepted, 1 refused because the candidate disagrees, 3 refused for
 // a structural reason or when something cannot be loaded or run, 2 usage.
+// With --prove the agreement is proved over the whole domain instead of
+// enumerated (prove/replacement.h), so float and large integer domains are
+// accepted; it prints {"accepted", "reason", "proof"} (the proof as
+// `tensorcode prove --json` prints it) and exits 4 when no proof was found.
 #include <cmath>
 #include <cstdio>
 #include <memory>
@@ -15,6 +19,7 @@
 #include "common.h"
 #include "options.h"
 #include "ir/artifact.h"
+#include "prove/replacement.h"
 #include "verify/python_reference.h"
 #include "verify/replacement.h"
 #include "terminal_progress.h"
@@ -29,7 +34,41 @@ struct ReplaceArgs {
   std::size_t max_cases = 100000;
   double atol = 0.0;
   double rtol = 0.0;
+  bool prove = false;
+  double prove_timeout = 60;
 };
+
+constexpr int kUnknown = 4;  ///< as `prove`: no proof either way
+
+/// --prove: the original's circuit against the candidate's, over the whole
+/// domain. Nothing is written unless the proof says "equivalent".
+int prove_replacement(const ReplaceArgs& args, const LoadedProgram& original, const LoadedProgram& candidate) {
+  for (const auto& [loaded, path] : {std::pair{&original, args.original.path}, std::pair{&candidate, args.candidate}})
+    if (Status s = prove::encodable(loaded->program); !s) {
+      report(s.error(), path);
+      return kRejected;
+    }
+  prove::ProveOptions options;
+  options.timeout_s = args.prove_timeout;
+  options.tolerance = {args.atol, args.rtol};
+  auto verdict = prove::proved_replacement(original.program, candidate.program, options);
+  if (!verdict) {
+    report(verdict.error());
+    return kRejected;
+  }
+  nlohmann::ordered_json j = nlohmann::ordered_json::object();
+  j["accepted"] = verdict->accepted;
+  j["reason"] = verdict->accepted ? nlohmann::ordered_json() : nlohmann::ordered_json(verdict->reason);
+  j["proof"] = verdict->proof ? prove::to_json(*verdict->proof) : nlohmann::ordered_json();
+  print_json(j);
+  if (!verdict->accepted) {
+    std::fprintf(stderr, "error: replacement refused: %s\n", verdict->reason.c_str());
+    if (!verdict->proof) return kRejected;
+    return verdict->proof->verdict == prove::Verdict::Different ? kMismatch : kUnknown;
+  }
+  if (!args.output.empty()) return write_output(args.output, save_artifact(candidate.program));
+  return kOk;
+}
 
 int run_replace(const ReplaceArgs& args) {
   if (Status s = check_tolerance({args.atol, args.rtol}); !s) {
@@ -53,6 +92,8 @@ int run_replace(const ReplaceArgs& args) {
     report(candidate.error(), args.candidate);
     return kRejected;
   }
+
+  if (args.prove) return prove_replacement(args, *original, *candidate);
 
   ReplacementOptions options;
   options.max_cases = args.max_cases;
@@ -108,6 +149,12 @@ CommandRegistration reg{
           ->check(finite_above(0, false));
       sub.add_option("--rtol", args->rtol, "relative tolerance of the comparison (default 0: exact)")
           ->check(finite_above(0, false));
+      sub.add_flag("--prove", args->prove,
+                   "prove the candidate equal to the original's circuit over the whole domain (Z3 and cvc5, as "
+                   "`prove`) instead of enumerating cases: float and large int32 domains are accepted (exit 1 "
+                   "different, 4 no proof)");
+      sub.add_option("--prove-timeout", args->prove_timeout, "seconds each solver may take for --prove (default 60)")
+          ->check(finite_above(0, true));
       return [args] { return run_replace(*args); };
     }};
 

@@ -25,8 +25,9 @@ std::vector<std::string> output_names(const Program& p) {
   return out;
 }
 
-/// The first structural reason to refuse, or empty.
-std::string structural_refusal(const Program& original, const Program& candidate, std::size_t max_cases) {
+}  // namespace
+
+std::string replacement_refusal(const Program& original, const Program& candidate) {
   if (!candidate.nodes_of(Op::Parameter).empty())
     return "the candidate has parameters (" + names_of(candidate, Op::Parameter) +
            "): freeze them into constants before replacing";
@@ -49,6 +50,15 @@ std::string structural_refusal(const Program& original, const Program& candidate
   if (output_names(original) != output_names(candidate))
     return "the candidate's outputs " + list(output_names(candidate)) + " differ from the original's " +
            list(output_names(original));
+  return {};
+}
+
+namespace {
+
+/// The first structural reason to refuse, or empty.
+std::string structural_refusal(const Program& original, const Program& candidate, std::size_t max_cases) {
+  if (std::string why = replacement_refusal(original, candidate); !why.empty()) return why;
+  const auto want = program_inputs(original);
   if (!enumerable_count(want, max_cases)) {
     for (const auto& in : want)
       if (in.domain.is_floating())

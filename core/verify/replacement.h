@@ -33,6 +33,12 @@ struct ReplacementVerdict {
   std::optional<VerifyReport> report; ///< present once the exhaustive comparison ran
 };
 
+/// The structural reason to refuse a candidate (parameters, state, calls,
+/// other input names, domains or output names than the original), or empty;
+/// without the rule that the domains be enumerable, which a gate that proves
+/// instead of enumerating (prove/replacement.h) does not need.
+std::string replacement_refusal(const Program& original, const Program& candidate);
+
 /// Refuses, with the specific reason, a candidate that has parameters (not
 /// frozen), state, call nodes, other input names, other domains or other
 /// output names than the original, or whose domains cannot be enumerated

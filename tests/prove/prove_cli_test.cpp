@@ -151,6 +151,71 @@ TEST(ProveCli, OptimizeProveWritesOnlyAProvedResult) {
   EXPECT_FALSE(std::ifstream(sig_out).good()) << "nothing is written without a proof";
 }
 
+TEST(ProveCli, ReplaceProveAcceptsAProvedCandidateOverFloatDomains) {
+  const std::string dir = temp_dir();
+  const std::string original = write_temp(dir, "o.py", "# tensorcode: input x=float64 y=int32\n"
+                                                      "def f(x, y):\n    return x * 2.0 + y\n");
+  const std::string good = write_temp(dir, "g.py", "# tensorcode: input x=float64 y=int32\n"
+                                                  "def f(x, y):\n    return (x + x) + y\n");
+  const std::string out = dir + "/g.json";
+  // Enumeration refuses these domains; the proof accepts.
+  auto r = run_cli({"replace", original, good, "-o", out});
+  EXPECT_EQ(r.status, 3) << r.out << r.err;
+  EXPECT_FALSE(std::ifstream(out).good());
+  r = run_cli({"replace", original, good, "--prove", "-o", out});
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["accepted"], true);
+  EXPECT_EQ(j["proof"]["verdict"], "equivalent");
+  EXPECT_EQ(j["proof"]["solvers"]["z3"], "unsat");
+  EXPECT_TRUE(std::ifstream(out).good()) << "the accepted candidate is written";
+  auto again = run_cli({"prove", original, out, "--json"});
+  EXPECT_EQ(again.status, 0) << again.out << again.err;
+}
+
+TEST(ProveCli, ReplaceProveRefusesWithTheCounterexampleAndWritesNothing) {
+  const std::string dir = temp_dir();
+  const std::string original = write_temp(dir, "o.py", "# tensorcode: input x=float64:-1:1\n"
+                                                      "def f(x):\n    return x * 1.0\n");
+  const std::string bad = write_temp(dir, "b.py", "# tensorcode: input x=float64:-1:1\n"
+                                                 "def f(x):\n    return (x + 1.0) - 1.0\n");
+  const std::string out = dir + "/b.json";
+  auto r = run_cli({"replace", original, bad, "--prove", "-o", out});
+  ASSERT_EQ(r.status, 1) << r.out << r.err;
+  EXPECT_FALSE(std::ifstream(out).good()) << "nothing is written on refusal";
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["accepted"], false);
+  EXPECT_EQ(j["proof"]["verdict"], "different");
+  EXPECT_NE(j["reason"].get<std::string>().find("the candidate differs from the original at x="), std::string::npos)
+      << j.dump();
+  EXPECT_NE(r.err.find("error: replacement refused: the candidate differs"), std::string::npos) << r.err;
+  // The counterexample reproduces: the two programs disagree on it.
+  const std::string set = j["proof"]["counterexample"]["set"].get<std::string>();
+  auto ra = run_cli(run_args(original, set)), rb = run_cli(run_args(bad, set));
+  ASSERT_EQ(ra.status, 0);
+  ASSERT_EQ(rb.status, 0);
+  EXPECT_NE(nlohmann::json::parse(ra.out)["result"], nlohmann::json::parse(rb.out)["result"]);
+
+  // No proof within the limit: exit 4, nothing written.
+  // (equal, but neither solver proves it within 30 s: binary64 products and
+  // a quotient)
+  const std::string slow_a = write_temp(dir, "sa.py", "# tensorcode: input x=float64 y=float64\n"
+                                                     "def f(x, y):\n    return (x * 3.0) / y\n");
+  const std::string slow_b = write_temp(dir, "sb.py", "# tensorcode: input x=float64 y=float64\n"
+                                                     "def f(x, y):\n    return (x * 2.0 + x) / y\n");
+  r = run_cli({"replace", slow_a, slow_b, "--prove", "--prove-timeout", "0.3", "-o", out});
+  EXPECT_EQ(r.status, 4) << r.out << r.err;
+  EXPECT_FALSE(std::ifstream(out).good());
+  EXPECT_NE(r.err.find("no proof that the candidate equals the original"), std::string::npos) << r.err;
+
+  // A structural refusal comes first (exit 3, no proof run).
+  const std::string other = write_temp(dir, "x.py", "# tensorcode: input x=float64:-2:2\n"
+                                                   "def f(x):\n    return x\n");
+  r = run_cli({"replace", original, other, "--prove"});
+  EXPECT_EQ(r.status, 3) << r.out << r.err;
+  EXPECT_TRUE(nlohmann::json::parse(r.out)["proof"].is_null());
+}
+
 TEST(ProveCli, UsageErrorsExitTwoAndHelpListsProve) {
   EXPECT_EQ(run_cli({"prove"}).status, 2);
   const std::string dir = temp_dir();
