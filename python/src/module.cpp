@@ -190,6 +190,7 @@ PYBIND11_MODULE(_core, m) {
   tcpy::bind_verify(m);
   tcpy::bind_fit(m);
   tcpy::bind_diff(m);
+  tcpy::bind_prove(m);
   tcpy::bind_node_view(m);
   tcpy::bind_fast_paths(m);
 }

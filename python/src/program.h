@@ -72,5 +72,6 @@ void bind_verify(py::module_& m);
 void bind_misc(py::module_& m);
 void bind_fit(py::module_& m);  ///< fit.cpp: Program.fit over core/grad/fit.h
 void bind_diff(py::module_& m);  ///< diff.cpp: tensorcode.program.diff over core/diff
+void bind_prove(py::module_& m);  ///< prove.cpp: tensorcode.program.prove over core/prove
 
 }  // namespace tcpy

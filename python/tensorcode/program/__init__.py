@@ -26,7 +26,7 @@ _core.register_errors(CompileError, EvaluationError, ArtifactError, Verification
 __all__ = [
     "compile", "int32", "boolean", "float32", "float64", "Domain", "Builder", "Program", "Runtime",
     "analyze", "verified_replacement", "CompileError", "EvaluationError", "ArtifactError",
-    "VerificationError", "diff", "Diff",
+    "VerificationError", "diff", "Diff", "prove",
 ]
 
 Domain = _core.Domain
@@ -840,14 +840,52 @@ def analyze(program, *, params=None, free_parameters=False):
     return _core_of(program).analyze(params, bool(free_parameters))
 
 
-def verified_replacement(original, candidate, *, max_cases=100000, atol=0, rtol=0):
+def verified_replacement(original, candidate, *, max_cases=100000, atol=0, rtol=0, prove=False, timeout=60.0):
     """Returns `candidate` when it agrees with `original` on every value of
     the original's finite domains (frozen parameters, no state or calls, same
     inputs and outputs); raises VerificationError with the first disagreement
-    otherwise. The original's Python function is the reference when it has one."""
+    otherwise. The original's Python function is the reference when it has one.
+
+    prove=True proves the agreement over the whole domain instead of
+    enumerating it (see prove(); `timeout` seconds per solver), so float and
+    large int32 domains are accepted: the candidate is returned when proved
+    equivalent to the original's circuit, and VerificationError is raised
+    with the counterexample, or with why no proof was found; its `report` is
+    then the ProofReport."""
+    if prove:
+        from .proof import ProofReport
+        try:
+            _core.proved_replacement(_core_of(original), _core_of(candidate), float(timeout), float(atol),
+                                     float(rtol), "cvc5")
+        except VerificationError as e:
+            if isinstance(getattr(e, "report", None), dict):
+                e.report = ProofReport(e.report)
+            raise
+        return candidate
     _core.verified_replacement(_core_of(original), _core_of(candidate), original._reference, int(max_cases),
                                float(atol), float(rtol))
     return candidate
+
+
+def prove(a, b=None, *, timeout=60.0, atol=0, rtol=0):
+    """A proof over the whole input domain (`tensorcode prove A [B]`,
+    docs/verification.md "Proofs"). With `b`: for every input both programs
+    fail, or neither does and every output agrees within |a - b| <= atol +
+    rtol*|b| ("equivalent"), or an input where they do not ("different").
+    Without: `a` cannot fail on any input ("cannot-fail"), or an input where
+    it does ("can-fail"). "unknown" when no solver answered within `timeout`
+    seconds (each), or Ctrl-C stopped it (KeyboardInterrupt is raised then).
+    Z3 decides, cvc5 (when installed) gives a second opinion, and every
+    counterexample is reproduced by the evaluator before it is reported.
+
+    Returns a ProofReport: the dict `tensorcode prove --json` prints, with
+    .verdict, .proved, .counterexample (.inputs is what Program.run takes),
+    .solvers and .seconds. Raises VerificationError for a program the solvers
+    cannot take (host calls, state, sigmoid) or differing signatures."""
+    from .proof import ProofReport
+    doc = _core.prove(_core_of(a), None if b is None else _core_of(b), float(timeout), float(atol), float(rtol),
+                      "cvc5")
+    return ProofReport(doc)
 
 
 @_dataclasses.dataclass(frozen=True)

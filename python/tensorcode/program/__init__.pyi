@@ -11,12 +11,13 @@ from .errors import CompileError as CompileError
 from .errors import EvaluationError as EvaluationError
 from .errors import VerificationError as VerificationError
 from .display import Inspection, ReplayLog, VerificationReport
+from .proof import ProofReport
 from .torch_module import TensorModule
 
 __all__ = [
     "compile", "int32", "boolean", "float32", "float64", "Domain", "Builder", "Program", "Runtime",
     "analyze", "verified_replacement", "CompileError", "EvaluationError", "ArtifactError",
-    "VerificationError", "diff", "Diff",
+    "VerificationError", "diff", "Diff", "prove",
 ]
 
 Domain = _core.Domain
@@ -146,7 +147,10 @@ class Runtime:
 
 def analyze(program: Program, *, params: Optional[_Values] = None, free_parameters: bool = False) -> Dict[str, Any]: ...
 def verified_replacement(original: Program, candidate: Program, *, max_cases: int = 100000, atol: float = 0,
-                         rtol: float = 0) -> Program: ...
+                         rtol: float = 0, prove: bool = False, timeout: float = 60.0) -> Program: ...
+
+def prove(a: Program, b: Optional[Program] = None, *, timeout: float = 60.0, atol: float = 0,
+          rtol: float = 0) -> ProofReport: ...
 
 @dataclass(frozen=True)
 class Diff:
