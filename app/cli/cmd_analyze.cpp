@@ -1,11 +1,14 @@
 // `tensorcode analyze PROGRAM`: interval of every node and warnings about
-// operations that may fail. A diagnostic, not a proof (docs/passes.md).
+// operations that may fail. A diagnostic, not a proof (docs/passes.md): when
+// it warns, a hint on stderr names `tensorcode prove FILE`, which decides.
 #include <cmath>
+#include <cstdio>
 
 #include "common.h"
 #include "base/json_append.h"
 #include "options.h"
 #include "passes/analyze.h"
+#include "prove/prove.h"
 
 namespace tc::cli {
 namespace {
@@ -68,6 +71,14 @@ int run_analyze(const AnalyzeArgs& args) {
   out["outputs"] = std::move(outputs);
   out["warnings"] = std::move(warnings);
   print_json(out);
+  // Intervals over-approximate, so a warning may be a false alarm; a proof
+  // settles it, where the solvers can take the program.
+  if (!a->warnings.empty() && prove::encodable(p))
+    std::fprintf(stderr,
+                 "hint: the intervals cannot tell whether %zu warning(s) can really happen; `tensorcode prove %s` "
+                 "(with the same compile flags) proves that no input makes the program fail, or prints one that "
+                 "does\n",
+                 a->warnings.size(), args.program.path.c_str());
   return kOk;
 }
 

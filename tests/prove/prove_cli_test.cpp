@@ -216,6 +216,31 @@ TEST(ProveCli, ReplaceProveRefusesWithTheCounterexampleAndWritesNothing) {
   EXPECT_TRUE(nlohmann::json::parse(r.out)["proof"].is_null());
 }
 
+TEST(ProveCli, AnalyzeWarningsPointToProve) {
+  const std::string dir = temp_dir();
+  const std::string risky = write_temp(dir, "r.py", "# tensorcode: input x=int32:-1000:1000\n"
+                                                   "def f(x):\n    return 100 // (x - 17)\n");
+  auto r = run_cli({"analyze", risky});
+  ASSERT_EQ(r.status, 0) << r.err;
+  ASSERT_FALSE(nlohmann::json::parse(r.out)["warnings"].empty());
+  EXPECT_NE(r.err.find("hint: the intervals cannot tell whether 1 warning(s) can really happen; `tensorcode prove " +
+                       risky + "`"),
+            std::string::npos)
+      << r.err;
+  // No warning, no hint; a program the solvers cannot take, no hint either.
+  const std::string safe = write_temp(dir, "s.py", "# tensorcode: input x=int32:-1000:1000\n"
+                                                  "def f(x):\n    return x + 1\n");
+  r = run_cli({"analyze", safe});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.err.find("hint:"), std::string::npos) << r.err;
+  const std::string sig = write_temp(dir, "g.py", "# tensorcode: input x=float64\n"
+                                                 "def f(x):\n    return sigmoid(x) / x\n");
+  r = run_cli({"analyze", sig});
+  ASSERT_EQ(r.status, 0) << r.err;
+  ASSERT_FALSE(nlohmann::json::parse(r.out)["warnings"].empty());
+  EXPECT_EQ(r.err.find("hint:"), std::string::npos) << r.err;
+}
+
 TEST(ProveCli, UsageErrorsExitTwoAndHelpListsProve) {
   EXPECT_EQ(run_cli({"prove"}).status, 2);
   const std::string dir = temp_dir();
