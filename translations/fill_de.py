@@ -476,6 +476,45 @@ DE = {
     "Jump to the next step where the selected node's value changed (Ctrl+F10)":
         'Zum nächsten Schritt, in dem sich der Wert des gewählten Knotens ändert (Strg+F10)',
     '%1 (after each step)': '%1 (nach jedem Schritt)',
+    # Issue 38/39 (this stage): grouping caption, Prove, document messages.
+    'statement': 'Anweisung',
+    'loop iteration': 'Schleifendurchlauf',
+    'bands of schedule layers': 'Bändern von Schedule-Ebenen',
+    ', ': ', ',
+    '%1 nodes in %2 boxes, grouped by %3 (click a group to open it)':
+        '%1 Knoten in %2 Kästen, gruppiert nach %3 (Gruppe zum Öffnen anklicken)',
+    "Showing step %1 of the event log (its event's inputs and outputs); go to step %2 to edit the case.":
+        'Schritt %1 des Ereignisprotokolls (Ein- und Ausgaben seines Ereignisses); gehen Sie zu Schritt %2, um den Fall zu bearbeiten.',
+    '∂ exact: <b>%1</b>': '∂ exakt: <b>%1</b>',
+    '&Prove': '&Beweisen',
+    'Ctrl+F6': 'Ctrl+F6',
+    'Cancel Verify or Prove': 'Verifikation oder Beweis abbrechen',
+    'loading %1…': '%1 wird geladen…',
+    'cannot load %1: %2\nThe open document is unchanged.': '%1 kann nicht geladen werden: %2\nDas offene Dokument bleibt unverändert.',
+    'cannot open %1: it is not a text file (a NUL byte at offset %2)':
+        '%1 kann nicht geöffnet werden: keine Textdatei (ein NUL-Byte an Position %2)',
+    'Prove': 'Beweisen',
+    'Prove over the whole input domain with Z3 and cvc5: with a reference file, that the circuit agrees with its function; without one, that the circuit cannot fail (Ctrl+F6)':
+        'Über den ganzen Eingabebereich mit Z3 und cvc5 beweisen: mit einer Referenzdatei, dass die Schaltung mit ihrer Funktion übereinstimmt; ohne, dass die Schaltung nicht fehlschlagen kann (Ctrl+F6)',
+    'proving… (%1)': 'Beweis läuft… (%1)',
+    'proving an artifact is available on the command line (tensorcode prove)':
+        'ein Artefakt lässt sich auf der Kommandozeile beweisen (tensorcode prove)',
+    'there is no source to prove': 'es gibt keinen Quelltext zum Beweisen',
+    'cannot prove: %1': 'Beweis nicht möglich: %1',
+    'a proof covers the whole input domain: clear the cases file to prove':
+        'ein Beweis umfasst den ganzen Eingabebereich: leeren Sie die Falldatei, um zu beweisen',
+    'proving…': 'Beweis läuft…',
+    '%1; %2 s': '%1; %2 s',
+    "<b style='color:#1a7f37'>proved equivalent</b> to %1 over the whole input domain (%2)":
+        "<b style='color:#1a7f37'>als äquivalent bewiesen</b> zu %1 über den ganzen Eingabebereich (%2)",
+    "<b style='color:#1a7f37'>proved: cannot fail</b> over the whole input domain (%1)":
+        "<b style='color:#1a7f37'>bewiesen: kann nicht fehlschlagen</b> über den ganzen Eingabebereich (%1)",
+    "<b style='color:#c02020'>different</b> from %1: the counterexample below, reproduced by the evaluator (%2)":
+        "<b style='color:#c02020'>verschieden</b> von %1: das Gegenbeispiel unten, vom Evaluator nachvollzogen (%2)",
+    "<b style='color:#c02020'>can fail</b>: the counterexample below, reproduced by the evaluator (%1)":
+        "<b style='color:#c02020'>kann fehlschlagen</b>: das Gegenbeispiel unten, vom Evaluator nachvollzogen (%1)",
+    "<b style='color:#8a5a00'>unknown</b>: %1 (%2)": "<b style='color:#8a5a00'>unbekannt</b>: %1 (%2)",
+    'Click to load this counterexample as the current case': 'Klicken, um dieses Gegenbeispiel als aktuellen Fall zu laden',
 }
 
 def main() -> int:

@@ -361,16 +361,28 @@
             <translation>Durchlauf %1</translation>
         </message>
         <message>
-            <source>%1 nodes in %2 boxes, grouped by statement and loop iteration (click a group to open it)</source>
-            <translation>%1 Knoten in %2 Kästen, gruppiert nach Anweisung und Schleifendurchlauf (Gruppe zum Öffnen anklicken)</translation>
-        </message>
-        <message>
-            <source>No circuit: the artifact could not be loaded (see Problems).</source>
-            <translation>Keine Schaltung: das Artefakt konnte nicht geladen werden (siehe Probleme).</translation>
-        </message>
-        <message>
             <source>open: %1</source>
             <translation>geöffnet: %1</translation>
+        </message>
+        <message>
+            <source>statement</source>
+            <translation>Anweisung</translation>
+        </message>
+        <message>
+            <source>loop iteration</source>
+            <translation>Schleifendurchlauf</translation>
+        </message>
+        <message>
+            <source>bands of schedule layers</source>
+            <translation>Bändern von Schedule-Ebenen</translation>
+        </message>
+        <message>
+            <source>, </source>
+            <translation>, </translation>
+        </message>
+        <message>
+            <source>%1 nodes in %2 boxes, grouped by %3 (click a group to open it)</source>
+            <translation>%1 Knoten in %2 Kästen, gruppiert nach %3 (Gruppe zum Öffnen anklicken)</translation>
         </message>
     </context>
     <context>
@@ -476,8 +488,8 @@
             <translation>Parameter</translation>
         </message>
         <message>
-            <source>Showing step %1 of the event log (its event's inputs and outputs); go to step 0 to edit the case.</source>
-            <translation>Schritt %1 des Ereignisprotokolls (Eingaben und Ausgaben seines Ereignisses); zum Bearbeiten des Falls zu Schritt 0 gehen.</translation>
+            <source>Showing step %1 of the event log (its event's inputs and outputs); go to step %2 to edit the case.</source>
+            <translation>Schritt %1 des Ereignisprotokolls (Ein- und Ausgaben seines Ereignisses); gehen Sie zu Schritt %2, um den Fall zu bearbeiten.</translation>
         </message>
     </context>
     <context>
@@ -632,6 +644,10 @@
         <message>
             <source>value: untaken branch: &lt;b&gt;%1&lt;/b&gt; (the run skipped it; the gradient's forward pass computed it)</source>
             <translation>Wert: nicht genommener Zweig: &lt;b&gt;%1&lt;/b&gt; (der Lauf hat ihn übersprungen; der Vorwärtslauf des Gradienten hat ihn berechnet)</translation>
+        </message>
+        <message>
+            <source>∂ exact: &lt;b&gt;%1&lt;/b&gt;</source>
+            <translation>∂ exakt: &lt;b&gt;%1&lt;/b&gt;</translation>
         </message>
     </context>
     <context>
@@ -870,10 +886,6 @@
         <message>
             <source>&amp;Verify</source>
             <translation>&amp;Verifizieren</translation>
-        </message>
-        <message>
-            <source>Cancel Verify</source>
-            <translation>Verifikation abbrechen</translation>
         </message>
         <message>
             <source>Shift+F6</source>
@@ -1309,6 +1321,18 @@
             <source>Shortcut</source>
             <translation>Tastenkürzel</translation>
         </message>
+        <message>
+            <source>&amp;Prove</source>
+            <translation>&amp;Beweisen</translation>
+        </message>
+        <message>
+            <source>Ctrl+F6</source>
+            <translation>Ctrl+F6</translation>
+        </message>
+        <message>
+            <source>Cancel Verify or Prove</source>
+            <translation>Verifikation oder Beweis abbrechen</translation>
+        </message>
     </context>
     <context>
         <name>tc::views::ProblemsView</name>
@@ -1342,10 +1366,6 @@
         <message>
             <source>cannot open %1: %2</source>
             <translation>%1 kann nicht geöffnet werden: %2</translation>
-        </message>
-        <message>
-            <source>compiled in %1 ms, %2 nodes</source>
-            <translation>in %1 ms kompiliert, %2 Knoten</translation>
         </message>
         <message numerus="yes">
             <source>compile failed: %n problem(s)</source>
@@ -1448,6 +1468,20 @@
                 <numerusform>Ereignisprotokoll geladen: %n Schritt, angehalten bei Schritt %1</numerusform>
                 <numerusform>Ereignisprotokoll geladen: %n Schritte, angehalten bei Schritt %1</numerusform>
             </translation>
+        </message>
+        <message>
+            <source>loading %1…</source>
+            <translation>%1 wird geladen…</translation>
+        </message>
+        <message>
+            <source>cannot load %1: %2
+The open document is unchanged.</source>
+            <translation>%1 kann nicht geladen werden: %2
+Das offene Dokument bleibt unverändert.</translation>
+        </message>
+        <message>
+            <source>cannot open %1: it is not a text file (a NUL byte at offset %2)</source>
+            <translation>%1 kann nicht geöffnet werden: keine Textdatei (ein NUL-Byte an Position %2)</translation>
         </message>
     </context>
     <context>
@@ -1777,6 +1811,66 @@
         <message>
             <source>&lt;b style='color:#c02020'&gt;%1 mismatch(es)&lt;/b&gt; in %2 cases against %3</source>
             <translation>&lt;b style='color:#c02020'&gt;%1 Abweichung(en)&lt;/b&gt; in %2 Fällen gegen %3</translation>
+        </message>
+        <message>
+            <source>Prove</source>
+            <translation>Beweisen</translation>
+        </message>
+        <message>
+            <source>Prove over the whole input domain with Z3 and cvc5: with a reference file, that the circuit agrees with its function; without one, that the circuit cannot fail (Ctrl+F6)</source>
+            <translation>Über den ganzen Eingabebereich mit Z3 und cvc5 beweisen: mit einer Referenzdatei, dass die Schaltung mit ihrer Funktion übereinstimmt; ohne, dass die Schaltung nicht fehlschlagen kann (Ctrl+F6)</translation>
+        </message>
+        <message>
+            <source>proving… (%1)</source>
+            <translation>Beweis läuft… (%1)</translation>
+        </message>
+        <message>
+            <source>proving an artifact is available on the command line (tensorcode prove)</source>
+            <translation>ein Artefakt lässt sich auf der Kommandozeile beweisen (tensorcode prove)</translation>
+        </message>
+        <message>
+            <source>there is no source to prove</source>
+            <translation>es gibt keinen Quelltext zum Beweisen</translation>
+        </message>
+        <message>
+            <source>cannot prove: %1</source>
+            <translation>Beweis nicht möglich: %1</translation>
+        </message>
+        <message>
+            <source>a proof covers the whole input domain: clear the cases file to prove</source>
+            <translation>ein Beweis umfasst den ganzen Eingabebereich: leeren Sie die Falldatei, um zu beweisen</translation>
+        </message>
+        <message>
+            <source>proving…</source>
+            <translation>Beweis läuft…</translation>
+        </message>
+        <message>
+            <source>%1; %2 s</source>
+            <translation>%1; %2 s</translation>
+        </message>
+        <message>
+            <source>&lt;b style='color:#1a7f37'&gt;proved equivalent&lt;/b&gt; to %1 over the whole input domain (%2)</source>
+            <translation>&lt;b style='color:#1a7f37'&gt;als äquivalent bewiesen&lt;/b&gt; zu %1 über den ganzen Eingabebereich (%2)</translation>
+        </message>
+        <message>
+            <source>&lt;b style='color:#1a7f37'&gt;proved: cannot fail&lt;/b&gt; over the whole input domain (%1)</source>
+            <translation>&lt;b style='color:#1a7f37'&gt;bewiesen: kann nicht fehlschlagen&lt;/b&gt; über den ganzen Eingabebereich (%1)</translation>
+        </message>
+        <message>
+            <source>&lt;b style='color:#c02020'&gt;different&lt;/b&gt; from %1: the counterexample below, reproduced by the evaluator (%2)</source>
+            <translation>&lt;b style='color:#c02020'&gt;verschieden&lt;/b&gt; von %1: das Gegenbeispiel unten, vom Evaluator nachvollzogen (%2)</translation>
+        </message>
+        <message>
+            <source>&lt;b style='color:#c02020'&gt;can fail&lt;/b&gt;: the counterexample below, reproduced by the evaluator (%1)</source>
+            <translation>&lt;b style='color:#c02020'&gt;kann fehlschlagen&lt;/b&gt;: das Gegenbeispiel unten, vom Evaluator nachvollzogen (%1)</translation>
+        </message>
+        <message>
+            <source>&lt;b style='color:#8a5a00'&gt;unknown&lt;/b&gt;: %1 (%2)</source>
+            <translation>&lt;b style='color:#8a5a00'&gt;unbekannt&lt;/b&gt;: %1 (%2)</translation>
+        </message>
+        <message>
+            <source>Click to load this counterexample as the current case</source>
+            <translation>Klicken, um dieses Gegenbeispiel als aktuellen Fall zu laden</translation>
         </message>
     </context>
 </TS>

@@ -342,16 +342,13 @@ Result<SnapshotInfo> snapshot_info(const std::string& text) {
   return SnapshotInfo{std::make_shared<const Program>(rt->program()), rt->steps()};
 }
 
-namespace {
 std::string outcome_text(const Outcome& o) {
   if (o.raised) return "error: " + o.error;
   std::string s;
   for (const auto& [k, v] : o.outputs) s += (s.empty() ? "" : ", ") + k + " = " + format_number(v);
   return s;
 }
-}  // namespace
 
-namespace {
 std::string difference_text(const Outcome& c, const Outcome& r) {
   if (c.raised && r.raised) return "both raised";
   if (c.raised) return "only the circuit raised";
@@ -365,7 +362,6 @@ std::string difference_text(const Outcome& c, const Outcome& r) {
   }
   return s;
 }
-}  // namespace
 
 VerifyResult verify_source(const std::string& source, const std::string& filename, const std::string& function,
                            const VerifySettings& settings, Progress* progress) {

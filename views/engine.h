@@ -14,6 +14,7 @@
 #include "frontend/compile.h"
 #include "ir/printer.h"
 #include "ir/program.h"
+#include "verify/compare.h"
 
 namespace tc {
 namespace views {
@@ -191,6 +192,11 @@ struct VerifyResult {
   std::string reference;           ///< what the circuit was compared with
   std::vector<VerifyMismatch> mismatches;
 };
+/// A verify or prove outcome as the mismatch list shows it ("error: ..." or
+/// "y = 1.5, z = 2"), and the difference of two ("y 0.25", "only the
+/// circuit raised").
+std::string outcome_text(const Outcome& o);
+std::string difference_text(const Outcome& circuit, const Outcome& reference);
 VerifyResult verify_source(const std::string& source, const std::string& filename, const std::string& function,
                            const VerifySettings& settings, Progress* progress);
 

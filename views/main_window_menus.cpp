@@ -229,7 +229,12 @@ void MainWindow::buildRunMenu() {
     verify_->start();
   });
   toolbar_->addAction(verifyAct);
-  act(run, tr("Cancel Verify"), QKeySequence(tr("Shift+F6")), [this] { verify_->cancel(); });
+  act(run, tr("&Prove"), QKeySequence(tr("Ctrl+F6")), [this] {
+    for (QDockWidget* d : findChildren<QDockWidget*>())
+      if (d->objectName() == QLatin1String("VerifyDock")) d->raise();
+    verify_->startProve();
+  });
+  act(run, tr("Cancel Verify or Prove"), QKeySequence(tr("Shift+F6")), [this] { verify_->cancel(); });
   run->addSeparator();
   act(run, tr("Open &Event Log…"), QKeySequence(tr("Ctrl+Shift+O")), [this] { openEventsDialog(); });
   toolbar_->addAction(act(run, tr("Step &Forward"), QKeySequence(Qt::Key_F10), [this] { stepForward(); }));

@@ -13,6 +13,8 @@
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
+#include "views/prove_job.h"
+
 namespace tc {
 namespace views {
 
@@ -75,6 +77,9 @@ VerifyPanel::VerifyPanel(Session* session, QWidget* parent) : QWidget(parent), s
   auto* bar = new QHBoxLayout;
   run_ = new QPushButton(tr("Verify"), this);
   run_->setToolTip(tr("Check the circuit against the reference over the inputs' domains (F6)"));
+  prove_ = new QPushButton(tr("Prove"), this);
+  prove_->setToolTip(tr("Prove over the whole input domain with Z3 and cvc5: with a reference file, that the circuit agrees "
+                        "with its function; without one, that the circuit cannot fail (Ctrl+F6)"));
   cancel_ = new QPushButton(tr("Cancel"), this);
   cancel_->setEnabled(false);
   progress_ = new QProgressBar(this);
@@ -89,6 +94,7 @@ VerifyPanel::VerifyPanel(Session* session, QWidget* parent) : QWidget(parent), s
   summary_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
   summary_->setMinimumWidth(120);
   bar->addWidget(run_);
+  bar->addWidget(prove_);
   bar->addWidget(cancel_);
   bar->addWidget(progress_, 1);
   lay->addLayout(bar);
@@ -103,6 +109,7 @@ VerifyPanel::VerifyPanel(Session* session, QWidget* parent) : QWidget(parent), s
   list_->header()->setSectionResizeMode(QHeaderView::Interactive);
   lay->addWidget(list_, 1);
   connect(run_, &QPushButton::clicked, this, &VerifyPanel::start);
+  connect(prove_, &QPushButton::clicked, this, &VerifyPanel::startProve);
   connect(cancel_, &QPushButton::clicked, this, &VerifyPanel::cancel);
   connect(list_, &QTreeWidget::itemActivated, this, [this](QTreeWidgetItem* item) {
     const int i = item->data(0, Qt::UserRole).toInt();
@@ -110,9 +117,10 @@ VerifyPanel::VerifyPanel(Session* session, QWidget* parent) : QWidget(parent), s
   });
   connect(list_, &QTreeWidget::itemClicked, this, [this](QTreeWidgetItem* item) { emit list_->itemActivated(item, 0); });
   connect(&session_->worker(), &EngineWorker::progress, this,
-          [this](const QString& tag, quint64 done, quint64 total, const QString&) {
-            if (tag != QLatin1String("verify") || total == 0) return;
+          [this](const QString& tag, quint64 done, quint64 total, const QString& what) {
+            if (tag != running_ || total == 0) return;
             progress_->setValue(static_cast<int>(100.0 * static_cast<double>(done) / static_cast<double>(total)));
+            if (tag == QLatin1String("prove")) summary_->setText(tr("proving… (%1)").arg(what));
           });
   // A result describes one source and one set of options: mark it when either moves on.
   connect(session_, &Session::compiled, this, &VerifyPanel::markStale);
@@ -164,15 +172,31 @@ void VerifyPanel::showResult() {
     for (int c = 0; c < list_->columnCount(); ++c) list_->topLevelItem(i)->setForeground(c, fg);
 }
 
+void VerifyPanel::refuse(const QString& why) {
+  has_result_ = false;
+  stale_ = false;
+  list_->clear();
+  cases_.clear();
+  progress_->setValue(0);  // nothing ran: a full bar from the last run would say otherwise
+  summary_->setText(QStringLiteral("<span style='color:#c02020'>%1</span>").arg(why.toHtmlEscaped()));
+}
+
+void VerifyPanel::setRunning(const QString& tag, const QString& what) {
+  running_ = tag;
+  const bool busy = !tag.isEmpty();
+  run_->setEnabled(!busy);
+  prove_->setEnabled(!busy);
+  cancel_->setEnabled(busy);
+  if (!busy) return;
+  progress_->setValue(0);
+  summary_->setText(what);
+  list_->clear();
+  cases_.clear();
+  has_result_ = false;
+  stale_ = false;
+}
+
 void VerifyPanel::start() {
-  auto refuse = [this](const QString& why) {
-    has_result_ = false;
-    stale_ = false;
-    list_->clear();
-    cases_.clear();
-    progress_->setValue(0);  // nothing ran: a full bar from the last run would say otherwise
-    summary_->setText(QStringLiteral("<span style='color:#c02020'>%1</span>").arg(why.toHtmlEscaped()));
-  };
   if (session_->readOnly() && reference_->text().trimmed().isEmpty()) {
     refuse(tr("an artifact has no source to verify against: choose a reference file"));
     return;
@@ -201,14 +225,7 @@ void VerifyPanel::start() {
   vs.reference_function = function_->text().trimmed().toStdString();
   vs.dtype = static_cast<Dtype>(dtype_->currentData().toInt());
   vs.cases_path = cases_edit_->text().trimmed().toStdString();
-  run_->setEnabled(false);
-  cancel_->setEnabled(true);
-  progress_->setValue(0);
-  summary_->setText(tr("verifying…"));
-  list_->clear();
-  cases_.clear();
-  has_result_ = false;
-  stale_ = false;
+  setRunning(QStringLiteral("verify"), tr("verifying…"));
   const QString source = session_->source();
   const QString settings = settingsKey();
   const std::string src = source.toStdString();
@@ -217,8 +234,7 @@ void VerifyPanel::start() {
   session_->worker().post(QStringLiteral("verify"), [this, src, file, fn, vs, source, settings](JobControl& ctl) -> EngineWorker::Deliver {
     auto r = std::make_shared<VerifyResult>(verify_source(src, file.empty() ? "untitled.py" : file, fn, vs, &ctl));
     return [this, r, source, settings] {
-      run_->setEnabled(true);
-      cancel_->setEnabled(false);
+      setRunning(QString(), QString());
       progress_->setValue(100);
       verified_source_ = source;
       verified_settings_ = settings;
@@ -252,12 +268,95 @@ void VerifyPanel::start() {
 }
 
 void VerifyPanel::cancel() {
-  // Only a running verify can be cancelled; a finished result stays as it is.
-  if (!cancel_->isEnabled()) return;
-  session_->worker().cancel(QStringLiteral("verify"));
-  run_->setEnabled(true);
-  cancel_->setEnabled(false);
+  // Only a running verify or proof can be cancelled; a finished result stays as it is.
+  if (running_.isEmpty()) return;
+  session_->worker().cancel(running_);
+  setRunning(QString(), QString());
   summary_->setText(tr("cancelled"));
+}
+
+namespace {
+QString solversText(const prove::ProveResult& r) {
+  QStringList parts;
+  for (const auto& a : r.solvers) parts << QStringLiteral("%1 %2").arg(QString::fromStdString(a.solver), QString::fromStdString(a.answer));
+  return parts.join(QStringLiteral(", "));
+}
+}  // namespace
+
+void VerifyPanel::startProve() {
+  if (session_->readOnly()) {
+    refuse(tr("proving an artifact is available on the command line (tensorcode prove)"));
+    return;
+  }
+  if (session_->source().isEmpty()) {
+    refuse(tr("there is no source to prove"));
+    return;
+  }
+  if (session_->compileFailed()) {
+    refuse(tr("cannot prove: %1").arg(session_->outOfDateReason()));
+    return;
+  }
+  if (!cases_edit_->text().trimmed().isEmpty()) {
+    refuse(tr("a proof covers the whole input domain: clear the cases file to prove"));
+    return;
+  }
+  ProveSettings ps;
+  bool ok1 = false, ok2 = false;
+  ps.atol = atol_->text().trimmed().isEmpty() ? 0.0 : atol_->text().trimmed().toDouble(&ok1);
+  ps.rtol = rtol_->text().trimmed().isEmpty() ? 0.0 : rtol_->text().trimmed().toDouble(&ok2);
+  if ((!atol_->text().trimmed().isEmpty() && !ok1) || (!rtol_->text().trimmed().isEmpty() && !ok2)) {
+    refuse(tr("atol and rtol must be numbers"));
+    return;
+  }
+  ps.reference_path = reference_->text().trimmed().toStdString();
+  ps.reference_function = function_->text().trimmed().toStdString();
+  ps.dtype = static_cast<Dtype>(dtype_->currentData().toInt());
+  setRunning(QStringLiteral("prove"), tr("proving…"));
+  const QString source = session_->source();
+  const QString settings = settingsKey();
+  const std::string src = source.toStdString();
+  const std::string file = QFileInfo(session_->filePath()).fileName().toStdString();
+  const std::string fn = session_->function().toStdString();
+  session_->worker().post(QStringLiteral("prove"), [this, src, file, fn, ps, source, settings](JobControl& ctl) -> EngineWorker::Deliver {
+    auto r = std::make_shared<ProveOutcome>(
+        prove_source(src, file.empty() ? "untitled.py" : file, fn, ps, ctl.cancelFlag(), &ctl));
+    return [this, r, source, settings] {
+      setRunning(QString(), QString());
+      progress_->setValue(100);
+      verified_source_ = source;
+      verified_settings_ = settings;
+      has_result_ = true;
+      const QString against = QString::fromStdString(r->against).toHtmlEscaped();
+      const QString how = tr("%1; %2 s").arg(solversText(r->result)).arg(r->result.seconds, 0, 'f', 1);
+      using prove::Verdict;
+      if (r->error) {
+        result_text_ = QStringLiteral("<span style='color:#c02020'>%1</span>").arg(QString::fromStdString(r->error->format()).toHtmlEscaped());
+      } else if (r->result.verdict == Verdict::Equivalent) {
+        result_text_ = tr("<b style='color:#1a7f37'>proved equivalent</b> to %1 over the whole input domain (%2)").arg(against, how);
+      } else if (r->result.verdict == Verdict::CannotFail) {
+        result_text_ = tr("<b style='color:#1a7f37'>proved: cannot fail</b> over the whole input domain (%1)").arg(how);
+      } else if (r->result.verdict == Verdict::Different) {
+        result_text_ = tr("<b style='color:#c02020'>different</b> from %1: the counterexample below, reproduced by the evaluator (%2)")
+                           .arg(against, how);
+      } else if (r->result.verdict == Verdict::CanFail) {
+        result_text_ = tr("<b style='color:#c02020'>can fail</b>: the counterexample below, reproduced by the evaluator (%1)").arg(how);
+      } else {
+        result_text_ = tr("<b style='color:#8a5a00'>unknown</b>: %1 (%2)").arg(QString::fromStdString(r->result.reason).toHtmlEscaped(), how);
+      }
+      if (!r->inputs.empty()) {
+        QStringList in;
+        for (const auto& [k, v] : r->inputs) in << QStringLiteral("%1=%2").arg(QString::fromStdString(k), QString::fromStdString(format_number(v)));
+        auto* item = new QTreeWidgetItem(list_, {in.join(QStringLiteral(", ")), QString::fromStdString(r->circuit),
+                                                 QString::fromStdString(r->reference), QString::fromStdString(r->difference)});
+        item->setData(0, Qt::UserRole, static_cast<int>(cases_.size()));
+        item->setToolTip(0, tr("Click to load this counterexample as the current case"));
+        cases_.push_back(r->inputs);
+      }
+      for (int c = 0; c < list_->columnCount(); ++c) list_->resizeColumnToContents(c);
+      stale_ = session_->source() != verified_source_ || settingsKey() != verified_settings_;
+      showResult();
+    };
+  }, this);
 }
 
 }  // namespace views

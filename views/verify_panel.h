@@ -3,7 +3,10 @@
 // CPython, or another Python file and function) with the CLI's options:
 // tolerances, dtype and a case file. Mismatches are listed side by side and
 // load into the Inputs panel on a click; a result goes stale when the code
-// or the settings change after it.
+// or the settings change after it. Prove decides the same question over the
+// whole input domain with SMT solvers (views/prove_job.h): equivalence with
+// the reference file, or, without one, that the circuit cannot fail; its
+// counterexample is listed like a mismatch.
 #include <QWidget>
 
 #include "views/session.h"
@@ -32,11 +35,15 @@ class VerifyPanel : public QWidget {
   [[nodiscard]] QComboBox* dtypeBox() const { return dtype_; }
   [[nodiscard]] QLineEdit* casesEdit() const { return cases_edit_; }
   [[nodiscard]] QPushButton* runButton() const { return run_; }
+  [[nodiscard]] QPushButton* proveButton() const { return prove_; }
+  [[nodiscard]] QPushButton* cancelButton() const { return cancel_; }
   /// A result is shown but the source or the settings changed since it was computed.
   [[nodiscard]] bool stale() const { return stale_; }
 
  public slots:
   void start();
+  /// Prove (Run > Prove, Ctrl+F6): runs on the engine worker with progress; Cancel stops the solvers.
+  void startProve();
   void cancel();
 
  signals:
@@ -44,6 +51,10 @@ class VerifyPanel : public QWidget {
 
  private:
   void markStale();
+  /// A refusal before anything ran: the message, no result, an empty bar.
+  void refuse(const QString& why);
+  /// Buttons and bar for a job of `tag` starting ("" when it ended).
+  void setRunning(const QString& tag, const QString& what);
   void showResult();
   /// Forgets the reference, the cases file and the results (another file was opened).
   void reset();
@@ -56,7 +67,9 @@ class VerifyPanel : public QWidget {
   QComboBox* dtype_;
   QLineEdit* cases_edit_;
   QPushButton* run_;
+  QPushButton* prove_;
   QPushButton* cancel_;
+  QString running_;  // the tag of the job the Cancel button stops: "verify" or "prove"
   QProgressBar* progress_;
   QLabel* summary_;
   QTreeWidget* list_;

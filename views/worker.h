@@ -30,6 +30,8 @@ class JobControl : public tc::Progress {
   void update(std::uint64_t done, std::uint64_t total, std::string_view what) override;
   [[nodiscard]] bool cancelled() const override { return cancelled_.load(); }
   void cancel() { cancelled_.store(true); }
+  /// The flag cancel() sets, for engines that poll one themselves (the prover's watcher).
+  [[nodiscard]] const std::atomic<bool>* cancelFlag() const { return &cancelled_; }
   std::function<void(std::uint64_t, std::uint64_t, QString)> on_progress;  ///< called on the worker thread
 
  private:

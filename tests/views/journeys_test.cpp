@@ -18,7 +18,9 @@
 #include <QMenuBar>
 #include <QPushButton>
 #include <QSettings>
+#include <QElapsedTimer>
 #include <QSignalSpy>
+#include <QStandardPaths>
 #include <QStatusBar>
 #include <QTableWidget>
 #include <QTemporaryDir>
@@ -307,6 +309,93 @@ class JourneysTest : public QObject {
     QVERIFY(w.waitUntilSettled(30000));
     QVERIFY(v->stale());
     QVERIFY(v->summary().contains(QStringLiteral("stale")));
+  }
+
+  // Issue 39: the Verify dock's Prove button. Equivalence with a reference
+  // file over the whole float domain, a counterexample loaded as the case
+  // with one click, "cannot fail" without a reference, and Cancel stopping
+  // a long proof. Z3 is linked in; cvc5 is the second opinion "proved" needs.
+  void proveDecidesOverTheWholeDomainAndLoadsTheCounterexample() {
+    if (QStandardPaths::findExecutable(QStringLiteral("cvc5")).isEmpty()) QSKIP("cvc5 is not installed (Debian: cvc5)");
+    QTemporaryDir dir;
+    auto write = [&](const char* name, const char* text) {
+      QFile f(dir.filePath(QString::fromLatin1(name)));
+      QVERIFY(f.open(QIODevice::WriteOnly));
+      f.write(text);
+    };
+    write("twice.py", "# tensorcode: input x=float64:-100:100\ndef twice(x):\n    return 2 * x\n");
+    write("same.py", "def twice(x):\n    return x + x\n");
+    write("other.py", "def twice(x):\n    return x + x if x < 50 else 3 * x\n");
+    MainWindow w;
+    w.resize(1280, 800);
+    w.show();
+    QVERIFY(w.openPath(dir.filePath(QStringLiteral("twice.py"))));
+    QVERIFY(w.waitUntilSettled(30000));
+    w.raiseDock(QStringLiteral("VerifyDock"));
+    VerifyPanel* v = w.verifyPanel();
+    // No reference: the circuit cannot fail over x in [-100, 100].
+    QTest::mouseClick(v->proveButton(), Qt::LeftButton);
+    QVERIFY(w.waitUntilSettled(120000));
+    QVERIFY2(v->summary().contains(QStringLiteral("cannot fail")), qPrintable(v->summary()));
+    QVERIFY2(v->summary().contains(QStringLiteral("z3 unsat")) && v->summary().contains(QStringLiteral("cvc5 unsat")),
+             qPrintable(v->summary()));
+    QCOMPARE(v->mismatches()->topLevelItemCount(), 0);
+    // x + x is 2 * x for every double.
+    v->referenceEdit()->setFocus();
+    QTest::keyClicks(v->referenceEdit(), dir.filePath(QStringLiteral("same.py")));
+    QTest::mouseClick(v->proveButton(), Qt::LeftButton);
+    QVERIFY(w.waitUntilSettled(120000));
+    QVERIFY2(v->summary().contains(QStringLiteral("proved equivalent")) && v->summary().contains(QStringLiteral("same.py")),
+             qPrintable(v->summary()));
+    // A reference that differs from x = 50 on: the counterexample is listed and loads with a click.
+    v->referenceEdit()->clear();
+    QTest::keyClicks(v->referenceEdit(), dir.filePath(QStringLiteral("other.py")));
+    QTest::mouseClick(v->proveButton(), Qt::LeftButton);
+    QVERIFY(w.waitUntilSettled(120000));
+    QVERIFY2(v->summary().contains(QStringLiteral("different")), qPrintable(v->summary()));
+    QCOMPARE(v->mismatches()->topLevelItemCount(), 1);
+    QTreeWidgetItem* item = v->mismatches()->topLevelItem(0);
+    QVERIFY2(item->text(VerifyPanel::Inputs).startsWith(QStringLiteral("x=")), qPrintable(item->text(VerifyPanel::Inputs)));
+    const QRect r = v->mismatches()->visualItemRect(item);
+    QTest::mouseClick(v->mismatches()->viewport(), Qt::LeftButton, {}, r.center());
+    QVERIFY(w.waitUntilSettled(30000));
+    const double x = w.session()->currentCase().at("x");
+    QVERIFY2(x >= 50 && x <= 100, qPrintable(QString::number(x)));
+    QCOMPARE(w.session()->exactRun().outputs.at(0), 2 * x);
+    // The result belongs to the source it was proved for.
+    typeAtEnd(w.editor(), QString());
+    QTest::keyClick(w.editor(), Qt::Key_Return);
+    QVERIFY(w.waitUntilSettled(30000));
+    QVERIFY(v->stale());
+  }
+
+  void cancelStopsALongProof() {
+    if (QStandardPaths::findExecutable(QStringLiteral("cvc5")).isEmpty()) QSKIP("cvc5 is not installed (Debian: cvc5)");
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("ratio.py"));
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    // Tens of seconds for the solvers (tests/prove/cancel_test.cpp).
+    f.write("# tensorcode: input x=float64\ndef ratio(x):\n    return x / (x * x + 1)\n");
+    f.close();
+    MainWindow w;
+    w.show();
+    QVERIFY(w.openPath(path));
+    QVERIFY(w.waitUntilSettled(30000));
+    VerifyPanel* v = w.verifyPanel();
+    QTest::mouseClick(v->proveButton(), Qt::LeftButton);
+    QVERIFY(v->cancelButton()->isEnabled());
+    QVERIFY(!v->proveButton()->isEnabled() && !v->runButton()->isEnabled());
+    QTest::qWait(1000);
+    QVERIFY2(w.session()->worker().busy(), "the proof ended within a second: pick a harder one");
+    QElapsedTimer t;
+    t.start();
+    QTest::mouseClick(v->cancelButton(), Qt::LeftButton);
+    QCOMPARE(v->summary(), QStringLiteral("cancelled"));
+    QVERIFY(v->proveButton()->isEnabled() && v->runButton()->isEnabled());
+    QVERIFY(w.waitUntilSettled(30000));
+    QVERIFY2(t.elapsed() < 10000, qPrintable(QString::number(t.elapsed())));
+    QCOMPARE(v->summary(), QStringLiteral("cancelled"));  // the cancelled job's result is dropped
   }
 
   void hybridGradientFailureIsAProblemWithItsSelect() {
