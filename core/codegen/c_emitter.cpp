@@ -310,6 +310,10 @@ class CGen {
       case Op::Eq: value = "(" + arg(0) + " == " + arg(1) + " ? 1.0 : 0.0)"; break;
       case Op::Ne: value = "(" + arg(0) + " != " + arg(1) + " ? 1.0 : 0.0)"; break;
       case Op::Select: value = "(" + arg(0) + " != 0.0 ? " + arg(1) + " : " + arg(2) + ")"; break;
+      case Op::Raise:  // fails wherever it is live; the value is never read
+        value = "0.0";
+        checks.push_back({"1", ErrorKind::Raised});
+        break;
       case Op::Relu: value = "(" + arg(0) + " > 0.0 ? " + arg(0) + " : 0.0)"; break;
       case Op::Sigmoid:
         use_sigmoid_ = true;
@@ -567,6 +571,20 @@ class CGen {
   }
 
   /// A computing node's statements in a block (empty: nothing to write).
+  /// A raise, or a select between raise-valued nodes: no value, only a
+  /// failure. Computed once in id order (arguments come first).
+  bool raise_valued(NodeId id) const {
+    if (raise_valued_.empty()) {
+      raise_valued_.assign(prog_.nodes.size(), 0);
+      for (const Node& n : prog_.nodes)
+        raise_valued_[static_cast<std::size_t>(n.id)] =
+            n.op == Op::Raise || (n.op == Op::Select && raise_valued_[static_cast<std::size_t>(n.args[1])] &&
+                                  raise_valued_[static_cast<std::size_t>(n.args[2])]);
+    }
+    return raise_valued_[static_cast<std::size_t>(id)] != 0;
+  }
+  mutable std::vector<std::uint8_t> raise_valued_;
+
   std::string block_node(NodeId id, const Node& node) {
     const auto i = static_cast<std::size_t>(id);
     if (node.op == Op::Constant || node.op == Op::Parameter)
@@ -579,8 +597,15 @@ class CGen {
     std::string s = value.empty() ? "tc_v " + v(id, false) + "; " + each_lane() + v(id) + " = " + sp.value + ";"
                                   : "const tc_v " + v(id, false) + " = " + value + ";";
     std::string lane_cond;
+    // A block runs every node in every lane, so a raise would flag them all.
+    // A raise (or a select of raises) flags only where it is an output; a
+    // select choosing one flags the lanes that choose it, and any other op
+    // reading one flags every lane (below). The interpreter words the failure.
+    const bool raises = raise_valued(id);
+    if (raises && p_.always_live[static_cast<std::size_t>(id)]) lane_cond = "1";
     for (const auto& [c, kind] : sp.checks) {
       lane_ = false;
+      if (kind == ErrorKind::Raised) continue;
       if (kind == ErrorKind::NonFinite) {
         if (kopt_->finite_check.empty() || kopt_->finite_check[i]) s += " TC_FINITE(c, " + v(id) + ")";
         continue;
@@ -596,6 +621,17 @@ class CGen {
         }
       }
       lane_cond += (lane_cond.empty() ? "" : " | ") + std::string("(") + c + ")";
+    }
+    if (form.op == Op::Select && !raises) {
+      lane_ = true;
+      const std::string cond = v(form.args[0]);
+      for (std::size_t k : {1u, 2u}) {
+        if (!raise_valued(form.args[k])) continue;
+        lane_cond += (lane_cond.empty() ? "" : " | ") + std::string("(") + cond + (k == 1 ? " != 0" : " == 0") + ")";
+      }
+    } else if (form.op != Op::Select) {
+      for (NodeId a : form.args)
+        if (raise_valued(a)) lane_cond = "1";
     }
     lane_ = false;
     if (!lane_cond.empty()) s += " " + each_lane() + "bad_##c[j] |= -(" + lane_cond + ");";

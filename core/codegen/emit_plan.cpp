@@ -1,6 +1,7 @@
 #include "codegen/emit_plan.h"
 
 #include "base/bits.h"
+#include "ir/op_semantics.h"
 #include <cfloat>
 #include <cmath>
 #include <cstring>
@@ -177,6 +178,11 @@ Diagnostic error_diagnostic(const Program& program, std::uint32_t code) {
     case ErrorKind::OneHotSelection: what = "selectors are not exactly one 1 among 0s"; break;
     case ErrorKind::QuotientRange:
       what = "the quotient's magnitude is 2^24 or more, beyond what the float32 backends compute exactly";
+      break;
+    case ErrorKind::Raised:
+      what = sem::raised_message(id >= 0 && static_cast<std::size_t>(id) < program.nodes.size()
+                                     ? std::string_view(program.nodes[static_cast<std::size_t>(id)].name)
+                                     : std::string_view());
       break;
     case ErrorKind::Domain: {
       what = "value outside its domain";

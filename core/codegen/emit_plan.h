@@ -32,6 +32,7 @@ enum class ErrorKind : std::uint32_t {
   OneHotSelection = 4,  ///< gather_one_hot selectors not 0/1 with exactly one 1
   Domain = 5,           ///< value outside the node's (or input's) domain
   QuotientRange = 6,    ///< floordiv/mod with |a/b| >= 2^24: beyond the exact float32 algorithm
+  Raised = 7,           ///< a raise node was reached (its name is the exception)
 };
 
 /// Per-case error code: 0 = the case succeeded, else (node << 3) | kind.

@@ -310,6 +310,10 @@ class OnnxGen {
         select_failed = bor(failed_[c], bor(yes_failed, no_failed));
         break;
       }
+      case Op::Raise:  // fails wherever it is live; the value is never read
+        v = d(0.0);
+        own = B::t();
+        break;
       case Op::Relu:
         // Where, not Relu: the contract's relu(-0) is +0, ONNX Runtime's Relu keeps -0.
         v = op("Where", {op("Greater", {arg(0), d(0.0)}), arg(0), d(0.0)});

@@ -231,6 +231,10 @@ class Gen {
         arith_check();
         break;
       }
+      case Op::Raise:  // fails wherever it is live; the value is never read
+        def("0.0f");
+        checks.push_back({"true", ErrorKind::Raised});
+        break;
       case Op::Lt: def("select(0.0f, 1.0f, " + infix(args, " < ") + ")"); break;
       case Op::Le: def("select(0.0f, 1.0f, " + infix(args, " <= ") + ")"); break;
       case Op::Gt: def("select(0.0f, 1.0f, " + infix(args, " > ") + ")"); break;

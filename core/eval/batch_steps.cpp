@@ -591,6 +591,14 @@ HWY_INLINE void exec_step(Batch<T>& bt, NodeId id, std::size_t m) {
     case Op::Call:
       step_call<T, Chk>(bt, id, in, a, out, acc, m);
       break;
+    case Op::Raise:
+      // Always fails where it runs; a lazy select may not run it, so every
+      // case goes to the scalar re-run, which decides and words it.
+      for (std::size_t i = 0; i < m; ++i) {
+        out[i] = kNaNOf<T>;
+        acc[i] += kNaNOf<T>;
+      }
+      break;
     default: {
       // The one-argument kernels (op_semantics.h's unary(): neg, relu,
       // sigmoid, and any op added there), one map of the kernel: over

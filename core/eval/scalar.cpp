@@ -31,6 +31,7 @@ struct ScalarNode {
   bool has_bias() const { return in.has_bias; }
   double bias() const { return in.bias; }
   double round(double r) const { return p.round(r); }
+  std::string_view name() const { return p.program.nodes[static_cast<std::size_t>(&in - p.instrs.data())].name; }
 };
 
 /// Computes node `id` from already computed arguments. Returns false with a

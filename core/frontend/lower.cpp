@@ -35,6 +35,9 @@ CompileOutput Lowerer::run() {
   }
   std::vector<std::pair<std::string, Arg>> outs;
   const Val& rv = *f.rv;
+  if (rv.raises)
+    fail("'" + fn_.name + "' raises for every input in the domains: widen the domains to inputs it accepts",
+         fn_.name_loc);
   if (rv.array) {
     for (std::size_t i = 0; i < rv.items.size(); ++i)
       outs.emplace_back("result[" + std::to_string(i) + "]", Arg(mat(rv.items[i], fn_.name_loc)));

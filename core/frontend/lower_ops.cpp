@@ -133,8 +133,20 @@ Val Lowerer::not_(const Val& c, SourceLoc loc) {
   return emit(Op::Eq, {c, cnum(0, kI, loc)}, loc, kB);
 }
 
+namespace {
+// `v` (a raise) in the shape of `like`: one copy per element.
+Val raise_like(const Val& like, const Val& v) {
+  if (!like.array) return v;
+  Val r = like;
+  for (Val& x : r.items) x = raise_like(x, v);
+  return r;
+}
+}  // namespace
+
 Val Lowerer::sel(const Val& c, const Val& a, const Val& b, SourceLoc loc) {
   if (c.is_const) return c.c != 0.0 ? a : b;
+  if (a.raises && b.array) return sel(c, raise_like(b, a), b, loc);
+  if (b.raises && a.array) return sel(c, a, raise_like(a, b), loc);
   TC_ASSERT(same_shape(a, b));
   if (a.array) {
     Val r = a;
@@ -154,7 +166,9 @@ Val Lowerer::sel(const Val& c, const Val& a, const Val& b, SourceLoc loc) {
     if (a.c != 0.0 && b.c == 0.0) return c;
     if (a.c == 0.0 && b.c != 0.0) return not_(c, loc);
   }
-  return emit(Op::Select, {c, a, b}, loc, a.ty | b.ty);
+  Val r = emit(Op::Select, {c, a, b}, loc, a.ty | b.ty);
+  r.raises = a.raises && b.raises;  // every path through it raised
+  return r;
 }
 
 const Val& Lowerer::scalar(const Val& v, SourceLoc loc, const char* what) {

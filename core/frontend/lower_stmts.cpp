@@ -97,18 +97,17 @@ Flow Lowerer::statement(const Stmt& s, const Env& env) {
       return for_loop(s, env);
     case StmtKind::Raise:
       // Lowered only where the path can be taken: a raise behind a condition
-      // the input domains decide against is never reached.
-      fail("this raise can run for inputs in the domains, and a compiled function cannot raise its own errors yet: "
-           "narrow the input domains to the values the function accepts, so that the condition guarding it can "
-           "never hold",
-           s.loc);
+      // the input domains decide against is never reached, and makes no node.
+      return raising(raised_exception(s), s.loc, env);
     case StmtKind::Assert: {
+      // `if not cond: raise AssertionError(msg)`, and cond holds after it.
       Val c = truth(expr(*s.value, env), s.value->loc);
       if (is_true(c)) return block({}, env);
-      fail(is_false(c) ? "this assert fails for every input in the domains"
-                       : "this assert can fail for inputs in the domains, and a compiled function cannot raise its "
-                         "own errors yet: narrow the input domains to the values for which it holds",
-           s.loc);
+      Flow bad = raising(raised_exception(s), s.loc, env);
+      if (is_false(c)) return bad;
+      Env ok_env = env;
+      refine(*s.value, true, ok_env);
+      return if_merge(c, block({}, std::move(ok_env)), std::move(bad), s.loc);
     }
     default:
       fail("this statement is not supported", s.loc);

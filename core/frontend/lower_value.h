@@ -36,6 +36,10 @@ struct Val {
   // finite, or such an argument). A comparison of values that cannot fail,
   // decided by their intervals, is folded (lower_ops.cpp compare()).
   bool may_fail = false;
+  // A raise node (or a choice among them) standing for a path that raised:
+  // returned like a value, it takes the shape of the other returns (sel()
+  // copies it into each element) and its interval is empty (it gives no value).
+  bool raises = false;
   SourceLoc loc;                 // where a constant is written (its node's location)
   // array (literal list or tuple, scalarized at compile time)
   std::vector<Val> items;

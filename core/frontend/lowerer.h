@@ -142,6 +142,12 @@ class Lowerer {
   // f then g, where g was lowered from f's fall-through variables.
   Flow seq(Flow f, Flow g, SourceLoc loc);
   Flow for_loop(const Stmt& s, const Env& env);
+  // A raise (or a failed assert) reached on this path: it leaves the
+  // function like a return whose value is a raise node (lower_raise.cpp).
+  Flow raising(const std::string& exception, SourceLoc loc, const Env& env);
+  // "ValueError: message" of `raise ValueError("message")` (the subset
+  // checked the form), and "AssertionError[: message]" of an assert.
+  std::string raised_exception(const Stmt& s);
   // ---- finishing: unused values --------------------------------------------------------
   // Drops nodes no output needs (inputs stay: they are the function's
   // signature) and warns about assignments whose value nothing needs.

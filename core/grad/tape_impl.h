@@ -61,6 +61,7 @@ struct TapeNodeFacts {
   double greater(double a, double b, double t) const { return n.policy->greater(a, b, t); }
   double equal(double a, double b, double t) const { return n.policy->equal(a, b, t); }
   // Stored coefficients are constants: binary32 under float32, like the evaluator.
+  std::string_view name() const { return node.name; }  // a raise's exception
   std::size_t terms() const { return node.linear().coefficients.size(); }
   double coef(std::size_t j) const { return round(node.linear().coefficients[j]); }
   std::size_t term_arg(std::size_t j) const { return static_cast<std::size_t>(node.linear().indices[j]); }

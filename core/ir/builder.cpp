@@ -111,7 +111,7 @@ Value Builder::op(std::string_view name, std::vector<Arg> args) {
 Value Builder::op(Op op, std::vector<Arg> args) {
   const OpInfo& info = op_info(op);
   const std::string name(info.name);
-  if (info.kind == OpKind::Leaf || info.has(kHasCoefficients) || op == Op::Call) {
+  if (info.kind == OpKind::Leaf || info.has(kHasCoefficients) || info.has(kNamed)) {
     fail("op '" + name + "' has its own builder method");
     return constant(0);
   }
@@ -198,6 +198,17 @@ Value Builder::call(const std::string& binding, const std::vector<Arg>& args) {
   n.op = Op::Call;
   n.name = binding;
   for (const Arg& a : args) n.args.push_back(resolve(a));
+  return add_node(std::move(n));
+}
+
+Value Builder::raise(const std::string& exception) {
+  if (exception.empty()) {
+    fail("raise() needs the exception it raises");
+    return constant(0);
+  }
+  Node n;
+  n.op = Op::Raise;
+  n.name = exception;
   return add_node(std::move(n));
 }
 

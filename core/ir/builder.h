@@ -78,6 +78,9 @@ class Builder {
   Value sparse_affine(const std::vector<Arg>& xs, const std::vector<std::int32_t>& indices,
                       const std::vector<double>& coefficients, std::optional<double> bias = std::nullopt);
   Value call(const std::string& binding, const std::vector<Arg>& args);
+  /// A raise: fails every case that reaches it (through a select's branch),
+  /// with `exception` ("ValueError: x must be positive") as its message.
+  Value raise(const std::string& exception);
   /// Copies `program` in, wiring its inputs from `inputs` (every input must be
   /// given); its parameters and state are renamed PREFIX.NAME and its computing
   /// nodes keep the program's semantics, surrogate and temperature. Returns its

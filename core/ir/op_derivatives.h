@@ -294,6 +294,8 @@ inline bool vjp_terms(Op op, Semantics s, const S& n, F&& f) {
       return true;
     case Op::FloorDiv:
       return true;  // piecewise constant
+    case Op::Raise:
+      return true;  // no arguments; a case that reaches it fails and has no gradient
     case Op::Add: go(0, TermKind::G); go(1, TermKind::G); return true;
     case Op::Sub: go(0, TermKind::G); go(1, TermKind::NegG); return true;
     case Op::Mul: go(0, TermKind::TimesOther, 1); go(1, TermKind::TimesOther, 0); return true;

@@ -25,6 +25,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "base/result.h"
 #include "ir/kernels.h"
@@ -84,18 +85,25 @@ enum class Fault : std::uint8_t {
   ResultNaN,
   ResultInfinite,
   ResultOverflows,   ///< x = the binary64 value that rounds to an infinite binary32
+  Raised,            ///< a raise node was reached: text = its exception ("ValueError: message")
 };
 
 struct Failure {
   Fault fault = Fault::None;
   double x = 0.0;
   std::size_t k = 0, n = 0;
+  std::string_view text;  ///< Raised: the node's exception, as the raise statement wrote it
   explicit operator bool() const { return fault != Fault::None; }
 };
 
 /// How a consumer writes a number in a message (the evaluator and folding
 /// use the shortest round-trip text, the gradient tape its own).
 using NumberText = std::string (*)(double);
+
+/// A reached raise node's message: "raised ValueError: x must be positive".
+inline std::string raised_message(std::string_view exception) {
+  return "raised " + (exception.empty() ? std::string("an exception") : std::string(exception));
+}
 
 /// The message of a failure, without the node (the consumer prefixes it).
 inline std::string describe(const Failure& f, NumberText num) {
@@ -115,6 +123,7 @@ inline std::string describe(const Failure& f, NumberText num) {
     case Fault::ResultNaN: return "result is nan";
     case Fault::ResultInfinite: return "result is infinite";
     case Fault::ResultOverflows: return "result " + num(f.x) + " overflows float32";
+    case Fault::Raised: return raised_message(f.text);
   }
   return {};
 }
@@ -123,6 +132,7 @@ inline std::string describe(const Failure& f, NumberText num) {
 /// words say that the operands were constants ("constant division by
 /// zero"). The selector count reads as a property of the constants.
 inline std::string describe_constant(const Failure& f, NumberText num) {
+  if (f.fault == Fault::Raised) return describe(f, num);  // a raise has no operands
   if (f.fault == Fault::SelectorCount)
     return "constant selectors have " + std::to_string(f.n) + " ones, expected exactly one";
   return "constant " + describe(f, num);
@@ -251,7 +261,7 @@ TC_KERNEL bool unary(Op op, Fn&& fn) {
     case Op::Input: case Op::Parameter: case Op::Constant: case Op::State: case Op::Add: case Op::Sub:
     case Op::Mul: case Op::Div: case Op::FloorDiv: case Op::Mod: case Op::Lt: case Op::Le: case Op::Gt:
     case Op::Ge: case Op::Eq: case Op::Ne: case Op::Select: case Op::Gather: case Op::GatherOneHot:
-    case Op::Affine: case Op::SparseAffine: case Op::Call:
+    case Op::Affine: case Op::SparseAffine: case Op::Call: case Op::Raise:
       return false;
   }
   return false;
@@ -400,7 +410,9 @@ inline double one_hot_relaxed(std::size_t n, S sel, X val) {
 ///   bool has_bias(), double bias() affine terms (coefficients and bias in
 ///                                  the dtype), and double round(double)
 /// Leaves (loaded by their consumer) and calls (host functions) are not
-/// kernels. Exact select reads only the chosen branch's x(k).
+/// kernels. Exact select reads only the chosen branch's x(k). A raise
+/// always fails; where N has name() (the node's exception) the failure
+/// carries it.
 template <class N>
 inline Failure value(Op op, bool exact, const N& n, double& r) {
   using D = Lanes<double>;
@@ -408,6 +420,11 @@ inline Failure value(Op op, bool exact, const N& n, double& r) {
     case Op::Input: case Op::Parameter: case Op::Constant: case Op::State: case Op::Call:
       TC_ASSERT(false && "leaves and calls are not kernels");
       return {};
+    case Op::Raise: {
+      Failure f{Fault::Raised};
+      if constexpr (requires { n.name(); }) f.text = n.name();
+      return f;
+    }
     case Op::Add: r = add<D>(n.x(0), n.x(1)); return {};
     case Op::Sub: r = sub<D>(n.x(0), n.x(1)); return {};
     case Op::Mul: r = mul<D>(n.x(0), n.x(1)); return {};

@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <map>
+#include <iomanip>
 #include <sstream>
 
 #include "base/number_text.h"
@@ -33,6 +34,9 @@ std::string node_text(const Program& program, NodeId id) {
       break;
     case Op::Call:
       os << ' ' << n.name;
+      break;
+    case Op::Raise:  // the exception, quoted: its message may hold spaces
+      os << ' ' << std::quoted(n.name);
       break;
     case Op::Affine:
     case Op::SparseAffine: {

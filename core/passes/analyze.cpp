@@ -117,6 +117,10 @@ class Analyzer {
     const bool relaxed = semantics_of(n) == Semantics::Relaxed;
     bool divisor_warned = false;
     Interval v = compute(n, relaxed, divisor_warned);
+    if (n.op == Op::Raise) {  // no value (an empty interval), only its failure
+      warn(n.id, std::string(kWarnRaise) + " " + n.name);
+      return v;
+    }
     v = round(v);
     const bool args_bounded = std::all_of(n.args.begin(), n.args.end(), [&](NodeId a) { return at(a).bounded(); });
     if (!is_leaf(n.op) && n.op != Op::Call && !v.bounded() && args_bounded && !divisor_warned)

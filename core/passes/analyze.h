@@ -60,6 +60,8 @@ inline constexpr std::string_view kWarnOneHot = "selectors possibly not exactly 
 inline constexpr std::string_view kWarnOverflow = "possibly non-finite result (overflow)";
 inline constexpr std::string_view kWarnNodeDomain = "value possibly outside the node's domain";
 inline constexpr std::string_view kWarnStateDomain = "state update possibly outside its domain";
+/// A raise node some output needs, followed by its exception.
+inline constexpr std::string_view kWarnRaise = "possibly raises";
 
 /// Runs the analysis. Fails only on an invalid program or an unknown name in
 /// options.params.

@@ -79,7 +79,9 @@ class Folder {
       value_[i] = v;
       return ok_status();
     }
-    if (!live_[i] || is_leaf(n.op) || n.op == Op::Call) return ok_status();
+    // A raise is never folded: it fails only the cases that reach it, which
+    // a select decides at run time.
+    if (!live_[i] || is_leaf(n.op) || n.op == Op::Call || n.op == Op::Raise) return ok_status();
     const Semantics semantics = p_.semantics_of(n);
     if (semantics == Semantics::Relaxed) return ok_status();
     const bool decide = o_.fold_decisions && semantics == Semantics::Exact;

@@ -93,7 +93,9 @@ Interval tighten(Interval a) {
   if (!a.integral) return a;
   if (std::isfinite(a.lo)) a.lo = std::ceil(a.lo);
   if (std::isfinite(a.hi)) a.hi = std::floor(a.hi);
-  if (a.lo > a.hi) a.hi = a.lo;  // no integer inside: keep a valid (if vacuous) interval
+  // No integer inside: keep a valid (if vacuous) interval; an empty one (a
+  // raise's: no value at all) stays empty.
+  if (a.lo > a.hi && !(a.lo == kInf && a.hi == -kInf)) a.hi = a.lo;
   return a;
 }
 
@@ -233,6 +235,8 @@ std::optional<Interval> apply(Op op, std::span<const Interval> a) {
     case Op::Sigmoid: return sigmoid(a[0]);
     case Op::Square: return square(a[0]);  // [0, max^2] when the argument spans 0
     case Op::Gather: return gather(a[0], a.subspan(1));
+    // A raise never gives a value: empty, so a select's hull is its other side.
+    case Op::Raise: return Interval{kInf, -kInf, true};
     case Op::Input:
     case Op::Parameter:
     case Op::Constant:

@@ -415,6 +415,11 @@ Result<ProgramTerms> Encoder::encode(const Program& p, const Merge& merge) {
         r = narrow(node.op == Op::FloorDiv ? q : m);
         break;
       }
+      case Op::Raise:  // a failure term: it fails wherever the encoding reaches it
+        own = c_.bool_val(true);
+        r = konst(0.0);
+        check_finite = false;
+        break;
       case Op::Sigmoid:
         return refuse("sigmoid has no exact encoding (exp is outside the smt floating-point theory)");
       case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge: case Op::Eq: case Op::Ne: {

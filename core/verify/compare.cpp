@@ -53,4 +53,22 @@ bool outcomes_agree(const Outcome& circuit, const Outcome& reference, const Tole
   return true;
 }
 
+std::string_view raised_type(std::string_view error) {
+  std::size_t start = 0;
+  if (std::size_t at = error.find(": raised "); at != std::string_view::npos) start = at + 9;
+  else if (error.starts_with("raised ")) start = 7;
+  else return {};
+  const std::size_t end = error.find(':', start);
+  return error.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start);
+}
+
+bool same_exception(const Outcome& circuit, const Outcome& reference) {
+  if (!circuit.raised || !reference.raised) return true;
+  const std::string_view type = raised_type(circuit.error);
+  if (type.empty()) return true;
+  if (const std::string_view other = raised_type(reference.error); !other.empty()) return other == type;
+  const std::string_view e = reference.error;
+  return e.starts_with(type) && (e.size() == type.size() || e[type.size()] == ':');
+}
+
 }  // namespace tc

@@ -2,6 +2,7 @@
 /// The agreement rule of contract section 5, shared by verify, the
 /// replacement gate and the IDE's verification panel.
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -43,5 +44,16 @@ Outcome normalize_reference(Outcome reference);
 /// reference's value (matched by name; order does not matter).
 /// `reference` must already be normalized.
 bool outcomes_agree(const Outcome& circuit, const Outcome& reference, const Tolerance& tolerance);
+
+/// The exception a raise node's failure names ("...: raised ValueError: text"
+/// gives "ValueError"); empty for every other failure.
+std::string_view raised_type(std::string_view error);
+
+/// Whether two outcomes that both raised raised the same kind of error, as
+/// verify counts agreement: a case the circuit fails through a raise node
+/// agrees only with a reference raising that exception class ("ValueError"
+/// or "ValueError: ..." from CPython, or a raise of it in another circuit);
+/// any other checked failure (a division by zero) agrees with any exception.
+bool same_exception(const Outcome& circuit, const Outcome& reference);
 
 }  // namespace tc

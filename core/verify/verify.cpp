@@ -188,7 +188,7 @@ Result<VerifyReport> verify_planned(const Program& program, Reference& reference
                         std::to_string(n) + " cases");
     for (std::size_t c = 0; c < n; ++c) {
       Outcome ref = normalize_reference(std::move(expected[c]));
-      if (outcomes_agree(circuit[c], ref, options.tolerance)) continue;
+      if (outcomes_agree(circuit[c], ref, options.tolerance) && same_exception(circuit[c], ref)) continue;
       ++report.mismatch_count;
       if (report.mismatches.size() >= options.max_reported) continue;
       Mismatch m;

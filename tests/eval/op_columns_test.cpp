@@ -36,6 +36,8 @@ Result<Program> single_op(Op op, int& nargs) {
     case Op::GatherOneHot: r = b.gather_one_hot({xs[0], xs[1]}, {xs[2], xs[3]}); break;
     case Op::Affine: r = b.affine(xs, {1, 1}); break;
     case Op::SparseAffine: r = b.sparse_affine(xs, {0, 1}, {1, 1}); break;
+    // A raise has no arguments: it is reached through a select (a0 < 0).
+    case Op::Raise: r = b.select(b.op("lt", xs[0], b.constant(0)), b.raise("ValueError: a0 is negative"), xs[0]); break;
     default: r = b.op(op, xs);
   }
   return b.build(r);
@@ -133,7 +135,8 @@ TEST(OpColumns, KeepsNonFiniteMatchesTheKernels) {
   for (int i = 0; i < kOpCount; ++i) {
     const Op op = static_cast<Op>(i);
     const OpInfo& info = op_info(op);
-    if (info.kind == OpKind::Leaf || op == Op::Call || op == Op::Select) continue;
+    // A raise has no arguments to be non-finite.
+    if (info.kind == OpKind::Leaf || op == Op::Call || op == Op::Select || op == Op::Raise) continue;
     SCOPED_TRACE(std::string(op_name(op)));
     // Small valid argument lists: gather (index 0, two values), one-hot (1 0 | two values), others all 1.
     std::vector<std::vector<double>> bases;

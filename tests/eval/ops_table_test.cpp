@@ -54,6 +54,8 @@ Built build_case(const json& c) {
   } else if (op == "sparse_affine") {
     r = b.sparse_affine(xs, c["indices"].get<std::vector<std::int32_t>>(), c["coefficients"].get<std::vector<double>>(),
                         bias);
+  } else if (op == "raise") {
+    r = b.raise(c["name"].get<std::string>());
   } else {
     r = b.op(op, xs);
   }

@@ -97,6 +97,7 @@ std::string disassemble(const Program& p) {
     os << "%" << n.id << " = " << op_name(n.op);
     if (n.op == Op::Input) os << " " << n.name << " : " << n.domain->to_string();
     if (n.op == Op::Constant) os << " " << number(n.value);
+    if (n.op == Op::Raise) os << " '" << n.name << "'";
     for (NodeId a : n.args) os << " %" << a;
     if (n.location) os << "  @" << n.location->line << ":" << n.location->column;
     os << "\n";

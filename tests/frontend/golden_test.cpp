@@ -19,6 +19,7 @@ const std::vector<std::string> kGolden = {
     "loop_else",        "list_dynamic_index", "nested_list_index", "return_tuple",     "tuple_unpacking",
     "relu_builtin",     "abs_builtin",       "min_max_many",       "power_int",        "augmented_assignment",
     "bool_inputs",      "float32_dtype",     "several_functions",  "not_operator",     "truthiness",
+    "raise_guard",      "assert_checked",    "raise_in_loop",
 };
 
 class Golden : public ::testing::TestWithParam<std::string> {};

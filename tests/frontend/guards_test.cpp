@@ -58,15 +58,31 @@ TEST(Guards, RaiseAndAssertTheDomainsRuleOut) {
       "        raise ValueError(\"area() only accepts non-negative values\")\n"
       "    assert r <= 100, \"too large\"\n"
       "    return 3 * r * r\n";
+  // Ruled out by the domains: no raise node at all.
+  auto ruled_out = compile_text(src, {"r=float64:0:100"});
+  ASSERT_TRUE(ruled_out.ok()) << ruled_out.error().format();
+  EXPECT_TRUE(ruled_out->program.nodes_of(Op::Raise).empty());
   EXPECT_EQ(result(src, {"r=float64:0:100"}, {{"r", 2}}), 12);
+  // Reachable: the cases that reach them fail with the exception, at the
+  // statement (test the raise on its own, then the assert).
   auto reachable = compile_text(src, {"r=float64:-1:100"});
-  ASSERT_FALSE(reachable.ok());
-  EXPECT_EQ(reachable.error().loc, (SourceLoc{3, 9}));
-  EXPECT_NE(reachable.error().message.find("this raise can run for inputs in the domains"), std::string::npos);
-  auto assert_fails = compile_text(src, {"r=float64:0:200"});
-  ASSERT_FALSE(assert_fails.ok());
-  EXPECT_EQ(assert_fails.error().loc, (SourceLoc{4, 5}));
-  EXPECT_NE(assert_fails.error().message.find("this assert can fail"), std::string::npos);
+  ASSERT_TRUE(reachable.ok()) << reachable.error().format();
+  EXPECT_EQ(reachable->program.nodes_of(Op::Raise).size(), 1u);
+  EXPECT_EQ(result(src, {"r=float64:-1:100"}, {{"r", 2}}), 12);
+  auto raised = test::evaluate(reachable->program, {{"r", -0.5}});
+  ASSERT_FALSE(raised.ok());
+  EXPECT_EQ(raised.error().loc, (SourceLoc{3, 9}));
+  EXPECT_NE(raised.error().message.find("raised ValueError: area() only accepts non-negative values"),
+            std::string::npos)
+      << raised.error().message;
+  auto assert_can_fail = compile_text(src, {"r=float64:0:200"});
+  ASSERT_TRUE(assert_can_fail.ok()) << assert_can_fail.error().format();
+  auto failed = test::evaluate(assert_can_fail->program, {{"r", 150}});
+  ASSERT_FALSE(failed.ok());
+  EXPECT_EQ(failed.error().loc, (SourceLoc{4, 5}));
+  EXPECT_NE(failed.error().message.find("raised AssertionError: too large"), std::string::npos)
+      << failed.error().message;
+  EXPECT_EQ(result(src, {"r=float64:0:200"}, {{"r", 100}}), 30000);
 }
 
 TEST(Guards, RangeBoundsKnownOnlyAtRunTime) {

@@ -76,6 +76,40 @@ TEST(GradClosedForm, EveryOpEverySemantics) {
   }
 }
 
+// A case that reaches a raise fails, as a division by zero does, and has
+// no gradient; in exact semantics a case whose select takes the other
+// branch differentiates that branch. Hybrid's derivative of the select's
+// condition needs the value it did not choose (a - b), which a raise does
+// not have: that case fails by the rule for any failing unchosen value
+// (DiagCode::HybridNeedsUnchosen, naming the raise).
+TEST(GradClosedForm, ARaiseFailsTheGradientOfTheCasesThatReachIt) {
+  for (Semantics sem : {Semantics::Exact, Semantics::Hybrid}) {
+    SCOPED_TRACE(to_string(sem));
+    Builder b(sem, Surrogate::Sigmoid, 1.0);
+    Value x = b.input("x", Domain::float64());
+    Value out = b.select(b.op("lt", x, b.constant(0)), b.raise("ValueError: x must not be negative"), x * x);
+    auto program = b.build(out);
+    ASSERT_TRUE(program.ok()) << program.error().message;
+    Env at;
+    at.inputs["x"] = 3.0;
+    auto other = gradients(*program, at);
+    if (sem == Semantics::Exact) {
+      ASSERT_TRUE(other.ok()) << other.error().message;
+      EXPECT_EQ(other->result, 9.0);
+      EXPECT_EQ(other->gradients.at(0).second, 6.0);
+    } else {
+      ASSERT_FALSE(other.ok());
+      EXPECT_EQ(other.error().code, DiagCode::HybridNeedsUnchosen);
+      EXPECT_NE(other.error().message.find("raised ValueError"), std::string::npos) << other.error().message;
+    }
+    at.inputs["x"] = -1.0;
+    auto failed = gradients(*program, at);
+    ASSERT_FALSE(failed.ok());
+    EXPECT_NE(failed.error().message.find("raised ValueError: x must not be negative"), std::string::npos)
+        << failed.error().message;
+  }
+}
+
 // A new op in ops.def must come with closed-form cases in all three semantics.
 TEST(GradClosedForm, TableCoversEveryComputingOp) {
   std::set<std::pair<std::string, std::string>> seen;
@@ -86,7 +120,9 @@ TEST(GradClosedForm, TableCoversEveryComputingOp) {
   }
   for (int i = 0; i < kOpCount; ++i) {
     const Op op = static_cast<Op>(i);
-    if (is_leaf(op) || op == Op::Call) continue;  // leaves and bindings: see gradients_test.cpp
+    // Leaves and bindings: see gradients_test.cpp; a raise never has a
+    // gradient (ARaiseFailsTheGradientOfTheCasesThatReachIt below).
+    if (is_leaf(op) || op == Op::Call || op == Op::Raise) continue;
     for (const char* sem : {"exact", "relaxed", "hybrid"})
       EXPECT_TRUE(seen.count({std::string(op_name(op)), sem})) << op_name(op) << " under " << sem;
     EXPECT_TRUE(at_temperature_2.count(std::string(op_name(op)))) << op_name(op) << " at temperature 2";

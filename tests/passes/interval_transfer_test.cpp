@@ -22,12 +22,24 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 TEST(IntervalTransfer, EveryArgumentDrivenOpOfTheTableHasOne) {
   for (int k = 0; k < kOpCount; ++k) {
     const OpInfo& info = op_info(static_cast<Op>(k));
+    // A raise has no arguments, and its interval is empty (it gives no value).
     const bool expected = info.kind == OpKind::Arith || info.kind == OpKind::Compare ||
-                          info.kind == OpKind::Nonlinear || info.op == Op::Select || info.op == Op::Gather;
+                          info.kind == OpKind::Nonlinear || info.op == Op::Select || info.op == Op::Gather ||
+                          info.op == Op::Raise;
     const int n = info.max_args < 0 ? 4 : info.max_args;
     std::vector<Interval> args(static_cast<std::size_t>(n), Interval::of(1.0, 2.0, true));
     EXPECT_EQ(ival::apply(info.op, args).has_value(), expected) << info.name;
   }
+}
+
+// A raise gives no value: its interval is empty, stays empty through the
+// integral tightening, and a select of it and a value has the value's.
+TEST(IntervalTransfer, ARaiseIsEmptyAndASelectOfItIsItsOtherSide) {
+  const Interval r = *ival::apply(Op::Raise, {});
+  EXPECT_GT(r.lo, r.hi);
+  EXPECT_EQ(ival::tighten(r), r);
+  const Interval args[3] = {Interval::of(0, 1, true), r, Interval::of(2, 5, true)};
+  EXPECT_EQ(*ival::apply(Op::Select, args), Interval::of(2, 5, true));
 }
 
 struct Case {

@@ -36,7 +36,7 @@ const std::map<std::string, Expect> kExpected = {
     {"eq", Expect::Encoded},       {"ne", Expect::Encoded},        {"select", Expect::Encoded},
     {"relu", Expect::Encoded},     {"sigmoid", Expect::Refused},   {"gather", Expect::Encoded},
     {"gather_one_hot", Expect::Encoded}, {"affine", Expect::Encoded}, {"sparse_affine", Expect::Encoded},
-    {"call", Expect::Refused},     {"square", Expect::Encoded},
+    {"call", Expect::Refused},     {"square", Expect::Encoded},    {"raise", Expect::Encoded},
 };
 
 /// A program whose output is one node of `op` over inputs a0.. (domain `d`).
@@ -65,6 +65,8 @@ Result<Program> single_op(Op op, Domain d, Dtype dtype, Semantics sem = Semantic
     case Op::GatherOneHot: r = b.gather_one_hot({xs[0], xs[1]}, {xs[2], xs[3]}); break;
     case Op::Affine: r = b.affine(xs, {0.1, -3}, 0.25); break;
     case Op::SparseAffine: r = b.sparse_affine(xs, {0, 2}, {1.0, -3}, -0.25); break;
+    // A raise is reached through a select: the cases with a0 < 0 fail.
+    case Op::Raise: r = b.select(b.op("lt", xs[0], b.constant(0)), b.raise("ValueError: a0 is negative"), xs[0]); break;
     default: r = b.op(op, xs);
   }
   return b.build(r);
@@ -180,7 +182,8 @@ struct Sweep {
 TEST(ProveEncode, AgreesWithTheEvaluatorOnRandomSingleOps) {
   const std::vector<Op> ops = {Op::Add, Op::Sub,  Op::Mul, Op::Div, Op::Neg,    Op::Square,       Op::Relu,
                                Op::Lt,  Op::Le,   Op::Gt,  Op::Ge,  Op::Eq,     Op::Ne,           Op::Select,
-                               Op::Gather, Op::GatherOneHot, Op::Affine, Op::SparseAffine, Op::FloorDiv, Op::Mod};
+                               Op::Gather, Op::GatherOneHot, Op::Affine, Op::SparseAffine, Op::FloorDiv, Op::Mod,
+                               Op::Raise};
   std::mt19937_64 rng(20261207);
   int checked = 0;
   for (Sweep sw : {Sweep{Dtype::Float64, false}, Sweep{Dtype::Float32, false}, Sweep{Dtype::Float64, true},

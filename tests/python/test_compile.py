@@ -192,3 +192,35 @@ def test_star_args_are_rejected():
 
     with pytest.raises(CompileError):
         compile(star, {})
+
+
+RAISING = """
+def tax(income, rate):
+    if income < 0:
+        raise ValueError("income must not be negative")
+    assert rate <= 30, "rate above 30"
+    return income * rate // 100
+"""
+
+
+def test_raise_and_assert_fail_the_case_with_the_users_message():
+    from tensorcode.program import EvaluationError
+    p = compile(RAISING, {"income": "int32:-50:200", "rate": "int32:0:40"})
+    assert p.run({"income": 100, "rate": 20}) == {"result": 20}
+    with pytest.raises(EvaluationError) as e:
+        p.run({"income": -1, "rate": 20})
+    assert "raised ValueError: income must not be negative" in str(e.value)
+    assert (e.value.line, e.value.column) == (4, 9)
+    assert p.graph()["nodes"][e.value.node]["op"] == "raise"
+    with pytest.raises(EvaluationError) as e:
+        p.run({"income": 100, "rate": 31})
+    assert "raised AssertionError: rate above 30" in str(e.value)
+    assert (e.value.line, e.value.column) == (5, 5)
+    # a batch fails at the first raising case, as it does for a division by zero
+    with pytest.raises(EvaluationError) as e:
+        p.run_batch([{"income": 1, "rate": 1}, {"income": -5, "rate": 1}])
+    assert e.value.case == 1 and "ValueError" in str(e.value)
+    # the artifact carries the exception in the node's name
+    again = type(p).from_json(p.to_json())
+    with pytest.raises(EvaluationError, match="raised ValueError: income must not be negative"):
+        again.run({"income": -1, "rate": 20})

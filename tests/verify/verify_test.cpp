@@ -43,6 +43,25 @@ TEST(Compare, ToleranceRule) {
   EXPECT_FALSE(within_tolerance(nan, nan, {1e300, 1e300}));
 }
 
+// A raise node's failure agrees only with the same exception class; other
+// failures (a division by zero) agree with any exception, as before.
+TEST(Compare, ARaiseAgreesWithTheSameExceptionClassOnly) {
+  const Outcome raised =
+      Outcome::failure("node 4 (raise 'ValueError: x is negative') at line 3, column 9: raised ValueError: x is negative");
+  EXPECT_EQ(raised_type(raised.error), "ValueError");
+  EXPECT_EQ(raised_type("raised AssertionError"), "AssertionError");
+  EXPECT_EQ(raised_type("node 3 (div): division by zero"), "");
+  EXPECT_TRUE(same_exception(raised, Outcome::failure("ValueError: x is negative")));
+  EXPECT_TRUE(same_exception(raised, Outcome::failure("ValueError")));
+  EXPECT_FALSE(same_exception(raised, Outcome::failure("TypeError: x is negative")));
+  EXPECT_FALSE(same_exception(raised, Outcome::failure("ValueErrorX: no")));
+  EXPECT_FALSE(same_exception(raised, Outcome::failure("node 7 (div) at line 2, column 5: division by zero")));
+  EXPECT_TRUE(same_exception(raised, Outcome::failure("node 2 (raise 'ValueError') at line 1, column 1: raised ValueError")));
+  const Outcome div = Outcome::failure("node 3 (div): division by zero");
+  EXPECT_TRUE(same_exception(div, Outcome::failure("TypeError: whatever")));
+  EXPECT_TRUE(same_exception(raised, value(1)));  // not both raising: outcomes_agree decides
+}
+
 TEST(Compare, BothRaisingAgreesAndNonFiniteReferenceRaises) {
   Outcome boom = Outcome::failure("node 3 (div): division by zero");
   Outcome zero_div = Outcome::failure("ZeroDivisionError: division by zero");

@@ -4,7 +4,8 @@ value computed here by CPython (binary64, Python's // and %, libm exp) and
 struct-packing for binary32 rounding, independently of the C++ evaluator.
 
 Fields: op, args (input values, in the node's argument order), dtype,
-semantics, temperature, optional coefficients/indices/bias, and either
+semantics, temperature, optional coefficients/indices/bias (name: a raise's
+exception), and either
 "expect" (the exact double) or "error" (a substring of the message).
 
 usage: python3 make_ops_table.py > ops_table.jsonl
@@ -61,6 +62,8 @@ def evaluate(case):
         r = {"add": a[0] + a[1], "sub": a[0] - a[1], "mul": a[0] * a[1]}[op]
     elif op == "neg":
         r = -a[0]
+    elif op == "raise":  # reached: always fails, naming its exception
+        raise Err("raised " + case["name"])
     elif op in ("div", "floordiv", "mod"):
         if a[1] == 0:
             raise Err("division by zero")
@@ -190,6 +193,13 @@ def cases():
         yield {"op": "div", "args": [1, 0], "dtype": dtype, "semantics": "relaxed"}
         yield {"op": "mul", "args": [1e200, 1e200], "dtype": dtype, "semantics": "relaxed"}
         yield {"op": "add", "args": [0.1, 0.2], "dtype": dtype, "semantics": "relaxed"}
+    # raise (no arguments): the case fails with its exception, in every
+    # semantics and both widths.
+    for dtype in ("float64", "float32"):
+        for sem in ("exact", "relaxed", "hybrid"):
+            yield {"op": "raise", "args": [], "name": "ValueError: x must be positive", "dtype": dtype,
+                   "semantics": sem}
+        yield {"op": "raise", "args": [], "name": "AssertionError", "dtype": dtype, "semantics": "exact"}
     # square (x*x, one rounding): exact, rounding, overflowing, tiny, in both
     # widths and every semantics (it has one form).
     for dtype in ("float64", "float32"):

@@ -1,4 +1,4 @@
-# expect: 4:5 this raise can run for inputs in the domains
+# expect: 3:5 'f' raises for every input in the domains
 # inputs: a=int32:0:3
 def f(a):
     raise ValueError
