@@ -59,6 +59,7 @@ SourceEditor::SourceEditor(Session* session, QWidget* parent) : QsciScintilla(pa
   // Markers 1 and 2 live in margin 1; the line background marker needs no margin.
   setMarginMarkerMask(1, (1 << kErrorMarker) | (1 << kWarningMarker));
   setMarginMarkerMask(0, 0);
+  SendScintilla(SCI_SETSCROLLWIDTHTRACKING, 1);  // the range grows with the lines shown (reset per document)
 
   indicatorDefine(QsciScintilla::SquiggleIndicator, kErrorIndicator);
   setIndicatorForegroundColor(QColor(0xd9, 0x30, 0x25), kErrorIndicator);
@@ -96,6 +97,14 @@ void SourceEditor::loadDocument() {
     setText(session_->source());
   }
   programmatic_ = false;
+  // Each document starts at its top-left corner with a scroll range of its
+  // own lines: Scintilla keeps the last offset and only ever widens the
+  // range (2000 px to start with), so a file opened after an artifact's long
+  // note started scrolled sideways.
+  setCursorPosition(0, 0);
+  SendScintilla(SCI_SETSCROLLWIDTH, 1);
+  SendScintilla(SCI_SETXOFFSET, 0);
+  SendScintilla(SCI_SETFIRSTVISIBLELINE, 0);
   clearAnnotations();
   markerDeleteAll();
 }

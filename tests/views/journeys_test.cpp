@@ -8,6 +8,7 @@
 #include <QComboBox>
 #include <QDockWidget>
 #include <QTextBlock>
+#include <QDir>
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -396,6 +397,36 @@ class JourneysTest : public QObject {
     QVERIFY(w.waitUntilSettled(30000));
     QVERIFY2(t.elapsed() < 10000, qPrintable(QString::number(t.elapsed())));
     QCOMPARE(v->summary(), QStringLiteral("cancelled"));  // the cancelled job's result is dropped
+  }
+
+  // Issue 38 polish: an artifact's note (its long path) scrolled the editor
+  // sideways, and the next file opened scrolled ("orcode: input…").
+  void theNextFileStartsUnscrolled() {
+    QTemporaryDir dir;
+    const QString deep = dir.filePath(QString(120, QLatin1Char('d')));
+    QVERIFY(QDir().mkpath(deep));
+    const QString artifact = deep + QStringLiteral("/counter.json");
+    QVERIFY(QFile::copy(example("counter.json"), artifact));
+    const QString source = dir.filePath(QStringLiteral("choose.py"));
+    QVERIFY(QFile::copy(data("choose.py"), source));
+    MainWindow w;
+    w.resize(1280, 800);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    SourceEditor* ed = w.editor();
+    auto xOffset = [ed] { return static_cast<long>(ed->SendScintilla(QsciScintillaBase::SCI_GETXOFFSET)); };
+    QVERIFY(w.openPath(artifact));
+    QVERIFY(w.waitUntilSettled(30000));
+    QTest::qWait(50);
+    QCOMPARE(xOffset(), 0L);
+    QVERIFY(w.openPath(source));
+    QVERIFY(w.waitUntilSettled(30000));
+    QTest::qWait(50);
+    QCOMPARE(xOffset(), 0L);
+    QVERIFY2(ed->text(0).startsWith(QStringLiteral("# tensorcode")), qPrintable(ed->text(0)));
+    // The scroll range is the new file's: its lines fit, so there is nothing to scroll to.
+    const long width = static_cast<long>(ed->SendScintilla(QsciScintillaBase::SCI_GETSCROLLWIDTH));
+    QVERIFY2(width < ed->viewport()->width(), qPrintable(QStringLiteral("%1 px of scroll width in %2").arg(width).arg(ed->viewport()->width())));
   }
 
   void hybridGradientFailureIsAProblemWithItsSelect() {
