@@ -5,9 +5,11 @@
 /// when the chosen function uses them (other functions of the file may use
 /// anything syntactically valid).
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "base/diagnostic.h"
 #include "base/source.h"
 
 namespace tc::py {
@@ -94,6 +96,11 @@ struct Stmt {
   std::vector<StmtPtr> orelse;
   std::unique_ptr<FunctionDef> def;
   std::vector<ImportedName> imports;  ///< Import: text = the module ("math", "__future__", "a.b")
+  /// Set by the subset check on a statement of an if/else branch that is
+  /// outside the subset: the resolver skips it and the lowering raises this
+  /// error only if it reaches the statement (a branch the domains rule out,
+  /// such as `if not isinstance(n, int):` of an int, is never reached).
+  mutable std::optional<Diagnostic> deferred;
 };
 
 struct Param {

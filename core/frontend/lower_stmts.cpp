@@ -14,6 +14,7 @@ Flow Lowerer::block(const std::vector<StmtPtr>& stmts, Env env, bool function_bo
     const Stmt& s = *stmts[i];
     if (function_body && i == 0 && s.kind == StmtKind::Expr && s.value->kind == ExprKind::String) continue;
     if (is_false(f.active)) break;  // unreachable (its syntax was checked)
+    if (s.deferred) throw Fail{*s.deferred};  // outside the subset, and reached
     switch (s.kind) {
       case StmtKind::Assign: {
         Val v = expr(*s.value, f.env);

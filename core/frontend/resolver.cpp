@@ -344,7 +344,8 @@ class Resolver {
   }
 
   void block(const std::vector<StmtPtr>& body) {
-    for (const auto& s : body) stmt(*s);
+    for (const auto& s : body)
+      if (!s->deferred) stmt(*s);  // outside the subset: raised if the lowering reaches it
   }
 
   void stmt(const Stmt& s) {

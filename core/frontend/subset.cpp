@@ -95,6 +95,21 @@ class Checker {
            call.loc);
   }
 
+  // A branch's statements: one outside the subset keeps its error for the
+  // lowering (Stmt::deferred), which raises it only where the branch can run.
+  void branch(const std::vector<StmtPtr>& stmts) {
+    for (const StmtPtr& s : stmts) {
+      const int loops = loops_;
+      s->deferred.reset();
+      try {
+        stmt(*s);
+      } catch (const Reject& r) {
+        loops_ = loops;
+        s->deferred = r.d;
+      }
+    }
+  }
+
   void block(const std::vector<StmtPtr>& stmts, bool function_body = false) {
     for (std::size_t i = 0; i < stmts.size(); ++i) {
       const Stmt& s = *stmts[i];
@@ -138,8 +153,8 @@ class Checker {
         return;
       case StmtKind::If:
         expr(*s.value);
-        block(s.body);
-        block(s.orelse);
+        branch(s.body);
+        branch(s.orelse);
         return;
       case StmtKind::For:
         target(*s.targets[0]);

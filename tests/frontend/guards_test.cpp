@@ -85,6 +85,31 @@ TEST(Guards, RaiseAndAssertTheDomainsRuleOut) {
   EXPECT_EQ(result(src, {"r=float64:0:200"}, {{"r", 100}}), 30000);
 }
 
+// A statement of a branch that the subset refuses is refused only where the
+// lowering reaches it: TheAlgorithms' `if not isinstance(n, int):` guard,
+// building an f-string message, is dead for an int n.
+TEST(Guards, ABranchTheDomainsRuleOutMayHoldWhatTheSubsetRefuses) {
+  const char* src =
+      "def f(n: int) -> int:\n"
+      "    if not isinstance(n, int):\n"
+      "        msg = f\"n is {n}\"\n"
+      "        raise TypeError(msg)\n"
+      "    if n > 100:\n"
+      "        while n > 100:\n"
+      "            n = n - 1\n"
+      "    return n * 2\n";
+  EXPECT_EQ(result(src, {"n=int32:0:100"}, {{"n", 7}}), 14);
+  auto reached = compile_text(src, {"n=int32:0:200"});
+  ASSERT_FALSE(reached.ok());
+  EXPECT_EQ(reached.error().loc, (SourceLoc{6, 9}));
+  EXPECT_NE(reached.error().message.find("while loops are not supported"), std::string::npos) << reached.error().message;
+  auto as_float = compile_text(src, {"n=float64:0:100"});
+  ASSERT_FALSE(as_float.ok());
+  EXPECT_EQ(as_float.error().loc, (SourceLoc{3, 15}));
+  EXPECT_NE(as_float.error().message.find("string literals are not supported"), std::string::npos)
+      << as_float.error().message;
+}
+
 TEST(Guards, RangeBoundsKnownOnlyAtRunTime) {
   const char* src =
       "def f(n, m):\n"
