@@ -574,11 +574,18 @@ QString GraphView::groupingText() const {
   return what.join(tr(", "));
 }
 
-void GraphView::paintCaption(QPainter& p) {
+QRect GraphView::captionRect() const {
+  QRect r = rect().adjusted(8, 4, -8, -4);
+  // Beside the legend, never under it: the legend is opaque and would hide the zoom.
+  const QRect legend = legendRect();
+  if (!legend.isEmpty()) r.setRight(std::max(r.left(), legend.left() - 8));
+  return r;
+}
+
+QString GraphView::captionText() const {
+  if (!layout_ || !laid_out_) return {};
   const GraphLayout& g = *layout_;
   const auto& program = *laid_out_;
-  // Corner caption: what is shown.
-  p.setPen(QColor(0x55, 0x5d, 0x6b));
   QString cap = mode_ == Mode::Neighbourhood
                     ? tr("neighbourhood of #%1: %2 nodes (Graphviz)").arg(centre_).arg(g.ids.size())
                     : (g.graphviz ? tr("%1 nodes, Graphviz dot by schedule layer").arg(program.nodes.size())
@@ -588,7 +595,14 @@ void GraphView::paintCaption(QPainter& p) {
                                      .arg(groupingText())
                                   : tr("%1 nodes, layered layout by schedule layer").arg(program.nodes.size()));
   cap += tr("   zoom %1%").arg(scale_ * 100.0, 0, 'f', scale_ < 0.01 ? 3 : 0);
-  p.drawText(rect().adjusted(8, 4, -8, -4), Qt::AlignLeft | Qt::AlignBottom, cap);
+  // Too long for the room left of the legend: the middle goes, the zoom stays.
+  return fontMetrics().elidedText(cap, Qt::ElideMiddle, captionRect().width());
+}
+
+void GraphView::paintCaption(QPainter& p) {
+  // Corner caption: what is shown.
+  p.setPen(QColor(0x55, 0x5d, 0x6b));
+  p.drawText(captionRect(), Qt::AlignLeft | Qt::AlignBottom, captionText());
   // Which groups are open, so an opened loop nest says where it is at any zoom.
   const QString crumbs = breadcrumb();
   if (!crumbs.isEmpty()) {
@@ -727,19 +741,40 @@ QStringList GraphView::legendLabels() const {
   return out;
 }
 
+namespace {
+QFont legendFont(QFont f) {
+  f.setPointSizeF(7.5);
+  return f;
+}
+constexpr int kLegendSwatchH = 12, kLegendPad = 6;
+}  // namespace
+
+/// Each of the five cells is as wide as the longest magnitude label
+/// ("1.44089e-05" was cut to "44089e-" in fixed 44 px cells) and the box at
+/// least as wide as its title.
+QRect GraphView::legendRect() const {
+  const QStringList labels = legendLabels();
+  if (mode_ != Mode::Whole || labels.isEmpty()) return {};
+  const QFontMetrics fm(legendFont(font()));
+  int sw = 44;
+  for (const QString& l : labels) sw = std::max(sw, fm.horizontalAdvance(l) + 6);
+  const int inner = std::max(5 * sw, fm.horizontalAdvance(tr("|value| by rank (− blue, + orange)")) + 4);
+  const int sh = kLegendSwatchH, pad = kLegendPad;
+  return QRect(width() - inner - 2 * pad - 8, height() - 3 * sh - 34 - pad, inner + 2 * pad, 3 * sh + 30);
+}
+
 void GraphView::paintLegend(QPainter& p) {
   const QStringList labels = legendLabels();
-  if (labels.isEmpty()) return;
+  const QRect box = legendRect();
+  if (labels.isEmpty() || box.isEmpty()) return;
   // Bottom right: two rows of five swatches (negative blue, positive orange)
   // at the magnitudes of the 0/25/50/75/100 % ranks, grey for "not computed".
-  const int sw = 44, sh = 12, pad = 6;
-  const QRect box(width() - 5 * sw - 2 * pad - 8, height() - 3 * sh - 34 - pad, 5 * sw + 2 * pad, 3 * sh + 30);
+  const int sh = kLegendSwatchH, pad = kLegendPad;
+  const int sw = (box.width() - 2 * pad) / 5;
   p.fillRect(box, QColor(255, 255, 255, 230));
   p.setPen(QColor(0xb0, 0xb4, 0xbc));
   p.drawRect(box);
-  QFont f = font();
-  f.setPointSizeF(7.5);
-  p.setFont(f);
+  p.setFont(legendFont(font()));
   p.setPen(QColor(0x44, 0x4a, 0x55));
   p.drawText(QRect(box.left() + pad, box.top() + 2, box.width() - 2 * pad, 12), Qt::AlignLeft, tr("|value| by rank (− blue, + orange)"));
   for (int q = 0; q <= 4; ++q) {

@@ -52,6 +52,12 @@ class GraphView : public QWidget, public Viewer {
   [[nodiscard]] double heat(double v) const;
   /// The legend's magnitude labels (0, 25, 50, 75, 100 % by rank); empty without a heat map.
   [[nodiscard]] QStringList legendLabels() const;
+  /// Where the value legend is drawn (empty without one): its cells are as
+  /// wide as the longest label. The caption stops left of it.
+  [[nodiscard]] QRect legendRect() const;
+  /// Where the caption (nodes, layout, zoom) is drawn, and its text as shown (elided to fit).
+  [[nodiscard]] QRect captionRect() const;
+  [[nodiscard]] QString captionText() const;
   void selectionChanged() override;
   void stepChanged() override { update(); }
 

@@ -261,6 +261,43 @@ class PanelsTest : public QObject {
     QCOMPARE(legend.last(), QString::fromStdString(format_short(3000002.0)));  // the largest magnitude
   }
 
+  // Issue 38 polish: the legend cut "1.44089e-05" to "44089e-" and lay over
+  // the caption's zoom text.
+  void theLegendFitsItsLabelsAndLeavesTheCaptionVisible() {
+    QTemporaryDir dir;
+    const QString path = writeFile(dir, "tiny.py",
+                                   "# tensorcode: input x=float64:-10:10\ndef tiny(x):\n"
+                                   "    a = x * 0.0000144089123\n    b = a * -0.00000123456\n    return a + b\n");
+    MainWindow w;
+    w.resize(1000, 700);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(w.openPath(path));
+    QVERIFY(w.waitUntilSettled(30000));
+    w.session()->setCaseValue("x", -1.2345);
+    QVERIFY(w.waitUntilSettled(30000));
+    GraphView* g = w.graph();
+    const QStringList labels = g->legendLabels();
+    QCOMPARE(labels.size(), 5);
+    const QRect legend = g->legendRect();
+    QVERIFY(!legend.isEmpty());
+    QVERIFY(g->rect().contains(legend));
+    QFont f = g->font();
+    f.setPointSizeF(7.5);
+    const QFontMetrics fm(f);
+    const int cell = (legend.width() - 12) / 5;
+    bool longLabel = false;
+    for (const QString& l : labels) {
+      QVERIFY2(fm.horizontalAdvance(l) <= cell - 2, qPrintable(QStringLiteral("'%1' in a %2 px cell").arg(l).arg(cell)));
+      longLabel = longLabel || l.contains(QLatin1Char('e'));
+    }
+    QVERIFY2(longLabel, qPrintable(labels.join(QLatin1Char(' '))));
+    // The caption ends left of the legend and still shows the zoom.
+    QVERIFY(!g->captionRect().intersects(legend));
+    QVERIFY2(g->captionText().contains(QStringLiteral("zoom")), qPrintable(g->captionText()));
+    QVERIFY(g->fontMetrics().horizontalAdvance(g->captionText()) <= g->captionRect().width());
+  }
+
   void navigationCentresAndFinds() {
     QTemporaryDir dir;
     const QString path = dir.filePath(QStringLiteral("choose.py"));
