@@ -21,6 +21,9 @@ PACKAGES=(
   # the package's rich display in notebooks (Graphviz's dot draws the circuit as SVG) and the
   # docs' example notebook, executed headless by ctest python.notebook
   graphviz jupyter-nbconvert python3-nbclient python3-ipykernel
+  # Trainer's notebook bar with ipywidgets present (Debian 12's 6.0 is too old for tqdm's widget:
+  # the text bar is chosen; ctest python.progress_widget checks that, SKIPPED without it)
+  python3-ipywidgets
   # portable SIMD and all-cores evaluation
   libhwy-dev libtbb-dev
   # libFuzzer targets and the fuzz stage of CI

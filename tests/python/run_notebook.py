@@ -7,7 +7,7 @@ The notebook runs with `jupyter nbconvert --to notebook --execute` (Debian's
 jupyter-nbconvert, python3-nbclient, python3-ipykernel) in a kernel of this
 interpreter, importing the package from PYTHONPATH (the build tree). Then:
 no cell may have an error output (a display method that raises shows up as
-one, though the cell itself does not fail), and every cell whose metadata
+one, though the cell itself does not fail) or a warning on stderr, and every cell whose metadata
 has `tensorcode.expect` must have an output of that MIME type containing
 each of its strings: `image/svg+xml` or `text/html` with the circuit's node
 names, `stream` for the progress bar. Exit 77 (ctest: SKIPPED) when jupyter,
@@ -99,6 +99,12 @@ def check(nb):
         for out in cell.get("outputs", []):
             if out.get("output_type") == "error":
                 failures.append(f"{where}: {out.get('ename')}: {out.get('evalue')}")
+            # A warning on stderr is a blemish a reader sees (tqdm's "IProgress
+            # not found" was one, printed by `import torch`).
+            if out.get("output_type") == "stream" and out.get("name") == "stderr":
+                text = "".join(out.get("text", ""))
+                if "Warning" in text or "IProgress" in text:
+                    failures.append(f"{where}: a warning on stderr: {text.strip()[:200]!r}")
         expect = cell.get("metadata", {}).get("tensorcode", {}).get("expect")
         if not expect:
             continue

@@ -23,6 +23,12 @@ from .errors import ArtifactError, CompileError, EvaluationError, VerificationEr
 
 _core.register_errors(CompileError, EvaluationError, ArtifactError, VerificationError)
 
+# Inside a Jupyter kernel without ipywidgets, the first import of tqdm.auto
+# (torch does it) warns "IProgress not found"; loaded here quietly, it does not.
+from ._torch import quiet_tqdm_in_notebook as _quiet_tqdm_in_notebook  # noqa: E402
+
+_quiet_tqdm_in_notebook()
+
 __all__ = [
     "compile", "int32", "boolean", "float32", "float64", "Domain", "Builder", "Program", "Runtime",
     "analyze", "verified_replacement", "CompileError", "EvaluationError", "ArtifactError",

@@ -20,6 +20,61 @@ def missing_torch_message(what, error=None):
             f"or `pip install \"tensorcode[vec]\"` (the extra names torch and numpy).")
 
 
+def in_notebook():
+    """True inside a Jupyter kernel (tqdm.auto's own test: an IPython shell
+    whose config has an IPKernelApp), where stderr is not a terminal but a
+    bar still shows."""
+    ipython = sys.modules.get("IPython")
+    if ipython is None:
+        return False
+    try:
+        shell = ipython.get_ipython()
+        return shell is not None and "IPKernelApp" in shell.config
+    except Exception:  # noqa: BLE001 - an unusual shell is not a notebook
+        return False
+
+
+def notebook_tqdm():
+    """tqdm.auto's bar class, imported with its warnings silenced (None
+    without tqdm): the widget bar where ipywidgets (7 or later) is installed,
+    the text bar otherwise. Without ipywidgets tqdm.auto warns "IProgress not found" once,
+    when it is first imported, as it falls back to the text bar, which is the
+    bar wanted there; and `import torch` imports tqdm.auto (torch.hub), so a
+    notebook showed that warning in the cell that first imported torch.
+    Importing it here first, quietly, leaves nothing to warn about later."""
+    import warnings
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            from tqdm.auto import tqdm
+    except ImportError:
+        return None
+    widget = any(c.__module__ == "tqdm.notebook" for c in tqdm.__mro__)
+    if widget and not _widgets_draw_tqdm():
+        from tqdm.std import tqdm
+    return tqdm
+
+
+def _widgets_draw_tqdm():
+    """Whether the installed ipywidgets can draw tqdm's widget bar: it sets
+    the bar's style, which ipywidgets has since 7. Debian 12's
+    python3-ipywidgets is 6.0, with which tqdm.auto picks the widget anyway
+    and creating the bar raises AttributeError ('FloatProgress' object has no
+    attribute 'style'); the text bar is used there instead."""
+    try:
+        import ipywidgets
+        return int(str(ipywidgets.__version__).split(".")[0]) >= 7
+    except Exception:  # noqa: BLE001 - an unreadable version: not the widget
+        return False
+
+
+def quiet_tqdm_in_notebook():
+    """Called when the package is imported: inside a Jupyter kernel, loads
+    tqdm.auto quietly before anything (torch) loads it loudly."""
+    if "tqdm.auto" not in sys.modules and in_notebook():
+        notebook_tqdm()
+
+
 def require_torch(what):
     """The torch module, or ModuleNotFoundError (an ImportError) with missing_torch_message."""
     try:

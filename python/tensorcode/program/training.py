@@ -23,7 +23,7 @@ no CUDA (the core evaluates on the CPU), and no replacement for a custom loop
 """
 import sys
 
-from ._torch import require_torch
+from ._torch import in_notebook, notebook_tqdm, require_torch
 
 # An interpreter without torch gets an ImportError naming it and the ways out.
 torch = require_torch("tensorcode.program.training (the Trainer, and its distributed training)")
@@ -149,18 +149,8 @@ def _size(targets):
     return targets.shape[0]
 
 
-def _in_notebook():
-    """True inside a Jupyter kernel (tqdm.auto's own test: an IPython shell
-    whose config has an IPKernelApp), where stderr is not a terminal but a
-    bar still shows."""
-    ipython = sys.modules.get("IPython")
-    if ipython is None:
-        return False
-    try:
-        shell = ipython.get_ipython()
-        return shell is not None and "IPKernelApp" in shell.config
-    except Exception:  # noqa: BLE001 - an unusual shell is not a notebook
-        return False
+# _Progress asks through this module's name, so a test can replace it.
+_in_notebook = in_notebook
 
 
 class _Progress:
@@ -178,16 +168,14 @@ class _Progress:
             enabled = notebook or sys.stderr.isatty()
         if not enabled:
             return
-        try:
-            if notebook:
-                import warnings
-                with warnings.catch_warnings():
-                    # Without ipywidgets tqdm.auto warns and falls back to text: the text is what we want.
-                    warnings.simplefilter("ignore")
-                    from tqdm.auto import tqdm
-            else:
+        if notebook:
+            tqdm = notebook_tqdm()  # the widget, or text without ipywidgets, and no warning either way
+        else:
+            try:
                 from tqdm import tqdm
-        except ImportError:
+            except ImportError:
+                tqdm = None
+        if tqdm is None:
             self._plain = True
             return
         # A terminal's bar goes away when done (as before); a notebook's stays as the cell's record.
