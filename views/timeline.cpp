@@ -101,7 +101,10 @@ class StatePlot {
 #if TC_HAVE_QTCHARTS
 StatePlot::StatePlot(QWidget* parent) {
   chart_ = new QChart;
-  chart_->legend()->setAlignment(Qt::AlignRight);
+  chart_->legend()->setAlignment(Qt::AlignBottom);  // beside the plot it took the plot's width and was cut
+  QFont small = chart_->legend()->font();
+  small.setPointSizeF(std::max(6.5, small.pointSizeF() - 1.5));
+  chart_->legend()->setFont(small);
   chart_->setMargins(QMargins(0, 0, 0, 0));
   chart_->layout()->setContentsMargins(0, 0, 0, 0);
   chart_->setBackgroundRoundness(0);
@@ -164,9 +167,15 @@ void StatePlot::setSeries(const std::vector<QString>& names, const std::vector<s
   if (x1 - x0 <= 10) ax->setTickCount(static_cast<int>(std::max(1.0, x1 - x0)) + 1);
   else ax->applyNiceNumbers();
   if (integral && hi - lo <= 10) {
-    // Whole-number states: one tick per value, so the ticks read 0, 1, 2 (never -1/2/5).
+    // Whole-number states: ticks on whole values, so they read 0, 1, 2 (never
+    // -1/2/5), and no more than the plot's height holds: in a short dock five
+    // labels were each cut to "...".
     ay->setRange(lo, hi);
-    ay->setTickCount(static_cast<int>(hi - lo) + 1);
+    const int room = std::max(2, std::max(widget_->height(), 120) / 36);
+    const double step = std::max(1.0, std::ceil((hi - lo) / (room - 1)));
+    ay->setTickType(QValueAxis::TicksDynamic);
+    ay->setTickAnchor(lo);
+    ay->setTickInterval(step);
     ay->setLabelFormat(QStringLiteral("%.0f"));
   } else {
     ay->setRange(lo - 0.05 * (hi - lo), hi + 0.05 * (hi - lo));
@@ -329,7 +338,6 @@ TimelinePanel::TimelinePanel(Session* session, QWidget* parent) : QWidget(parent
   events_->setUniformItemSizes(true);  // rows are laid out without asking each for its size
   events_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   events_->setSelectionMode(QAbstractItemView::SingleSelection);
-  events_->setMinimumWidth(150);
   table_ = new QTableWidget(0, 2, split);
   table_->setHorizontalHeaderLabels({tr("Name"), tr("Value")});
   table_->verticalHeader()->setVisible(false);
@@ -339,9 +347,15 @@ TimelinePanel::TimelinePanel(Session* session, QWidget* parent) : QWidget(parent
   split->addWidget(events_);
   split->addWidget(table_);
   split->addWidget(plot_->widget());
+  // The plot gets half the width to start with: left to the list's and the
+  // table's size hints it opened about 75 px wide, its legend cut to "…".
+  events_->setMinimumWidth(120);
+  table_->setMinimumWidth(150);
+  plot_->widget()->setMinimumSize(240, 120);
+  split->setStretchFactor(0, 1);
+  split->setStretchFactor(1, 1);
   split->setStretchFactor(2, 3);
-  table_->setMinimumWidth(180);
-  plot_->widget()->setMinimumHeight(120);
+  split->setSizes({160, 200, 360});
   lay->addWidget(split, 1);
 
   session_->addViewer(this);
@@ -381,6 +395,7 @@ TimelinePanel::~TimelinePanel() {
 void TimelinePanel::programChanged() { stepChanged(); }
 
 QStringList TimelinePanel::plotLegend() const { return plot_->legend(); }
+QWidget* TimelinePanel::plotWidget() const { return plot_->widget(); }
 
 void TimelinePanel::stepForward() { session_->setStep(session_->step() + 1); }
 void TimelinePanel::stepBack() { session_->setStep(session_->step() - 1); }

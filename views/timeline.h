@@ -33,6 +33,8 @@ class TimelinePanel : public QWidget, public Viewer {
   [[nodiscard]] double shownValue(const QString& label) const;
   /// The plot's legend entries (state lines, then the current step's after and before markers).
   [[nodiscard]] QStringList plotLegend() const;
+  /// The plot's widget (Qt Charts' view, or the painted fallback).
+  [[nodiscard]] QWidget* plotWidget() const;
   /// The event list beside the plot: row 0 the starting state, row s step s's event (click: go there).
   [[nodiscard]] QListView* eventList() const { return events_; }
 

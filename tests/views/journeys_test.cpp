@@ -212,6 +212,27 @@ class JourneysTest : public QObject {
     QVERIFY(w.inputs()->table()->item(row, 4)->flags() & Qt::ItemIsEditable);
   }
 
+  // Issue 38 polish: the state plot opened about 75 px wide beside the
+  // event list and the value table, its legend cut to "…".
+  void theStatePlotOpensWideEnoughToRead() {
+    MainWindow w;
+    w.resize(1280, 800);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(w.openPath(example("counter.json")));
+    QVERIFY(w.waitUntilSettled(30000));
+    QString err;
+    QVERIFY(w.session()->loadEvents(example("counter_events.jsonl"), &err));
+    QVERIFY(w.waitUntilSettled(30000));
+    w.raiseDock(QStringLiteral("TimelineDock"));
+    QTest::qWait(100);
+    QWidget* plot = w.timeline()->plotWidget();
+    QVERIFY(plot && plot->isVisible());
+    const int whole = w.timeline()->width();
+    QVERIFY2(plot->width() >= 260 && plot->width() >= whole / 3,
+             qPrintable(QStringLiteral("plot %1 px of %2").arg(plot->width()).arg(whole)));
+  }
+
   void stepKeysWithoutALogSaySo() {
     MainWindow w;
     w.show();
