@@ -695,13 +695,23 @@ void GraphView::paintLayerLabels(QPainter& p) {
   }
 }
 
+bool GraphView::minimapShown() const {
+  if (!layout_ || mode_ != Mode::Whole) return false;
+  const QRectF b = layout_->bounds;
+  if (b.width() <= 0 || b.height() <= 0) return false;
+  // In view pixels, with half a pixel to spare: fitAll puts one edge of the
+  // circuit exactly on the view's edge, and a rounding error there showed
+  // the minimap over the nodes just fitted.
+  const QRectF inView(toView(b.topLeft()), toView(b.bottomRight()));
+  return !QRectF(rect()).adjusted(-0.5, -0.5, 0.5, 0.5).contains(inView);
+}
+
 void GraphView::paintMinimap(QPainter& p) {
   // Only when part of the circuit is out of view: the whole layout small in a
   // corner, with the visible part outlined.
-  if (!layout_ || mode_ != Mode::Whole) return;
+  if (!minimapShown()) return;
   const QRectF b = layout_->bounds;
   const QRectF world(toWorld(QPointF(0, 0)), toWorld(QPointF(width(), height())));
-  if (world.contains(b) || b.width() <= 0 || b.height() <= 0) return;
   const double s = std::min(150.0 / b.width(), 100.0 / b.height());
   const QRectF box(width() - b.width() * s - 10, 8, b.width() * s, b.height() * s);
   p.fillRect(box.adjusted(-2, -2, 2, 2), QColor(255, 255, 255, 225));

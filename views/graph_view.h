@@ -80,6 +80,9 @@ class GraphView : public QWidget, public Viewer {
 
  public slots:
   void fitAll();
+  /// True while the minimap is drawn: part of the circuit is out of view
+  /// (never right after fitAll, where it would cover the nodes it fitted).
+  [[nodiscard]] bool minimapShown() const;
   void zoomIn() { zoomAt(1.25, rect().center()); }
   void zoomOut() { zoomAt(0.8, rect().center()); }
   void centerOnSelection();
