@@ -592,11 +592,14 @@ HWY_INLINE void exec_step(Batch<T>& bt, NodeId id, std::size_t m) {
       step_call<T, Chk>(bt, id, in, a, out, acc, m);
       break;
     case Op::Raise:
-      // Always fails where it runs; a lazy select may not run it, so every
-      // case goes to the scalar re-run, which decides and words it.
+      // No value: NaN, which the plan's non-finite discipline flags wherever
+      // it matters, as for an overflow. A select that does not choose it
+      // drops it (its branches are not tested where they are produced), so
+      // only the cases that reach the raise go to the scalar re-run, which
+      // words the failure; a raise that is an output is tested (Chk).
       for (std::size_t i = 0; i < m; ++i) {
         out[i] = kNaNOf<T>;
-        acc[i] += kNaNOf<T>;
+        if constexpr (Chk) acc[i] += kNaNOf<T>;
       }
       break;
     default: {
