@@ -603,11 +603,13 @@ void GraphView::paintCaption(QPainter& p) {
   // Corner caption: what is shown.
   p.setPen(QColor(0x55, 0x5d, 0x6b));
   p.drawText(captionRect(), Qt::AlignLeft | Qt::AlignBottom, captionText());
-  // Which groups are open, so an opened loop nest says where it is at any zoom.
-  const QString crumbs = breadcrumb();
+  // Which groups are open, so an opened loop nest says where it is at any
+  // zoom; on a light band of its own, the layer labels kept clear of it.
+  const QRect crumbs = breadcrumbRect();
   if (!crumbs.isEmpty()) {
+    p.fillRect(crumbs, QColor(255, 255, 255, 220));
     p.setPen(QColor(0x6a, 0x4c, 0x9c));
-    p.drawText(rect().adjusted(8, 4, -8, -4), Qt::AlignLeft | Qt::AlignTop, tr("open: %1").arg(crumbs));
+    p.drawText(crumbs.adjusted(4, 0, -4, 0), Qt::AlignLeft | Qt::AlignVCenter, tr("open: %1").arg(breadcrumb()));
   }
 }
 
@@ -682,17 +684,38 @@ QString GraphView::rowLabel(std::size_t row) const {
   return lo == hi ? QStringLiteral("L%1").arg(lo) : QStringLiteral("L%1-%2").arg(lo).arg(hi);
 }
 
+QRect GraphView::breadcrumbRect() const {
+  const QString crumbs = breadcrumb();
+  if (crumbs.isEmpty()) return {};
+  const QFontMetrics fm = fontMetrics();
+  const int w = std::min(width() - 12, fm.horizontalAdvance(tr("open: %1").arg(crumbs)) + 8);
+  return QRect(4, 2, std::max(0, w), fm.height() + 4);
+}
+
+std::vector<QRectF> GraphView::layerLabelRects() const {
+  std::vector<QRectF> out;
+  if (!layout_ || layout_->graphviz || scale_ < 0.15) return out;
+  const QRectF crumbs = breadcrumbRect();
+  out.reserve(layout_->rows.size());
+  for (std::size_t r = 0; r < layout_->rows.size(); ++r) {
+    const double y = toView(QPointF(0, layout_->rows[r].y)).y();
+    const QRectF at(2, y - 7, 40, 14);
+    // Off screen, or under the breadcrumb, which drew over the first label.
+    if (y < 0 || y > height() || at.intersects(crumbs)) out.emplace_back();
+    else out.push_back(at);
+  }
+  return out;
+}
+
 void GraphView::paintLayerLabels(QPainter& p) {
-  if (!layout_ || layout_->graphviz || scale_ < 0.15) return;
+  const std::vector<QRectF> at = layerLabelRects();
+  if (at.empty()) return;
   QFont f = font();
   f.setPointSizeF(7.5);
   p.setFont(f);
   p.setPen(QColor(0x8a, 0x90, 0x9c));
-  for (std::size_t r = 0; r < layout_->rows.size(); ++r) {
-    const double y = toView(QPointF(0, layout_->rows[r].y)).y();
-    if (y < 0 || y > height()) continue;
-    p.drawText(QRectF(2, y - 7, 40, 14), Qt::AlignLeft | Qt::AlignVCenter, rowLabel(r));
-  }
+  for (std::size_t r = 0; r < at.size(); ++r)
+    if (!at[r].isNull()) p.drawText(at[r], Qt::AlignLeft | Qt::AlignVCenter, rowLabel(r));
 }
 
 bool GraphView::minimapShown() const {

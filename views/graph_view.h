@@ -32,6 +32,10 @@ class GraphView : public QWidget, public Viewer {
   void resultsChanged() override;
   /// The open groups as a breadcrumb, outer before inner ("line 5 › i=3"; "" when none is open).
   [[nodiscard]] QString breadcrumb() const;
+  /// Where the breadcrumb is drawn (empty while no group is open), and the
+  /// layer labels drawn down the left edge: none of them under the breadcrumb.
+  [[nodiscard]] QRect breadcrumbRect() const;
+  [[nodiscard]] std::vector<QRectF> layerLabelRects() const;
   /// What the boxes of a grouped circuit follow, as the caption says it
   /// ("statement, loop iteration"); only while groupPlan() is set.
   [[nodiscard]] QString groupingText() const;

@@ -424,6 +424,16 @@ class LayoutTest : public QObject {
     QVERIFY2(view->breadcrumb().contains(QStringLiteral("line 7")), qPrintable(view->breadcrumb()));
     QTest::keyClick(view, Qt::Key_Home);  // fit the opened nest
     QVERIFY(!view->grab().isNull());      // one frame painted at the fit zoom
+    // The breadcrumb stays readable: no layer label is drawn under it (issue 38 polish).
+    const QRect crumbs = view->breadcrumbRect();
+    QVERIFY(!crumbs.isEmpty());
+    int labels = 0;
+    for (const QRectF& r : view->layerLabelRects()) {
+      if (r.isNull()) continue;
+      ++labels;
+      QVERIFY2(!r.intersects(crumbs), qPrintable(QStringLiteral("a layer label at y %1 under the breadcrumb").arg(r.top())));
+    }
+    QVERIFY(labels > 0);
     // Every opened iteration is labelled, readable (at least 10 screen
     // pixels of text) and in order down the view, at whatever zoom fit chose.
     const auto its = iterations_of(plan, stmt);
