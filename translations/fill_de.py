@@ -515,6 +515,7 @@ DE = {
         "<b style='color:#c02020'>kann fehlschlagen</b>: das Gegenbeispiel unten, vom Evaluator nachvollzogen (%1)",
     "<b style='color:#8a5a00'>unknown</b>: %1 (%2)": "<b style='color:#8a5a00'>unbekannt</b>: %1 (%2)",
     'Click to load this counterexample as the current case': 'Klicken, um dieses Gegenbeispiel als aktuellen Fall zu laden',
+    '%1 nodes in %2 boxes, grouped by %3': '%1 Knoten in %2 Kästen, gruppiert nach %3',
 }
 
 def main() -> int:

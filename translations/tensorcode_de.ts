@@ -384,6 +384,10 @@
             <source>%1 nodes in %2 boxes, grouped by %3 (click a group to open it)</source>
             <translation>%1 Knoten in %2 Kästen, gruppiert nach %3 (Gruppe zum Öffnen anklicken)</translation>
         </message>
+        <message>
+            <source>%1 nodes in %2 boxes, grouped by %3</source>
+            <translation>%1 Knoten in %2 Kästen, gruppiert nach %3</translation>
+        </message>
     </context>
     <context>
         <name>tc::views::InputsPanel</name>

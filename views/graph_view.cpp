@@ -594,9 +594,14 @@ QString GraphView::captionText() const {
                                      .arg(g.ids.size())
                                      .arg(groupingText())
                                   : tr("%1 nodes, layered layout by schedule layer").arg(program.nodes.size()));
-  cap += tr("   zoom %1%").arg(scale_ * 100.0, 0, 'f', scale_ < 0.01 ? 3 : 0);
-  // Too long for the room left of the legend: the middle goes, the zoom stays.
-  return fontMetrics().elidedText(cap, Qt::ElideMiddle, captionRect().width());
+  const QString zoom = tr("   zoom %1%").arg(scale_ * 100.0, 0, 'f', scale_ < 0.01 ? 3 : 0);
+  const int room = captionRect().width();
+  // Too long for the room left of the legend: first the click hint goes
+  // (the docs say it too), then the end of the rest; the zoom stays.
+  if (plan_ && !g.graphviz && mode_ == Mode::Whole && fontMetrics().horizontalAdvance(cap + zoom) > room)
+    cap = tr("%1 nodes in %2 boxes, grouped by %3").arg(program.nodes.size()).arg(g.ids.size()).arg(groupingText());
+  // The start says what is drawn and the zoom is what changes: cut the end of the description.
+  return fontMetrics().elidedText(cap, Qt::ElideRight, std::max(0, room - fontMetrics().horizontalAdvance(zoom))) + zoom;
 }
 
 void GraphView::paintCaption(QPainter& p) {

@@ -258,6 +258,19 @@ void InspectorPanel::programChanged() {
   model_->reset();
   // Headers and the first rows decide the widths (Qt samples a bounded number of rows).
   table_->resizeColumnsToContents();
+  // The Node column from its own text: Qt sizes it from the rows in view,
+  // the first ones ("#0 input x"), and later rows were cut ("#1281 ...").
+  // The first and the last 2,000 rows (the last ones have the longest ids;
+  // a bounded cost for 100k-node circuits), at most 320 px.
+  const QFontMetrics fm(table_->font());
+  int want = table_->columnWidth(InspectorModel::Node);
+  const int rows = model_->rowCount();
+  auto fit = [&](int r) {
+    want = std::max(want, fm.horizontalAdvance(model_->data(model_->index(r, InspectorModel::Node), Qt::DisplayRole).toString()) + 14);
+  };
+  for (int r = 0; r < std::min(rows, 2000); ++r) fit(r);
+  for (int r = std::max(2000, rows - 2000); r < rows; ++r) fit(r);
+  table_->setColumnWidth(InspectorModel::Node, std::min(want, 320));
   updateDetail();
 }
 

@@ -298,6 +298,30 @@ class PanelsTest : public QObject {
     QVERIFY(g->fontMetrics().horizontalAdvance(g->captionText()) <= g->captionRect().width());
   }
 
+  // Issue 38 polish: the Inspector's Node cells were cut to "#1281 ..."
+  // (the column was sized from the first rows in view, "#0 input x").
+  void theInspectorsNodeColumnFitsItsNames() {
+    MainWindow w;
+    w.resize(1280, 800);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(w.openPath(data("grid.py")));
+    QVERIFY(w.waitUntilSettled(60000));
+    w.selectOutput();  // the last node: the table scrolls to #1289
+    QTest::qWait(50);
+    QTableView* t = w.inspector()->tableView();
+    const QFontMetrics fm(t->font());
+    int checked = 0;
+    for (int r = 0; r < t->model()->rowCount(); ++r) {
+      if (r < t->rowAt(0) || r > t->rowAt(t->viewport()->height() - 1)) continue;  // the rows in view
+      const QString text = t->model()->data(t->model()->index(r, InspectorModel::Node), Qt::DisplayRole).toString();
+      QVERIFY2(fm.horizontalAdvance(text) + 8 <= t->columnWidth(InspectorModel::Node),
+               qPrintable(QStringLiteral("'%1' in %2 px").arg(text).arg(t->columnWidth(InspectorModel::Node))));
+      ++checked;
+    }
+    QVERIFY2(checked > 5 && t->rowAt(0) > 1000, qPrintable(QStringLiteral("%1 rows from %2").arg(checked).arg(t->rowAt(0))));
+  }
+
   void navigationCentresAndFinds() {
     QTemporaryDir dir;
     const QString path = dir.filePath(QStringLiteral("choose.py"));
