@@ -1,6 +1,8 @@
 // Entry points of the Python frontend: pick the function, then lower it.
 #include "frontend/compile.h"
 
+#include <set>
+
 #include "frontend/lower.h"
 #include "frontend/module_scope.h"
 #include "frontend/parser.h"
@@ -44,6 +46,56 @@ std::vector<FunctionSignature> signatures(const py::Module& module) {
   return out;
 }
 
+/// Every name the module's functions mention anywhere: bodies, defaults,
+/// annotations, decorators (a superset of what the compiled one reads).
+void collect_names(const py::Expr* e, std::set<std::string>& out) {
+  if (!e) return;
+  if (e->kind == py::ExprKind::Name) out.insert(e->text);
+  for (const auto& k : e->kids) collect_names(k.get(), out);
+}
+void collect_names(const py::Stmt& s, std::set<std::string>& out) {
+  for (const auto& t : s.targets) collect_names(t.get(), out);
+  collect_names(s.value.get(), out);
+  collect_names(s.annotation.get(), out);
+  collect_names(s.cause.get(), out);
+  for (const auto& b : s.body) collect_names(*b, out);
+  for (const auto& b : s.orelse) collect_names(*b, out);
+  if (const py::FunctionDef* f = s.def.get()) {
+    for (const auto& d : f->decorators) collect_names(d.get(), out);
+    for (const auto& p : f->params) {
+      collect_names(p.annotation.get(), out);
+      collect_names(p.default_value.get(), out);
+    }
+    collect_names(f->returns.get(), out);
+    for (const auto& b : f->body) collect_names(*b, out);
+  }
+}
+
+/// Modules of CPython's standard library that numeric files import for
+/// their tests, benchmarks or other functions. Importing one of them always
+/// works, so an unused import of it changes nothing; any other module (numpy,
+/// a sibling package of the file's repository) may be missing, and then
+/// CPython cannot load the file at all: that import stays refused.
+bool standard_module(const std::string& dotted) {
+  static const std::set<std::string> kModules = {
+      "abc",      "array",   "bisect",    "calendar", "cmath",    "collections", "copy",   "dataclasses",
+      "datetime", "decimal", "doctest",   "enum",     "fractions", "functools",  "heapq",  "itertools",
+      "json",     "logging", "numbers",   "operator", "os",       "pprint",      "random", "re",
+      "statistics", "string", "sys",      "time",     "timeit",   "unittest",    "warnings"};
+  return kModules.count(dotted.substr(0, dotted.find('.'))) > 0;
+}
+
+/// True when the import is of a standard module and no name it binds is
+/// used by any function: it cannot change what a function computes
+/// (`import doctest` kept for a `__main__` block), so it is ignored with a
+/// warning instead of refused.
+bool unused_import(const py::Stmt& s, const std::set<std::string>& used) {
+  if (s.imports.empty() || s.text.find(',') != std::string::npos || !standard_module(s.text)) return false;
+  for (const auto& n : s.imports)
+    if (n.as == "*" || used.count(n.as)) return false;
+  return true;
+}
+
 }  // namespace
 
 ModuleCompile compile_module(std::string_view source, const CompileOptions& options) {
@@ -62,6 +114,10 @@ ModuleCompile compile_module(std::string_view source, const CompileOptions& opti
   // verify imports the file.
   const py::ModuleScope scope = py::module_scope(*module);
   std::vector<const py::FunctionDef*> functions;
+  std::set<std::string> used;
+  for (const auto& s : module->body)
+    if (s->kind == py::StmtKind::Def) collect_names(*s, used);
+  std::vector<Diagnostic> ignored_imports;
   for (std::size_t i = 0; i < module->body.size(); ++i) {
     const py::Stmt& s = *module->body[i];
     if (s.kind == py::StmtKind::Def) {
@@ -72,7 +128,12 @@ ModuleCompile compile_module(std::string_view source, const CompileOptions& opti
     // `import math` (and __future__ and typing for annotations) runs nothing
     // that matters when verify imports the file.
     if (s.kind == py::StmtKind::Import) {
-      if (Status st = py::check_import(s); !st) return fail(st.error());
+      if (Status st = py::check_import(s); !st) {
+        if (!unused_import(s, used)) return fail(st.error());
+        ignored_imports.push_back(make_warning("the import of '" + s.text + "' is ignored: no function of this file "
+                                               "uses it (only the math module can be used in a compiled function)",
+                                               s.loc));
+      }
       continue;
     }
     // NAME = constant expression (g = 9.80665): computed while compiling.
@@ -136,6 +197,8 @@ ModuleCompile compile_module(std::string_view source, const CompileOptions& opti
   }
   if (bad_directive) return fail(*bad_directive);
   r.output = py::lower_function(*module, *fn, with);
+  if (r.output.ok() && !ignored_imports.empty())
+    r.output->warnings.insert(r.output->warnings.begin(), ignored_imports.begin(), ignored_imports.end());
   return r;
 }
 

@@ -288,6 +288,20 @@ Val Lowerer::neg(const Val& a, SourceLoc loc) {
 
 Val Lowerer::power(const Val& a, const Val& e, SourceLoc loc) {
   scalar(a, loc, "'**'");
+  // Both sides known while compiling and a float exponent: CPython computes
+  // a float power with C's pow(), and so does the compiler (5 ** 0.5,
+  // 2.0 ** (1 / 3)). The resolver types int ** int as an int, so an int to a
+  // negative power (a float in Python) stays refused below.
+  if (a.is_const && e.is_const && !e.array && (e.ty & kF)) {
+    const double base = rnd(a.c), exponent = rnd(e.c);
+    if (base == 0.0 && exponent < 0)
+      fail("0 to a negative power divides by zero: CPython raises ZeroDivisionError here", loc);
+    if (base < 0 && exponent != std::floor(exponent))
+      fail("a negative number to a fractional power is a complex number in Python, which a circuit has no type for", loc);
+    const double r = rnd(std::pow(base, exponent));
+    if (!std::isfinite(r)) fail("this constant power overflows: CPython raises OverflowError here", loc);
+    return cnum(r, kF, loc);
+  }
   if (e.array || !e.is_const || (e.ty & kF) || e.c < 0 || e.c > 64)
     fail("'**' is supported only with a small non-negative integer literal exponent (0 to 64), e.g. x ** 2", loc);
   int n = static_cast<int>(e.c);

@@ -199,7 +199,8 @@ Builtin builtin_of(const std::string& s, Op& op) {
 // Python's result type of `a op b` on numbers (the lowering's rule).
 unsigned arith_numbers(ArithOp op, unsigned a, unsigned b) {
   if (op == ArithOp::Div) return kF;
-  if (op == ArithOp::Pow) return (int_like(a) ? kI : 0u) | (a & kF);
+  // A float exponent (only a constant one compiles) makes a float, as in Python.
+  if (op == ArithOp::Pow) return (int_like(a) && int_like(b) ? kI : 0u) | ((a | (b & kF)) & kF);
   return (int_like(a) && int_like(b) ? kI : 0u) | ((a | b) & kF);
 }
 

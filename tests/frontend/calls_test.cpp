@@ -139,6 +139,50 @@ TEST(Calls, PowDivmodIsinstanceLen) {
   EXPECT_EQ(result("def f(a):\n    t = [a, a, 1]\n    return len(t) + a\n", {"a=int32:-3:3"}, {{"a", 2}}), 5);
 }
 
+// A power of two constants with a float exponent is C's pow(), as CPython
+// computes it (the dodecahedron's 5 ** (1 / 2)); CPython's exceptions for
+// such a power are located errors (issue 40).
+TEST(Calls, AConstantFloatPowerIsCPythonsPow) {
+  EXPECT_EQ(result("def f(e):\n    return 3 * ((25 + 10 * (5 ** (1 / 2))) ** (1 / 2)) * (e ** 2) + 2 ** 0.5\n",
+                   {"e=float64:0:10"}, {{"e", 1.5}}),
+            47.867103378275196);
+  EXPECT_EQ(result("def f(x):\n    return x + 2.0 ** (1 / 3)\n", {"x=float64:0:1"}, {{"x", 0}}), 1.2599210498948732);
+  auto complex = compile_text("def f(x):\n    return x + (-8) ** (1 / 3)\n", {"x=float64:0:1"});
+  ASSERT_FALSE(complex.ok());
+  EXPECT_NE(complex.error().message.find("complex"), std::string::npos) << complex.error().message;
+  EXPECT_EQ(complex.error().loc, (SourceLoc{2, 16}));
+  auto over = compile_text("def f(x):\n    return x + 10.0 ** 400.0\n", {"x=float64:0:1"});
+  ASSERT_FALSE(over.ok());
+  EXPECT_NE(over.error().message.find("OverflowError"), std::string::npos) << over.error().message;
+  // A run-time base or exponent keeps the rule of whole literal exponents.
+  auto runtime = compile_text("def f(x):\n    return x ** 0.5\n", {"x=float64:0:1"});
+  ASSERT_FALSE(runtime.ok());
+  EXPECT_NE(runtime.error().message.find("integer literal exponent"), std::string::npos) << runtime.error().message;
+}
+
+// An import of a standard module no function uses (doctest, timeit kept for
+// a __main__ block) is ignored with a warning at the import; a module that
+// may be missing (numpy), or one a function uses, stays refused (issue 40).
+TEST(Calls, AnUnusedStandardImportIsIgnoredWithAWarning) {
+  auto c = compile_text("import doctest\nfrom timeit import timeit as t\n\ndef f(x):\n    return x + 1\n",
+                        {"x=int32:0:5"});
+  ASSERT_TRUE(c.ok()) << c.error().format();
+  ASSERT_GE(c->warnings.size(), 2u);
+  EXPECT_EQ(c->warnings[0].loc, (SourceLoc{1, 1}));
+  EXPECT_NE(c->warnings[0].message.find("'doctest' is ignored"), std::string::npos) << c->warnings[0].message;
+  EXPECT_EQ(c->warnings[1].loc, (SourceLoc{2, 1}));
+  EXPECT_EQ(result("import doctest\n\ndef f(x):\n    return x + 1\n", {"x=int32:0:5"}, {{"x", 2}}), 3);
+  for (const char* src : {"import numpy as np\n\ndef f(x):\n    return x\n",
+                          "import itertools\n\ndef f(x):\n    return itertools.count(x)\n",
+                          "from itertools import count\n\ndef f(x):\n    return count(x)\n",
+                          "import doctest, numpy\n\ndef f(x):\n    return x\n"}) {
+    auto r = compile_text(src, {"x=int32:0:5"});
+    ASSERT_FALSE(r.ok()) << src;
+    EXPECT_NE(r.error().message.find("is not supported"), std::string::npos) << r.error().message;
+    EXPECT_EQ(r.error().loc, (SourceLoc{1, 1})) << src;
+  }
+}
+
 TEST(Calls, MathModuleComposedMembers) {
   const char* src =
       "import math\n"
