@@ -29,12 +29,8 @@ nlohmann::ordered_json interval_json(const Interval& v) {
 }
 
 int run_analyze(const AnalyzeArgs& args) {
-  auto loaded = load_program(args.program);
-  if (!loaded) {
-    report(loaded.error());
-    return kRejected;
-  }
-  report_warnings(loaded->warnings);
+  auto loaded = load_reported(args.program);
+  if (!loaded) return kRejected;
   auto params = parse_assignments(args.assignments.params, "--param");
   if (!params) {
     report(params.error());

@@ -67,12 +67,8 @@ Status apply_params(Program& p, const std::vector<std::string>& items) {
 }
 
 int run_emit(const EmitArgs& args) {
-  auto loaded = load_program(args.program);
-  if (!loaded) {
-    report(loaded.error(), args.program.path);
-    return kRejected;
-  }
-  report_warnings(loaded->warnings, args.program.path);
+  auto loaded = load_reported(args.program);
+  if (!loaded) return kRejected;
   Program& p = loaded->program;
   if (Status s = apply_params(p, args.assignments.params); !s) {
     report(s.error());

@@ -167,12 +167,8 @@ int fit_command(const FitArgs& args) {
     plain.surrogate.clear();
     plain.temperature.reset();
   }
-  auto loaded = load_program(plain);
-  if (!loaded) {
-    report(loaded.error());
-    return kRejected;
-  }
-  report_warnings(loaded->warnings, args.program.path);
+  auto loaded = load_reported(plain);
+  if (!loaded) return kRejected;
   Program program = loaded->program;
   // --param sets the starting values, which the saved artifact then carries forward.
   for (const auto& [name, v] : *params) {

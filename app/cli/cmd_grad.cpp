@@ -22,12 +22,8 @@ struct GradArgs {
 };
 
 int grad_command(const GradArgs& args) {
-  auto loaded = load_program(args.program);
-  if (!loaded) {
-    report(loaded.error());
-    return kRejected;
-  }
-  report_warnings(loaded->warnings, args.program.path);
+  auto loaded = load_reported(args.program);
+  if (!loaded) return kRejected;
   auto assigned = args.assignments.env();
   if (!assigned) {
     report(assigned.error());

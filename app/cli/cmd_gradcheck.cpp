@@ -27,12 +27,8 @@ int gradcheck_command(const GradCheckArgs& args) {
     report(make_error("--eps must be finite and greater than 0"));
     return kUsage;
   }
-  auto loaded = load_program(args.program);
-  if (!loaded) {
-    report(loaded.error());
-    return kRejected;
-  }
-  report_warnings(loaded->warnings, args.program.path);
+  auto loaded = load_reported(args.program);
+  if (!loaded) return kRejected;
   auto assigned = args.assignments.env();
   if (!assigned) {
     report(assigned.error());

@@ -29,12 +29,8 @@ struct InfoArgs {
 
 int run_info(const InfoArgs& info) {
   const ProgramArgs& args = info.program;
-  auto loaded = load_program(args);
-  if (!loaded) {
-    report(loaded.error());
-    return kRejected;
-  }
-  report_warnings(loaded->warnings);
+  auto loaded = load_reported(args);
+  if (!loaded) return kRejected;
   const Program& p = loaded->program;
   if (info.ir || info.dot) {
     auto sched = tc::schedule(p);

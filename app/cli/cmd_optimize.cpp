@@ -58,12 +58,8 @@ int prove_optimized(const Program& before, const Program& after, double timeout_
 }
 
 int run_optimize(const OptimizeArgs& args) {
-  auto loaded = load_program(args.program);
-  if (!loaded) {
-    report(loaded.error());
-    return kRejected;
-  }
-  report_warnings(loaded->warnings);
+  auto loaded = load_reported(args.program);
+  if (!loaded) return kRejected;
   OptimizeOptions options;
   options.fold = !args.no_fold;
   options.pack = !args.no_pack;

@@ -96,12 +96,8 @@ int run_replay(const ReplayArgs& a) {
     }
     max_steps = *parsed;
   }
-  auto loaded = load_program(a.program);
-  if (!loaded) {
-    report(loaded.error(), a.program.path);
-    return kRejected;
-  }
-  report_warnings(loaded->warnings, a.program.path);
+  auto loaded = load_reported(a.program);
+  if (!loaded) return kRejected;
 
   std::optional<Runtime> runtime;
   if (!a.from_snapshot.empty()) {

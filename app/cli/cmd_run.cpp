@@ -372,12 +372,8 @@ int run_cases(const RunArgs& args, const LoadedProgram& loaded, const Evaluator&
 }
 
 int run_command(const RunArgs& args) {
-  auto loaded = load_program(args.program);
-  if (!loaded) {
-    report(loaded.error());
-    return kRejected;
-  }
-  report_warnings(loaded->warnings, args.program.path);
+  auto loaded = load_reported(args.program);
+  if (!loaded) return kRejected;
   Env fixed;
   auto params = parse_assignments(args.assignments.params, "--param");
   if (!params) {

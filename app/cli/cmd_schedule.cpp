@@ -6,12 +6,8 @@ namespace tc::cli {
 namespace {
 
 int run_schedule(const ProgramArgs& args) {
-  auto loaded = load_program(args);
-  if (!loaded) {
-    report(loaded.error());
-    return kRejected;
-  }
-  report_warnings(loaded->warnings);
+  auto loaded = load_reported(args);
+  if (!loaded) return kRejected;
   auto s = schedule(loaded->program);
   if (!s) {
     report(s.error());

@@ -55,12 +55,8 @@ int run_verify(const VerifyArgs& args) {
     std::fprintf(stderr, "error: --reference-function needs --reference (use --function to pick the program's function)\n");
     return kUsage;
   }
-  auto loaded = load_program(args.program);
-  if (!loaded) {
-    report(loaded.error(), args.program.path);
-    return kRejected;
-  }
-  report_warnings(loaded->warnings, args.program.path);
+  auto loaded = load_reported(args.program);
+  if (!loaded) return kRejected;
   if (args.reference.empty() && !loaded->source) {
     std::fprintf(stderr,
                  "error: %s is an artifact and has no source to verify against: give --reference REF.py\n",

@@ -202,6 +202,16 @@ void report_warnings(const Diagnostics& ds, const std::string& file) {
   for (const Diagnostic& d : ds) report(d, file);
 }
 
+std::optional<LoadedProgram> load_reported(const ProgramArgs& args) {
+  auto loaded = load_program(args);
+  if (!loaded) {
+    report(loaded.error(), args.path);
+    return std::nullopt;
+  }
+  report_warnings(loaded->warnings, args.path);
+  return std::move(*loaded);
+}
+
 nlohmann::ordered_json number(double v) {
   // -0.0 stays a double (written "-0.0"): as an integer it would lose its sign.
   if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) <= 9007199254740992.0 && !(v == 0 && std::signbit(v)))

@@ -48,6 +48,10 @@ struct LoadedProgram {
 /// Loads an artifact or compiles Python source; applies --semantics/--temperature
 /// as root overrides for artifacts. Errors are printed-ready diagnostics.
 Result<LoadedProgram> load_program(const ProgramArgs& args);
+/// load_program as every command starts: the error, or each warning, on
+/// stderr named after PROGRAM where the diagnostic names no file; nullopt
+/// after an error (the command then exits with kRejected).
+std::optional<LoadedProgram> load_reported(const ProgramArgs& args);
 
 /// Parses NAME=VALUE pairs (values are finite numbers, 'true'/'false' allowed).
 Result<std::map<std::string, double, std::less<>>> parse_assignments(const std::vector<std::string>& items,
