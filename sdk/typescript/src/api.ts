@@ -25,7 +25,7 @@ export type {
   WgslModule,
 } from './program.js';
 export type { Analysis, DomainInfo, NumberMap, PlanStatus, ProgramInfo, ReplayRecord, Values } from './core.js';
-export type { GpuBuffer, GpuDevice, Tolerances, WgslMismatch, WgslReport } from './webgpu.js';
+export type { GpuBuffer, GpuDevice, Tolerances, WgslMismatch, WgslProgram, WgslReport } from './webgpu.js';
 export type { WasmRun } from './wasm.js';
 
 export interface LoadOptions {

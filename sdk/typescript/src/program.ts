@@ -9,7 +9,7 @@ import {
   ArgumentError, BuildError, DisposedError, EvaluationError, TensorcodeError, errorFromCore, fromNative, makeError, unwrap,
 } from './errors.js';
 import { type WasmRun, runWasmBytes } from './wasm.js';
-import { type GpuDevice, type Tolerances, type WgslReport, runWgsl } from './webgpu.js';
+import { type GpuDevice, type Tolerances, type WgslModule, type WgslReport, runWgsl } from './webgpu.js';
 
 /**
  * An artifact given as an object, as JSON text. JSON.stringify throws a bare
@@ -235,26 +235,9 @@ export interface BatchResult {
   errors: { index: number; error: EvaluationError }[];
 }
 
-export interface WgslBinding {
-  binding: number;
-  name: 'params' | 'inputs' | 'outputs' | 'errors';
-  type: 'read-only-storage' | 'storage';
-  element: 'u32' | 'f32';
-  /** What the buffer holds; N is the case count, c a case. */
-  layout: string;
-}
-
-export interface WgslModule {
-  code: string;
-  entryPoint: 'main';
-  workgroupSize: number;
-  /** Group 0; every binding is a storage buffer of 4-byte elements. */
-  bindings: WgslBinding[];
-  /** Input names in column order (inputs[k * N + c] is input k of case c). */
-  inputs: string[];
-  /** Output names in column order. */
-  outputs: string[];
-}
+// The WGSL module's shape lives beside its runner (webgpu.ts), which must
+// not import this file: program.ts imports webgpu.ts for runWgsl.
+export type { WgslBinding, WgslModule } from './webgpu.js';
 
 export class Program {
   /** @internal */ readonly core: CoreModule;

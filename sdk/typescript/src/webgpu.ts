@@ -2,7 +2,40 @@
 // page, Dawn through the npm `webgpu` package in Node) and checks every
 // case against the CPU evaluator in float32 with the caller's tolerances.
 import type { Values } from './core.js';
-import type { Program } from './program.js';
+
+export interface WgslBinding {
+  binding: number;
+  name: 'params' | 'inputs' | 'outputs' | 'errors';
+  type: 'read-only-storage' | 'storage';
+  element: 'u32' | 'f32';
+  /** What the buffer holds; N is the case count, c a case. */
+  layout: string;
+}
+
+export interface WgslModule {
+  code: string;
+  entryPoint: 'main';
+  workgroupSize: number;
+  /** Group 0; every binding is a storage buffer of 4-byte elements. */
+  bindings: WgslBinding[];
+  /** Input names in column order (inputs[k * N + c] is input k of case c). */
+  inputs: string[];
+  /** Output names in column order. */
+  outputs: string[];
+}
+
+/**
+ * What runWgsl needs of a program (a Program is one): its shader and its
+ * checked float32 batch run. Written structurally so that this module does
+ * not import program.ts, which imports it.
+ */
+export interface WgslProgram {
+  emitWgsl(): WgslModule;
+  runBatch(
+    cases: Values[],
+    options: { dtype: 'float32' },
+  ): { outputs: Record<string, Float64Array>; failed: Uint8Array; errors: { index: number; error: Error }[] };
+}
 
 // WebGPU's flag values (the spec's constants), so that no global
 // GPUBufferUsage object is needed in Node.
@@ -74,7 +107,7 @@ export interface WgslReport {
   gpu: ({ [name: string]: number } | { error: number })[];
 }
 
-export async function runWgsl(program: Program, device: GpuDevice, cases: Values[], tol: Tolerances): Promise<WgslReport> {
+export async function runWgsl(program: WgslProgram, device: GpuDevice, cases: Values[], tol: Tolerances): Promise<WgslReport> {
   if (!tol || !Number.isFinite(tol.atol) || !Number.isFinite(tol.rtol) || tol.atol < 0 || tol.rtol < 0)
     throw new TypeError('runWgsl needs explicit tolerances {atol, rtol}: finite and not negative');
   const shader = program.emitWgsl();
