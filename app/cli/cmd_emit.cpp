@@ -7,15 +7,12 @@
 #include <cctype>
 #include <cstdio>
 #include <functional>
+#include <vector>
 #include <string>
 
 #include "common.h"
 #include "options.h"
-#include "codegen/c_emitter.h"
-#include "emit/onnx_emitter.h"
-#include "emit/spirv.h"
-#include "emit/wasm_emitter.h"
-#include "emit/wgsl_emitter.h"
+#include "emit/targets.h"
 
 namespace tc::cli {
 namespace {
@@ -28,31 +25,6 @@ struct EmitArgs {
   bool spirv_text = false;
   std::string c_name;
 };
-
-/// `emit --target c`: with -o FILE.c also FILE.h beside it (the source
-/// includes it); on standard output one source with the declarations inside.
-int write_c(const EmitArgs& args, const Program& p, const std::function<int(const Diagnostic&)>& fail) {
-  const bool to_stdout = args.output.empty() || args.output == "-";
-  emit::CExportOptions o;
-  o.name = !args.c_name.empty() ? args.c_name : to_stdout ? "tc_program" : emit::c_name_for_file(args.output);
-  std::string header_path;
-  if (!to_stdout) {
-    const auto slash = args.output.find_last_of('/');
-    const auto dot = args.output.find_last_of('.');
-    const bool has_ext = dot != std::string::npos && (slash == std::string::npos || dot > slash);
-    if (has_ext && args.output.substr(dot) == ".h") {
-      report(make_error("-o " + args.output + ": give the C source's name (FILE.c); its header FILE.h is written beside it"));
-      return kUsage;
-    }
-    header_path = (has_ext ? args.output.substr(0, dot) : args.output) + ".h";
-    o.header_file = header_path.substr(slash == std::string::npos ? 0 : slash + 1);
-  }
-  auto code = emit::emit_c(p, o);
-  if (!code) return fail(code.error());
-  if (to_stdout) return write_output(args.output, code->source);
-  if (int rc = write_output(header_path, code->header); rc != kOk) return rc;
-  return write_output(args.output, code->source);
-}
 
 /// Applies --param NAME=VALUE to the program's parameter values.
 Status apply_params(Program& p, const std::vector<std::string>& items) {
@@ -74,47 +46,55 @@ int run_emit(const EmitArgs& args) {
     report(s.error());
     return kUsage;
   }
-  const bool binary = (args.target == "spirv" && !args.spirv_text) || args.target == "wasm" || args.target == "onnx";
-  if (!args.c_name.empty() && args.target != "c") {
+  const emit::TargetSpec* target = emit::find_target(args.target);  // CLI11 checked the name
+  const bool to_stdout = args.output.empty() || args.output == "-";
+  const bool binary = target->binary && !(target->id == emit::TargetId::Spirv && args.spirv_text);
+  if (!args.c_name.empty() && target->id != emit::TargetId::C) {
     report(make_error("--name applies to --target c only"));
     return kUsage;
   }
-  if (binary && (args.output.empty() || args.output == "-") && isatty(STDOUT_FILENO)) {
+  if (binary && to_stdout && isatty(STDOUT_FILENO)) {
     report(make_error("refusing to write binary " + args.target + " to a terminal: give -o FILE (or redirect)"));
     return kUsage;
   }
-  std::string out;
-  auto fail = [&](const Diagnostic& d) {
-    Diagnostic copy = d;
+  emit::TargetOptions options;
+  options.spirv_text = args.spirv_text;
+  options.c_name = args.c_name;
+  if (target->id == emit::TargetId::C && !to_stdout) {
+    // -o FILE.c: FILE.h beside it; naming the header itself is a usage mistake.
+    if (auto header = emit::c_header_path(args.output); !header) {
+      report(header.error());
+      return kUsage;
+    }
+    options.c_source_path = args.output;
+  }
+  auto emitted = emit::emit_target(p, args.target, options);
+  if (!emitted) {
+    Diagnostic copy = emitted.error();
     if (!loaded->source) copy.loc.reset();
     report(copy, args.program.path);
     return kRejected;
-  };
-  if (args.target == "c") return write_c(args, p, fail);
-  if (args.target == "onnx") {
-    auto bytes = emit::emit_onnx(p);
-    if (!bytes) return fail(bytes.error());
-    out.assign(bytes->begin(), bytes->end());
-  } else if (args.target == "wasm") {
-    auto bytes = emit::emit_wasm(p);
-    if (!bytes) return fail(bytes.error());
-    out.assign(bytes->begin(), bytes->end());
-  } else {
-    auto wgsl = emit::emit_wgsl(p);
-    if (!wgsl) return fail(wgsl.error());
-    if (args.target == "wgsl") {
-      out = std::move(*wgsl);
-    } else if (args.spirv_text) {
-      auto text = emit::wgsl_to_spirv_asm(*wgsl, "<generated wgsl>");
-      if (!text) return fail(text.error());
-      out = std::move(*text);
-    } else {
-      auto words = emit::wgsl_to_spirv(*wgsl, "<generated wgsl>");
-      if (!words) return fail(words.error());
-      out.assign(reinterpret_cast<const char*>(words->data()), words->size() * sizeof(std::uint32_t));
-    }
   }
-  return write_output(args.output, out);
+  if (!emitted->header_path.empty())
+    if (int rc = write_output(emitted->header_path, emitted->header); rc != kOk) return rc;
+  return write_output(args.output, emitted->bytes);
+}
+
+/// "wgsl (text), spirv (...), ..." from the target table.
+std::string target_help() {
+  std::string out;
+  const auto all = emit::targets();
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    if (i > 0) out += i + 1 == all.size() ? " or " : ", ";
+    out += all[i].help;
+  }
+  return out;
+}
+
+std::vector<std::string> target_names() {
+  std::vector<std::string> out;
+  for (const emit::TargetSpec& t : emit::targets()) out.emplace_back(t.name);
+  return out;
 }
 
 const CommandRegistration reg{
@@ -123,11 +103,7 @@ const CommandRegistration reg{
     [](CLI::App& sub) -> std::function<int()> {
       auto args = std::make_shared<EmitArgs>();
       add_program_options(sub, args->program);
-      sub.add_option("--target", args->target,
-                     "wgsl (text), spirv (binary SPIR-V 1.3), wasm (binary module), c (C99 source; with -o FILE.c "
-                     "also FILE.h) or onnx (binary ONNX model, opset 17)")
-          ->required()
-          ->check(CLI::IsMember({"wgsl", "spirv", "wasm", "c", "onnx"}));
+      sub.add_option("--target", args->target, target_help())->required()->check(CLI::IsMember(target_names()));
       add_output_option(sub, args->output,
                         "output file, written atomically (default: standard output; binary targets refuse a terminal)");
       add_assignment_options(sub, args->assignments, kParams);
