@@ -183,7 +183,8 @@ void Comparison::rediff() {
       for (const auto& [k, v] : c) both[k] = v;
       std::vector<std::pair<std::string, double>> row(both.begin(), both.end());
       if (add_diff_case(cases, row).ok()) options.cases = &cases;
-      RunResult r = run_case(*other, case_for(*other, c), Semantics::Exact, other->temperature);
+      ProgramSession other_session(other);  // shares the program: nothing copied
+      RunResult r = run_case(other_session, case_for(*other, c), Semantics::Exact, other->temperature);
       fill_known_values(*other, {}, r.trace.values);
       out->values = std::move(r.trace.values);
     }

@@ -78,6 +78,7 @@ std::optional<QString> Document::rewriteCompileDirectives(const CompileDirective
 
 void Document::setProgram(std::shared_ptr<const Program> program, std::vector<int> layers) {
   program_ = std::move(program);
+  program_session_ = program_ ? std::make_shared<ProgramSession>(program_) : nullptr;
   layers_ = std::move(layers);
   if (program_ && layers_.size() != program_->nodes.size()) layers_ = schedule_layers(*program_);
   if (!program_) layers_.clear();

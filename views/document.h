@@ -45,6 +45,9 @@ class Document {
   std::optional<QString> rewriteDomain(const std::string& name, const Domain& domain);
 
   [[nodiscard]] std::shared_ptr<const Program> program() const { return program_; }
+  /// The program's core session (its evaluators, kept between runs), made
+  /// with the program and replaced with it. The engine thread uses it.
+  [[nodiscard]] std::shared_ptr<ProgramSession> programSession() const { return program_session_; }
   [[nodiscard]] const std::vector<int>& layers() const { return layers_; }
   /// Replaces the program (a snapshot restored with nothing open); layers are recomputed when they do not fit.
   void setProgram(std::shared_ptr<const Program> program, std::vector<int> layers = {});
@@ -81,6 +84,7 @@ class Document {
   std::vector<FunctionSignature> functions_;
   std::vector<InputSpec> inputs_;
   std::shared_ptr<const Program> program_;
+  std::shared_ptr<ProgramSession> program_session_;
   std::vector<int> layers_;
   Diagnostics diagnostics_;
   double compile_ms_ = 0.0;

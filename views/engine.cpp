@@ -13,11 +13,7 @@
 // The precompiled Qt headers define `emit` as a keyword macro; the engine's
 // tc::emit namespace needs the plain word (this file emits no signals).
 #undef emit
-#include "codegen/c_emitter.h"
-#include "emit/onnx_emitter.h"
-#include "emit/spirv.h"
-#include "emit/wasm_emitter.h"
-#include "emit/wgsl_emitter.h"
+#include "emit/targets.h"
 #include "grad/gradients.h"
 #include "grad/node_adjoints.h"
 #include "ir/artifact.h"
@@ -103,16 +99,14 @@ std::vector<int> schedule_layers(const Program& program) {
   return sched.ok() ? sched->layer_of : std::vector<int>(program.nodes.size(), 0);
 }
 
-RunResult run_case(const Program& program, const Case& inputs, Semantics semantics, double temperature,
+RunResult run_case(ProgramSession& session, const Case& inputs, Semantics semantics, double temperature,
                    const std::map<std::string, double, std::less<>>& state, const Case& params) {
   RunResult r;
-  const bool same = semantics == program.semantics && temperature == program.temperature;
-  std::optional<Program> copy;
-  // The panel's semantics and temperature (an unusable temperature keeps the program's).
+  // The panel's semantics and temperature (an unusable temperature keeps the
+  // program's). A trace is the interpreter's: this evaluator never compiles.
   const bool usable = temperature > 0 && std::isfinite(temperature);
-  if (!same) copy = with_policy(program, Policy{.semantics = semantics, .temperature = usable ? std::optional(temperature) : std::nullopt});
-  const Program& p = copy ? *copy : program;
-  auto ev = Evaluator::create(p);
+  auto ev = session.evaluator(Policy{.semantics = semantics, .temperature = usable ? std::optional(temperature) : std::nullopt},
+                              EvalPlan::Interpreter);
   if (!ev.ok()) {
     r.error = ev.error();
     return r;
@@ -121,7 +115,7 @@ RunResult run_case(const Program& program, const Case& inputs, Semantics semanti
   for (const auto& [k, v] : inputs) env.inputs[k] = v;
   for (const auto& [k, v] : state) env.state[k] = v;
   for (const auto& [k, v] : params) env.params[k] = v;
-  auto res = ev->run(env, &r.trace);
+  auto res = (*ev)->run(env, &r.trace);
   if (!res.ok()) {
     r.error = res.error();
     return r;
@@ -452,45 +446,20 @@ Result<std::string> export_optimized(const Program& program) {
 }
 
 Result<std::string> export_target(const Program& program, const std::string& target) {
-  if (target == "wgsl") return tc::emit::emit_wgsl(program);
-  if (target == "spirv") {
-    auto w = tc::emit::emit_wgsl(program);
-    if (!w.ok()) return w.error();
-    if (!tc::emit::have_spirv_tools()) return tc::emit::wgsl_to_spirv_asm(*w);  // assembly text when the binary cannot be assembled
-    auto words = tc::emit::wgsl_to_spirv(*w);
-    if (!words.ok()) return words.error();
-    return std::string(reinterpret_cast<const char*>(words->data()), words->size() * sizeof(std::uint32_t));
-  }
-  if (target == "wasm") {
-    auto w = tc::emit::emit_wasm(program);
-    if (!w.ok()) return w.error();
-    return std::string(w->begin(), w->end());
-  }
-  if (target == "onnx") {
-    auto m = tc::emit::emit_onnx(program);
-    if (!m.ok()) return m.error();
-    return std::string(m->begin(), m->end());
-  }
-  return make_error("unknown export target '" + target + "'");
+  tc::emit::TargetOptions options;
+  options.spirv_text_without_tools = true;  // assembly text when the binary cannot be assembled
+  auto out = tc::emit::emit_target(program, target, options);
+  if (!out.ok()) return out.error();
+  return std::move(out->bytes);
 }
 
 Result<CSourcePair> export_c(const Program& program, const std::string& source_path) {
   // As `emit --target c -o FILE.c`: the prefix from the file's stem, FILE.h beside it, included by name.
-  const auto slash = source_path.find_last_of('/');
-  const auto dot = source_path.find_last_of('.');
-  const bool has_ext = dot != std::string::npos && (slash == std::string::npos || dot > slash);
-  if (has_ext && source_path.substr(dot) == ".h")
-    return make_error(source_path + ": give the C source's name (FILE.c); its header FILE.h is written beside it");
-  CSourcePair out;
-  out.header_path = (has_ext ? source_path.substr(0, dot) : source_path) + ".h";
-  tc::emit::CExportOptions options;
-  options.name = tc::emit::c_name_for_file(source_path);
-  options.header_file = out.header_path.substr(slash == std::string::npos ? 0 : slash + 1);
-  auto code = tc::emit::emit_c(program, options);
+  tc::emit::TargetOptions options;
+  options.c_source_path = source_path;
+  auto code = tc::emit::emit_target(program, "c", options);
   if (!code.ok()) return code.error();
-  out.source = std::move(code->source);
-  out.header = std::move(code->header);
-  return out;
+  return CSourcePair{std::move(code->bytes), std::move(code->header), std::move(code->header_path)};
 }
 
 std::vector<std::string> export_targets() {

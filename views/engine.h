@@ -13,6 +13,7 @@
 #include "eval/evaluator.h"
 #include "frontend/compile.h"
 #include "ir/printer.h"
+#include "session/program_session.h"
 #include "ir/program.h"
 #include "verify/compare.h"
 
@@ -65,8 +66,9 @@ struct RunResult {
   CaseTrace trace;
   std::vector<double> outputs;
 };
-/// One case with a per-node trace under `semantics` at `temperature`.
-RunResult run_case(const Program& program, const Case& inputs, Semantics semantics, double temperature,
+/// One case with a per-node trace under `semantics` at `temperature`, by the
+/// session's evaluator for that policy (kept between runs of one program).
+RunResult run_case(ProgramSession& session, const Case& inputs, Semantics semantics, double temperature,
                    const std::map<std::string, double, std::less<>>& state = {}, const Case& params = {});
 
 /// Fills the values a lazy evaluation left out but that are known without

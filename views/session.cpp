@@ -321,15 +321,16 @@ void Session::evaluate() {
   // The state the case runs against is the timeline's (a restored snapshot's,
   // the replay's start), so the circuit, Inspector and Outputs agree with it.
   const Case state = timeline_.caseState();
-  worker_->post(QStringLiteral("run"), [this, program, c, params, sem, temp, out, state](JobControl&) -> EngineWorker::Deliver {
+  auto engine = doc_.programSession();
+  worker_->post(QStringLiteral("run"), [this, program, engine, c, params, sem, temp, out, state](JobControl&) -> EngineWorker::Deliver {
     struct Pack {
       RunResult exact, chosen;
       NodeGradients gexact, gchosen;
     };
     auto p = std::make_shared<Pack>();
-    p->exact = run_case(*program, c, Semantics::Exact, program->temperature, state, params);
+    p->exact = run_case(*engine, c, Semantics::Exact, program->temperature, state, params);
     fill_known_values(*program, params, p->exact.trace.values);
-    p->chosen = sem == Semantics::Relaxed ? run_case(*program, c, sem, temp, state, params) : p->exact;
+    p->chosen = sem == Semantics::Relaxed ? run_case(*engine, c, sem, temp, state, params) : p->exact;
     if (!program->outputs.empty() && out < program->outputs.size()) {
       p->gexact = node_gradients(*program, c, out, Semantics::Exact, temp, params, state);
       p->gchosen = node_gradients(*program, c, out, sem, temp, params, state);

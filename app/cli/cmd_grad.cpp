@@ -11,6 +11,7 @@
 #include "common.h"
 #include "options.h"
 #include "grad/gradients.h"
+#include "session/program_session.h"
 
 namespace tc::cli {
 namespace {
@@ -32,7 +33,8 @@ int grad_command(const GradArgs& args) {
   Env env = std::move(*assigned);
   GradOptions options;
   options.output = args.output;
-  auto r = gradients(loaded->program, env, options);
+  ProgramSession session(std::move(loaded->program));
+  auto r = session.gradients(env, options);
   if (!r) {
     // Locations in an artifact refer to its Python source, not to the .json.
     Diagnostic d = r.error();

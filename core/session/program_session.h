@@ -18,6 +18,7 @@
 #include "eval/evaluator.h"
 #include "grad/batch_gradients.h"
 #include "grad/gradients.h"
+#include "ir/policy.h"
 #include "ir/program.h"
 
 namespace tc {
@@ -27,11 +28,14 @@ class ProgramSession {
   /// `bindings` (may be null) serve the program's call nodes; the session
   /// shares their ownership with the client.
   explicit ProgramSession(Program program, std::shared_ptr<const Bindings> bindings = nullptr);
+  /// A program the client shares (the IDE's document keeps it too): no copy.
+  explicit ProgramSession(std::shared_ptr<const Program> program, std::shared_ptr<const Bindings> bindings = nullptr);
   ProgramSession(ProgramSession&&) noexcept;
   ProgramSession& operator=(ProgramSession&&) noexcept;
   ~ProgramSession();
 
-  [[nodiscard]] const Program& program() const { return program_; }
+  [[nodiscard]] const Program& program() const { return *program_; }
+  [[nodiscard]] const std::shared_ptr<const Program>& shared_program() const { return program_; }
   [[nodiscard]] const Bindings* bindings() const { return bindings_.get(); }
   [[nodiscard]] const std::shared_ptr<const Bindings>& shared_bindings() const { return bindings_; }
 
@@ -39,6 +43,11 @@ class ProgramSession {
   /// prepared on first use and kept for the session's life. A failed
   /// preparation is returned again on the next call (nothing is kept).
   Result<Evaluator*> evaluator(std::optional<Dtype> dtype = std::nullopt, EvalPlan plan = EvalPlan::Auto);
+  /// The evaluator under a caller's policy laid over the program (the IDE's
+  /// panel semantics and temperature): the program's own evaluators when
+  /// the policy changes nothing, else one kept for the last policy asked
+  /// for and replaced when another is asked for. A bad temperature is an error.
+  Result<Evaluator*> evaluator(const Policy& policy, EvalPlan plan);
   /// The tier of the evaluator used last (the program's own Auto evaluator
   /// when none was used yet, prepared for the question).
   Result<PlanStatus> plan_status();
@@ -83,9 +92,13 @@ class ProgramSession {
   /// Evaluators by (dtype override: 0 none, 1 + Dtype) x EvalPlan.
   static constexpr std::size_t kDtypeSlots = 3, kPlanSlots = 3;
 
-  Program program_;
+  std::shared_ptr<const Program> program_;
   std::shared_ptr<const Bindings> bindings_;
   std::unique_ptr<Evaluator> evaluators_[kDtypeSlots][kPlanSlots];
+  /// The evaluator of the last policy that changes the program, and its key.
+  std::unique_ptr<Evaluator> policy_evaluator_;
+  Policy policy_;
+  EvalPlan policy_plan_ = EvalPlan::Auto;
   Evaluator* last_ = nullptr;
   std::map<std::string, GradientTape, std::less<>> tapes_;  ///< by the output asked for
   std::unique_ptr<GradientTape> all_outputs_;

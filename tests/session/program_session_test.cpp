@@ -55,6 +55,38 @@ TEST(ProgramSession, PlanStatusNamesTheEvaluatorUsedLast) {
   EXPECT_NE(st->summary.find("interpreter was chosen"), std::string::npos) << st->summary;
 }
 
+/// The IDE's runs carry the panel's semantics and temperature: a policy that
+/// changes nothing uses the program's evaluator, another keeps one of its
+/// own until a third replaces it, and each answers as a fresh evaluator of
+/// the program with the policy laid over it.
+TEST(ProgramSession, APolicyGetsTheEvaluatorOfThatPolicy) {
+  auto shared = std::make_shared<const Program>(two_outputs());
+  ProgramSession s(shared);
+  EXPECT_EQ(&s.program(), shared.get()) << "a shared program is not copied";
+  Evaluator* own = s.evaluator(std::nullopt, EvalPlan::Interpreter).value();
+  EXPECT_EQ(s.evaluator(Policy{.semantics = Semantics::Hybrid}, EvalPlan::Interpreter).value(), own)
+      << "the program's own semantics changes nothing";
+  const Policy relaxed{.semantics = Semantics::Relaxed, .temperature = 0.5};
+  Evaluator* r = s.evaluator(relaxed, EvalPlan::Interpreter).value();
+  EXPECT_NE(r, own);
+  EXPECT_EQ(s.evaluator(relaxed, EvalPlan::Interpreter).value(), r) << "kept while the policy stays";
+  auto mine = r->run(at(2, 1));
+  auto fresh = Evaluator::create(with_policy(*shared, relaxed)).value().run(at(2, 1));
+  ASSERT_TRUE(mine.ok() && fresh.ok());
+  EXPECT_EQ(mine->outputs, fresh->outputs);
+  auto exact = own->run(at(2, 1));
+  ASSERT_TRUE(exact.ok());
+  EXPECT_NE(mine->outputs, exact->outputs) << "the relaxed select blends its branches";
+  const Policy cooler{.semantics = Semantics::Relaxed, .temperature = 0.25};
+  auto again = s.evaluator(cooler, EvalPlan::Interpreter).value()->run(at(2, 1));
+  auto fresh2 = Evaluator::create(with_policy(*shared, cooler)).value().run(at(2, 1));
+  ASSERT_TRUE(again.ok() && fresh2.ok());
+  EXPECT_EQ(again->outputs, fresh2->outputs) << "another temperature replaced the kept evaluator";
+  auto bad = s.evaluator(Policy{.temperature = -1.0}, EvalPlan::Interpreter);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find("temperature"), std::string::npos) << bad.error().message;
+}
+
 TEST(ProgramSession, AFailedPreparationIsNotKept) {
   Builder b;
   Value x = b.input("x");
