@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "common.h"
+#include "session/program_session.h"
 #include "base/json_append.h"
 #include "verify/cases.h"
 #include "options.h"
@@ -39,11 +40,6 @@ struct RunArgs {
   bool plan_status = false;   ///< --plan-status: print Evaluator::plan_status() on stderr at the end
 };
 
-EvalPlan plan_from(const std::string& name) {
-  if (name == "interpreter") return EvalPlan::Interpreter;
-  if (name == "compiled") return EvalPlan::Compiled;
-  return EvalPlan::Auto;
-}
 
 // ---------------------------------------------------------------------------
 // Backend seam (owned by the backends engineer): evaluates a batch on a
@@ -134,7 +130,7 @@ int run_single(const RunArgs& args, const LoadedProgram& loaded, const Evaluator
     return kUsage;
   }
   env.inputs = std::move(*inputs);
-  const Program& p = loaded.program;
+  const Program& p = ev.program();
   if (args.backend != "cpu") {
     // One case through the backend seam, so both paths behave alike.
     std::vector<double> values(ev.input_ids().size());
@@ -328,7 +324,7 @@ int stream_cases(const RunArgs& args, const Program& p, const Evaluator& ev, con
 }
 
 int run_cases(const RunArgs& args, const LoadedProgram& loaded, const Evaluator& ev, const Env& fixed) {
-  const Program& p = loaded.program;
+  const Program& p = ev.program();
   std::vector<std::vector<double>> columns;
   std::size_t count = 0;
   ProgressLine progress;
@@ -387,15 +383,16 @@ int run_command(const RunArgs& args) {
     return kUsage;
   }
   fixed.state = std::move(*states);
-  EvalOptions options;
-  options.plan = plan_from(args.plan);
-  auto ev = Evaluator::create(loaded->program, options);
+  ProgramSession session(std::move(loaded->program));
+  auto ev = session.evaluator(std::nullopt, *options::plan(args.plan));  // CLI11 checked the word
   if (!ev) {
     report_runtime(ev.error(), *loaded, args.program.path);
     return kRejected;
   }
-  const int rc = !args.cases.empty() ? run_cases(args, *loaded, *ev, fixed) : run_single(args, *loaded, *ev, std::move(fixed));
-  if (args.plan_status) std::fprintf(stderr, "plan: %s\n", ev->plan_status().summary.c_str());
+  const Evaluator& evaluator = **ev;
+  const int rc = !args.cases.empty() ? run_cases(args, *loaded, evaluator, fixed)
+                                     : run_single(args, *loaded, evaluator, std::move(fixed));
+  if (args.plan_status) std::fprintf(stderr, "plan: %s\n", evaluator.plan_status().summary.c_str());
   return rc;
 }
 
@@ -416,10 +413,7 @@ CommandRegistration reg{
       add_threads_option(sub, args->threads);
       sub.add_option("--backend", args->backend, "where to evaluate: cpu (default) or vulkan")
           ->check(CLI::IsMember({"cpu", "vulkan"}));
-      sub.add_option("--plan", args->plan,
-                     "how the cpu backend computes: auto (interpret, compile generated C in the background once it "
-                     "pays; default), interpreter, or compiled (compile before the first case)")
-          ->check(CLI::IsMember({"auto", "interpreter", "compiled"}));
+      add_table_option(sub, options::OptionId::Plan, args->plan);
       sub.add_flag("--plan-status", args->plan_status,
                    "print which tier ran at the end on stderr ('plan: compiled (avx2)', 'plan: interpreting: ...')");
       sub.footer("Examples:\n  tensorcode run choose.json --set a=5        -> {\"result\": 10}\n"

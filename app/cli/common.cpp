@@ -27,9 +27,20 @@ bool ends_with(const std::string& s, const std::string& suffix) {
 namespace {
 
 /// The CLI's flag for an option of core's table, with its help, choices and range.
-CLI::Option* add_table_flag(CLI::Option_group& g, options::OptionId id, auto& value) {
+template <class T>
+CLI::Option* add_table_flag(CLI::App& g, options::OptionId id, T& value) {
   const options::OptionSpec& spec = options::option_spec(id);
-  CLI::Option* o = g.add_option(options::spelled(spec, options::KeySpelling::Cli), value, std::string(spec.help));
+  return checked_by_table(g.add_option(options::spelled(spec, options::KeySpelling::Cli), value, std::string(spec.help)), id);
+}
+
+}  // namespace
+
+CLI::Option* add_table_option(CLI::App& sub, options::OptionId id, std::string& value) {
+  return add_table_flag(sub, id, value);
+}
+
+CLI::Option* checked_by_table(CLI::Option* o, options::OptionId id) {
+  const options::OptionSpec& spec = options::option_spec(id);
   switch (spec.kind) {
     case options::OptionKind::Choice: return o->check(CLI::IsMember(options::choice_words(spec)));
     case options::OptionKind::Positive: return o->check(finite_above(0, true));
@@ -37,8 +48,6 @@ CLI::Option* add_table_flag(CLI::Option_group& g, options::OptionId id, auto& va
     default: return o;
   }
 }
-
-}  // namespace
 
 void add_program_options(CLI::App& sub, ProgramArgs& args, bool with_positional) {
   using options::OptionId;

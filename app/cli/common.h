@@ -37,6 +37,12 @@ struct ProgramArgs {
 /// `semantics_overrides` the --semantics/--temperature flags are documented as
 /// overriding an artifact's root policy too.
 void add_program_options(CLI::App& sub, ProgramArgs& args, bool with_positional = true);
+/// The check core's option table gives a flag: a Choice's words, a
+/// Positive's bound, a Count's range.
+CLI::Option* checked_by_table(CLI::Option* o, options::OptionId id);
+/// A flag for an option of core's table (e.g. --plan), spelled, described
+/// and checked by its row.
+CLI::Option* add_table_option(CLI::App& sub, options::OptionId id, std::string& value);
 
 struct LoadedProgram {
   Program program;

@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <type_traits>
 
 #include "base/number_text.h"
@@ -64,6 +65,15 @@ Result<Dtype> dtype(const json& v) {
 
 Result<Surrogate> surrogate(const json& v) {
   return table_choice<Surrogate>(v, OptionId::Surrogate, [](const std::string& s) { return surrogate_from(s); });
+}
+
+Result<EvalPlan> plan(const json& v) {
+  return table_choice<EvalPlan>(v, OptionId::Plan, [](const std::string& s) -> std::optional<EvalPlan> {
+    if (s == "auto") return EvalPlan::Auto;
+    if (s == "interpreter") return EvalPlan::Interpreter;
+    if (s == "compiled") return EvalPlan::Compiled;
+    return std::nullopt;
+  });
 }
 
 Result<double> temperature(const json& v) {
@@ -166,6 +176,7 @@ Status read_field(const OptionSpec& spec, const json& v, KeySpelling spelling, C
     case OptionId::MaxIterations: return set(o.max_iterations, count(v, spec, spelling));
     case OptionId::MaxNodes: return set(o.max_nodes, count(v, spec, spelling));
     case OptionId::UseInputDirectives: return set(o.use_input_directives, flag(v, name));
+    case OptionId::Plan: return make_error(name + " is an option of a run (run, run_batch), not of a compile");
   }
   return make_error("unknown option " + name);
 }

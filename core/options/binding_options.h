@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/result.h"
+#include "eval/evaluator.h"
 #include "frontend/compile.h"
 #include "ir/domain.h"
 #include "options/option_table.h"
@@ -26,6 +27,8 @@ std::string type_name(const nlohmann::json& v);
 Result<Semantics> semantics(const nlohmann::json& v);
 Result<Dtype> dtype(const nlohmann::json& v);
 Result<Surrogate> surrogate(const nlohmann::json& v);
+/// The plan of a run (the table's Run-scope row): auto, interpreter or compiled.
+Result<EvalPlan> plan(const nlohmann::json& v);
 /// A relaxation temperature: a finite number greater than 0.
 Result<double> temperature(const nlohmann::json& v);
 Result<std::string> text(const nlohmann::json& v, std::string_view name);

@@ -14,9 +14,10 @@ namespace {
 constexpr std::array<std::string_view, 2> kDtypes{"float64", "float32"};
 constexpr std::array<std::string_view, 3> kSemantics{"exact", "relaxed", "hybrid"};
 constexpr std::array<std::string_view, 1> kSurrogates{"sigmoid"};
+constexpr std::array<std::string_view, 3> kPlans{"auto", "interpreter", "compiled"};
 
 // Kept in OptionId order (option_spec indexes it).
-const std::array<OptionSpec, 10> kTable{{
+const std::array<OptionSpec, 11> kTable{{
     {OptionId::Filename, "filename", OptionKind::Text, {}, 0, 0, false, "the file name errors are reported against"},
     {OptionId::Function, "function", OptionKind::Text, {}, 0, 0, false,
      "function to compile when the file defines several"},
@@ -35,6 +36,10 @@ const std::array<OptionSpec, 10> kTable{{
      "budget of circuit nodes (default: the file's compile directive, else 100000)"},
     {OptionId::UseInputDirectives, "use_input_directives", OptionKind::Flag, {}, 0, 0, false,
      "read parameters' domains from the file's `# tensorcode: input` lines"},
+    {OptionId::Plan, "plan", OptionKind::Choice, kPlans, 0, 0, false,
+     "how the cpu backend computes: auto (interpret, compile generated C in the background once it pays; "
+     "default), interpreter, or compiled (compile before the first case)",
+     OptionScope::Run},
 }};
 
 }  // namespace

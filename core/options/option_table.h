@@ -1,5 +1,5 @@
 #pragma once
-/// Every compile option once: its name, what values it takes (choices or a
+/// Every option once (those of a compile, and those of a run: the plan): its name, what values it takes (choices or a
 /// range), its default and its help line. The clients do not spell these
 /// themselves: the CLI builds its flags, choice lists and range checks from
 /// this table, and Python (snake_case keywords) and TypeScript (camelCase
@@ -32,7 +32,12 @@ enum class OptionId : std::uint8_t {
   MaxIterations,
   MaxNodes,
   UseInputDirectives,
+  Plan,
 };
+
+/// What an option is given to: a compile (CompileOptions, the directive
+/// merge), or a run of the compiled program (EvalOptions: run, run_batch).
+enum class OptionScope : std::uint8_t { Compile, Run };
 
 enum class OptionKind : std::uint8_t {
   Text,      ///< a string
@@ -61,6 +66,7 @@ struct OptionSpec {
   /// caller gives wins over the file's.
   bool directive = false;
   std::string_view help;  ///< one line for --help, in the CLI's words
+  OptionScope scope = OptionScope::Compile;
 };
 
 /// Every option, in the order the CLI lists them.

@@ -11,6 +11,7 @@
 #include "emit/onnx_emitter.h"
 #include "ir/artifact.h"
 #include "ir/printer.h"
+#include "options/binding_options.h"
 #include "passes/analyze.h"
 #include "passes/optimize.h"
 #include "passes/schedule.h"
@@ -81,16 +82,12 @@ py::dict CoreProgram::plan_status() {
 
 namespace {
 
-/// plan= of run and run_batch.
+/// plan= of run and run_batch: core's option table reads it.
 tc::EvalPlan plan_named(py::handle plan) {
   if (plan.is_none()) return tc::EvalPlan::Auto;
-  if (py::isinstance<py::str>(plan)) {
-    const std::string name = plan.cast<std::string>();
-    if (name == "auto") return tc::EvalPlan::Auto;
-    if (name == "interpreter") return tc::EvalPlan::Interpreter;
-    if (name == "compiled") return tc::EvalPlan::Compiled;
-  }
-  throw py::value_error("plan must be 'auto', 'interpreter' or 'compiled', not " + py::repr(plan).cast<std::string>());
+  auto chosen = tc::options::plan(py_to_json(plan));
+  if (!chosen) throw py::value_error(chosen.error().message);
+  return *chosen;
 }
 
 }  // namespace

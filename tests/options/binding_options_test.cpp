@@ -155,6 +155,17 @@ TEST(BuilderSettings, SameRulesAsCompile) {
   EXPECT_EQ(bad.error().message, "semantics must be exact, relaxed or hybrid, got 'fuzzy'");
 }
 
+TEST(RunOptions, ThePlanIsReadFromTheTableAndRefusedByACompile) {
+  EXPECT_EQ(*plan(json("auto")), EvalPlan::Auto);
+  EXPECT_EQ(*plan(json("interpreter")), EvalPlan::Interpreter);
+  EXPECT_EQ(*plan(json("compiled")), EvalPlan::Compiled);
+  EXPECT_EQ(plan(json("fast")).error().message, "plan must be auto, interpreter or compiled, got 'fast'");
+  EXPECT_EQ(plan(json(1)).error().message, "plan must be auto, interpreter or compiled, got number");
+  auto compile = compile_options(json{{"plan", "compiled"}}, KeySpelling::Snake, HintSpelling::Python);
+  ASSERT_FALSE(compile.ok());
+  EXPECT_EQ(compile.error().message, "plan is an option of a run (run, run_batch), not of a compile");
+}
+
 TEST(TypeName, AsJavaScriptNamesThem) {
   EXPECT_EQ(type_name(json(1)), "number");
   EXPECT_EQ(type_name(json(1.5)), "number");

@@ -75,5 +75,18 @@ TEST(OptionTable, BudgetRangesHoldTheDefaultsAndCannotWrap) {
   EXPECT_FALSE(option_spec(OptionId::Semantics).directive);
 }
 
+/// The plan is a row like the compile options (the CLI's --plan, Python's
+/// plan=), given to a run: its default first, every EvalPlan named.
+TEST(OptionTable, ThePlanIsARunOptionOfTheTable) {
+  const OptionSpec& plan = option_spec(OptionId::Plan);
+  EXPECT_EQ(plan.scope, OptionScope::Run);
+  EXPECT_EQ(choice_words(plan), (std::vector<std::string>{"auto", "interpreter", "compiled"}));
+  EXPECT_EQ(choices_text(plan), "auto, interpreter or compiled");
+  EXPECT_EQ(spelled(plan, KeySpelling::Cli), "--plan");
+  EXPECT_FALSE(plan.directive);
+  for (const OptionSpec& spec : option_table())
+    if (spec.id != OptionId::Plan) EXPECT_EQ(spec.scope, OptionScope::Compile) << spec.name;
+}
+
 }  // namespace
 }  // namespace tc::options
