@@ -196,6 +196,57 @@ void VerifyPanel::setRunning(const QString& tag, const QString& what) {
   stale_ = false;
 }
 
+std::optional<VerifyPanel::JobInput> VerifyPanel::readJobInput(const QString& no_source, const QString& cannot) {
+  if (session_->source().isEmpty()) {
+    refuse(no_source);
+    return std::nullopt;
+  }
+  if (session_->compileFailed()) {
+    refuse(cannot.arg(session_->outOfDateReason()));
+    return std::nullopt;
+  }
+  JobInput in;
+  bool ok1 = false, ok2 = false;
+  in.atol = atol_->text().trimmed().isEmpty() ? 0.0 : atol_->text().trimmed().toDouble(&ok1);
+  in.rtol = rtol_->text().trimmed().isEmpty() ? 0.0 : rtol_->text().trimmed().toDouble(&ok2);
+  if ((!atol_->text().trimmed().isEmpty() && !ok1) || (!rtol_->text().trimmed().isEmpty() && !ok2)) {
+    refuse(tr("atol and rtol must be numbers"));
+    return std::nullopt;
+  }
+  in.reference_path = reference_->text().trimmed().toStdString();
+  in.reference_function = function_->text().trimmed().toStdString();
+  in.dtype = static_cast<Dtype>(dtype_->currentData().toInt());
+  in.source = session_->source();
+  in.settings = settingsKey();
+  const std::string file = QFileInfo(session_->filePath()).fileName().toStdString();
+  in.file = file.empty() ? "untitled.py" : file;
+  in.function = session_->function().toStdString();
+  return in;
+}
+
+void VerifyPanel::deliver(const JobInput& input, const std::function<void()>& fill) {
+  setRunning(QString(), QString());
+  progress_->setValue(100);
+  verified_source_ = input.source;
+  verified_settings_ = input.settings;
+  has_result_ = true;
+  fill();
+  for (int c = 0; c < list_->columnCount(); ++c) list_->resizeColumnToContents(c);
+  stale_ = session_->source() != verified_source_ || settingsKey() != verified_settings_;
+  showResult();
+}
+
+QTreeWidgetItem* VerifyPanel::addCaseRow(const Case& inputs, const std::string& circuit, const std::string& reference,
+                                         const std::string& difference) {
+  QStringList in;
+  for (const auto& [k, v] : inputs) in << QStringLiteral("%1=%2").arg(QString::fromStdString(k), QString::fromStdString(format_number(v)));
+  auto* item = new QTreeWidgetItem(list_, {in.join(QStringLiteral(", ")), QString::fromStdString(circuit),
+                                           QString::fromStdString(reference), QString::fromStdString(difference)});
+  item->setData(0, Qt::UserRole, static_cast<int>(cases_.size()));
+  cases_.push_back(inputs);
+  return item;
+}
+
 void VerifyPanel::start() {
   if (session_->readOnly() && reference_->text().trimmed().isEmpty()) {
     refuse(tr("an artifact has no source to verify against: choose a reference file"));
@@ -205,64 +256,35 @@ void VerifyPanel::start() {
     refuse(tr("verifying an artifact against a reference file is available on the command line (tensorcode verify --reference)"));
     return;
   }
-  if (session_->source().isEmpty()) {
-    refuse(tr("there is no source to verify"));
-    return;
-  }
-  if (session_->compileFailed()) {
-    refuse(tr("cannot verify: %1").arg(session_->outOfDateReason()));
-    return;
-  }
+  auto input = readJobInput(tr("there is no source to verify"), tr("cannot verify: %1"));
+  if (!input) return;
   VerifySettings vs;
-  bool ok1 = false, ok2 = false;
-  vs.atol = atol_->text().trimmed().isEmpty() ? 0.0 : atol_->text().trimmed().toDouble(&ok1);
-  vs.rtol = rtol_->text().trimmed().isEmpty() ? 0.0 : rtol_->text().trimmed().toDouble(&ok2);
-  if ((!atol_->text().trimmed().isEmpty() && !ok1) || (!rtol_->text().trimmed().isEmpty() && !ok2)) {
-    refuse(tr("atol and rtol must be numbers"));
-    return;
-  }
-  vs.reference_path = reference_->text().trimmed().toStdString();
-  vs.reference_function = function_->text().trimmed().toStdString();
-  vs.dtype = static_cast<Dtype>(dtype_->currentData().toInt());
+  vs.atol = input->atol;
+  vs.rtol = input->rtol;
+  vs.reference_path = input->reference_path;
+  vs.reference_function = input->reference_function;
+  vs.dtype = input->dtype;
   vs.cases_path = cases_edit_->text().trimmed().toStdString();
   setRunning(QStringLiteral("verify"), tr("verifying…"));
-  const QString source = session_->source();
-  const QString settings = settingsKey();
-  const std::string src = source.toStdString();
-  const std::string file = QFileInfo(session_->filePath()).fileName().toStdString();
-  const std::string fn = session_->function().toStdString();
-  session_->worker().post(QStringLiteral("verify"), [this, src, file, fn, vs, source, settings](JobControl& ctl) -> EngineWorker::Deliver {
-    auto r = std::make_shared<VerifyResult>(verify_source(src, file.empty() ? "untitled.py" : file, fn, vs, &ctl));
-    return [this, r, source, settings] {
-      setRunning(QString(), QString());
-      progress_->setValue(100);
-      verified_source_ = source;
-      verified_settings_ = settings;
-      has_result_ = true;
-      if (!r->ok) {
-        result_text_ = QStringLiteral("<span style='color:#c02020'>%1</span>")
-                           .arg(r->error ? QString::fromStdString(r->error->format()).toHtmlEscaped() : tr("failed"));
-      } else if (r->passed) {
-        result_text_ = tr("<b style='color:#1a7f37'>passed</b>: %1 cases%2 against %3")
-                           .arg(r->cases)
-                           .arg(r->exhaustive ? tr(" (exhaustive)") : QString(), QString::fromStdString(r->reference).toHtmlEscaped());
-      } else {
-        result_text_ = tr("<b style='color:#c02020'>%1 mismatch(es)</b> in %2 cases against %3")
-                           .arg(r->mismatch_count)
-                           .arg(r->cases)
-                           .arg(QString::fromStdString(r->reference).toHtmlEscaped());
-      }
-      for (const auto& m : r->mismatches) {
-        QStringList in;
-        for (const auto& [k, v] : m.inputs) in << QStringLiteral("%1=%2").arg(QString::fromStdString(k), QString::fromStdString(format_number(v)));
-        auto* item = new QTreeWidgetItem(list_, {in.join(QStringLiteral(", ")), QString::fromStdString(m.circuit),
-                                                 QString::fromStdString(m.reference), QString::fromStdString(m.difference)});
-        item->setData(0, Qt::UserRole, static_cast<int>(cases_.size()));
-        cases_.push_back(m.inputs);
-      }
-      for (int c = 0; c < list_->columnCount(); ++c) list_->resizeColumnToContents(c);
-      stale_ = session_->source() != verified_source_ || settingsKey() != verified_settings_;
-      showResult();
+  session_->worker().post(QStringLiteral("verify"), [this, in = *input, vs](JobControl& ctl) -> EngineWorker::Deliver {
+    auto r = std::make_shared<VerifyResult>(verify_source(in.source.toStdString(), in.file, in.function, vs, &ctl));
+    return [this, r, in] {
+      deliver(in, [&] {
+        if (!r->ok) {
+          result_text_ = QStringLiteral("<span style='color:#c02020'>%1</span>")
+                             .arg(r->error ? QString::fromStdString(r->error->format()).toHtmlEscaped() : tr("failed"));
+        } else if (r->passed) {
+          result_text_ = tr("<b style='color:#1a7f37'>passed</b>: %1 cases%2 against %3")
+                             .arg(r->cases)
+                             .arg(r->exhaustive ? tr(" (exhaustive)") : QString(), QString::fromStdString(r->reference).toHtmlEscaped());
+        } else {
+          result_text_ = tr("<b style='color:#c02020'>%1 mismatch(es)</b> in %2 cases against %3")
+                             .arg(r->mismatch_count)
+                             .arg(r->cases)
+                             .arg(QString::fromStdString(r->reference).toHtmlEscaped());
+        }
+        for (const auto& m : r->mismatches) addCaseRow(m.inputs, m.circuit, m.reference, m.difference);
+      });
     };
   }, this);
 }
@@ -288,73 +310,44 @@ void VerifyPanel::startProve() {
     refuse(tr("proving an artifact is available on the command line (tensorcode prove)"));
     return;
   }
-  if (session_->source().isEmpty()) {
-    refuse(tr("there is no source to prove"));
-    return;
-  }
-  if (session_->compileFailed()) {
-    refuse(tr("cannot prove: %1").arg(session_->outOfDateReason()));
-    return;
-  }
-  if (!cases_edit_->text().trimmed().isEmpty()) {
+  if (!session_->source().isEmpty() && !session_->compileFailed() && !cases_edit_->text().trimmed().isEmpty()) {
     refuse(tr("a proof covers the whole input domain: clear the cases file to prove"));
     return;
   }
+  auto input = readJobInput(tr("there is no source to prove"), tr("cannot prove: %1"));
+  if (!input) return;
   ProveSettings ps;
-  bool ok1 = false, ok2 = false;
-  ps.atol = atol_->text().trimmed().isEmpty() ? 0.0 : atol_->text().trimmed().toDouble(&ok1);
-  ps.rtol = rtol_->text().trimmed().isEmpty() ? 0.0 : rtol_->text().trimmed().toDouble(&ok2);
-  if ((!atol_->text().trimmed().isEmpty() && !ok1) || (!rtol_->text().trimmed().isEmpty() && !ok2)) {
-    refuse(tr("atol and rtol must be numbers"));
-    return;
-  }
-  ps.reference_path = reference_->text().trimmed().toStdString();
-  ps.reference_function = function_->text().trimmed().toStdString();
-  ps.dtype = static_cast<Dtype>(dtype_->currentData().toInt());
+  ps.atol = input->atol;
+  ps.rtol = input->rtol;
+  ps.reference_path = input->reference_path;
+  ps.reference_function = input->reference_function;
+  ps.dtype = input->dtype;
   setRunning(QStringLiteral("prove"), tr("proving…"));
-  const QString source = session_->source();
-  const QString settings = settingsKey();
-  const std::string src = source.toStdString();
-  const std::string file = QFileInfo(session_->filePath()).fileName().toStdString();
-  const std::string fn = session_->function().toStdString();
-  session_->worker().post(QStringLiteral("prove"), [this, src, file, fn, ps, source, settings](JobControl& ctl) -> EngineWorker::Deliver {
-    auto r = std::make_shared<ProveOutcome>(
-        prove_source(src, file.empty() ? "untitled.py" : file, fn, ps, ctl.cancelFlag(), &ctl));
-    return [this, r, source, settings] {
-      setRunning(QString(), QString());
-      progress_->setValue(100);
-      verified_source_ = source;
-      verified_settings_ = settings;
-      has_result_ = true;
-      const QString against = QString::fromStdString(r->against).toHtmlEscaped();
-      const QString how = tr("%1; %2 s").arg(solversText(r->result)).arg(r->result.seconds, 0, 'f', 1);
-      using prove::Verdict;
-      if (r->error) {
-        result_text_ = QStringLiteral("<span style='color:#c02020'>%1</span>").arg(QString::fromStdString(r->error->format()).toHtmlEscaped());
-      } else if (r->result.verdict == Verdict::Equivalent) {
-        result_text_ = tr("<b style='color:#1a7f37'>proved equivalent</b> to %1 over the whole input domain (%2)").arg(against, how);
-      } else if (r->result.verdict == Verdict::CannotFail) {
-        result_text_ = tr("<b style='color:#1a7f37'>proved: cannot fail</b> over the whole input domain (%1)").arg(how);
-      } else if (r->result.verdict == Verdict::Different) {
-        result_text_ = tr("<b style='color:#c02020'>different</b> from %1: the counterexample below, reproduced by the evaluator (%2)")
-                           .arg(against, how);
-      } else if (r->result.verdict == Verdict::CanFail) {
-        result_text_ = tr("<b style='color:#c02020'>can fail</b>: the counterexample below, reproduced by the evaluator (%1)").arg(how);
-      } else {
-        result_text_ = tr("<b style='color:#8a5a00'>unknown</b>: %1 (%2)").arg(QString::fromStdString(r->result.reason).toHtmlEscaped(), how);
-      }
-      if (!r->inputs.empty()) {
-        QStringList in;
-        for (const auto& [k, v] : r->inputs) in << QStringLiteral("%1=%2").arg(QString::fromStdString(k), QString::fromStdString(format_number(v)));
-        auto* item = new QTreeWidgetItem(list_, {in.join(QStringLiteral(", ")), QString::fromStdString(r->circuit),
-                                                 QString::fromStdString(r->reference), QString::fromStdString(r->difference)});
-        item->setData(0, Qt::UserRole, static_cast<int>(cases_.size()));
-        item->setToolTip(0, tr("Click to load this counterexample as the current case"));
-        cases_.push_back(r->inputs);
-      }
-      for (int c = 0; c < list_->columnCount(); ++c) list_->resizeColumnToContents(c);
-      stale_ = session_->source() != verified_source_ || settingsKey() != verified_settings_;
-      showResult();
+  session_->worker().post(QStringLiteral("prove"), [this, in = *input, ps](JobControl& ctl) -> EngineWorker::Deliver {
+    auto r = std::make_shared<ProveOutcome>(prove_source(in.source.toStdString(), in.file, in.function, ps, ctl.cancelFlag(), &ctl));
+    return [this, r, in] {
+      deliver(in, [&] {
+        const QString against = QString::fromStdString(r->against).toHtmlEscaped();
+        const QString how = tr("%1; %2 s").arg(solversText(r->result)).arg(r->result.seconds, 0, 'f', 1);
+        using prove::Verdict;
+        if (r->error) {
+          result_text_ = QStringLiteral("<span style='color:#c02020'>%1</span>").arg(QString::fromStdString(r->error->format()).toHtmlEscaped());
+        } else if (r->result.verdict == Verdict::Equivalent) {
+          result_text_ = tr("<b style='color:#1a7f37'>proved equivalent</b> to %1 over the whole input domain (%2)").arg(against, how);
+        } else if (r->result.verdict == Verdict::CannotFail) {
+          result_text_ = tr("<b style='color:#1a7f37'>proved: cannot fail</b> over the whole input domain (%1)").arg(how);
+        } else if (r->result.verdict == Verdict::Different) {
+          result_text_ = tr("<b style='color:#c02020'>different</b> from %1: the counterexample below, reproduced by the evaluator (%2)")
+                             .arg(against, how);
+        } else if (r->result.verdict == Verdict::CanFail) {
+          result_text_ = tr("<b style='color:#c02020'>can fail</b>: the counterexample below, reproduced by the evaluator (%1)").arg(how);
+        } else {
+          result_text_ = tr("<b style='color:#8a5a00'>unknown</b>: %1 (%2)").arg(QString::fromStdString(r->result.reason).toHtmlEscaped(), how);
+        }
+        if (!r->inputs.empty())
+          addCaseRow(r->inputs, r->circuit, r->reference, r->difference)
+              ->setToolTip(0, tr("Click to load this counterexample as the current case"));
+      });
     };
   }, this);
 }

@@ -9,7 +9,13 @@
 // counterexample is listed like a mismatch.
 #include <QWidget>
 
+#include <functional>
+#include <optional>
+#include <string>
+
 #include "views/session.h"
+
+class QTreeWidgetItem;
 
 class QComboBox;
 class QLabel;
@@ -59,6 +65,24 @@ class VerifyPanel : public QWidget {
   /// Forgets the reference, the cases file and the results (another file was opened).
   void reset();
   [[nodiscard]] QString settingsKey() const;
+  /// What Verify and Prove both read before a job: the tolerances, the
+  /// reference, the dtype and the source they run on.
+  struct JobInput {
+    double atol = 0.0, rtol = 0.0;
+    std::string reference_path, reference_function;
+    Dtype dtype = Dtype::Float64;
+    QString source, settings;  // as shown now: the result is stale once they change
+    std::string file, function;
+  };
+  /// The common refusals (no source, a source that does not compile, bad
+  /// tolerances) in the job's own words, else the settings.
+  std::optional<JobInput> readJobInput(const QString& no_source, const QString& cannot);
+  /// The job's result for `input` is in: the shared bookkeeping around
+  /// `fill`, which writes the summary and the rows.
+  void deliver(const JobInput& input, const std::function<void()>& fill);
+  /// A row of inputs and values that loads its case on a click.
+  QTreeWidgetItem* addCaseRow(const Case& inputs, const std::string& circuit, const std::string& reference,
+                              const std::string& difference);
   Session* session_;
   QLineEdit* reference_;
   QLineEdit* function_;
