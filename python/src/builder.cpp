@@ -94,38 +94,36 @@ py::object binary_op(py::handle self, py::handle other, const char* op, bool ref
 
 }  // namespace
 
-void bind_builder(py::module_& m) {
+namespace {
+
+/// Symbol: the symbolic value a Builder's methods take and return.
+void bind_symbol(py::module_& m) {
   py::class_<Symbol>(m, "Symbol")
       .def_property_readonly("id", [](py::handle s_) {
         const Symbol& s = checked<Symbol>(s_);
-        (void)s; return s.value.id(); })
+        return s.value.id(); })
       .def_property_readonly("op", [](py::handle s_) -> py::object {
         const Symbol& s = checked<Symbol>(s_);
-        (void)s;
         const tc::Node* n = node_of(s);
         return n ? py::object(py::str(std::string(tc::op_name(n->op)))) : py::object(py::none());
       })
       .def("__repr__", [](py::handle s_) {
         const Symbol& s = checked<Symbol>(s_);
-        (void)s;
         if (!node_of(s)) return "<symbolic node " + std::to_string(s.value.id()) + " of a built program>";
         return "<symbolic " + tc::describe_node(checked<CoreBuilder>(s.owner).b->peek(), s.value.id()) + ">";
       })
       .def("__bool__", [](py::handle s_) -> bool {
-        const Symbol& s = checked<Symbol>(s_);
-        (void)s;
+        (void)checked<Symbol>(s_);  // a Symbol made by __new__ alone is refused first
         throw py::type_error(
             "a symbolic value has no truth value: use Builder.select(condition, yes, no) instead of if/and/or, "
             "and Builder.op('eq', x, y) for equality");
       })
       .def("__eq__", [](py::handle s_, py::handle) -> bool {
         const Symbol& s = checked<Symbol>(s_);
-        (void)s;
         throw py::type_error("symbolic values do not support ==: use Builder.op('eq', x, y) (or 'ne')");
       })
       .def("__ne__", [](py::handle s_, py::handle) -> bool {
         const Symbol& s = checked<Symbol>(s_);
-        (void)s;
         throw py::type_error("symbolic values do not support !=: use Builder.op('ne', x, y)");
       })
       .def("__hash__", [](py::handle self) { return reinterpret_cast<std::intptr_t>(self.ptr()); })
@@ -147,12 +145,17 @@ void bind_builder(py::module_& m) {
       .def("__ge__", [](py::handle s, py::handle o) { return binary_op(s, o, "ge", false); })
       .def("__neg__", [](py::handle s_) {
         const Symbol& s = checked<Symbol>(s_);
-        (void)s; return wrap(s.owner, cb(s.owner).b->op("neg", tc::Arg(s.value))); })
+        return wrap(s.owner, cb(s.owner).b->op("neg", tc::Arg(s.value))); })
       .def("__pos__", [](py::handle s_) {
         const Symbol& s = checked<Symbol>(s_);
-        (void)s; return s; });
+        return s; });
+}
 
-  py::class_<CoreBuilder>(m, "Builder")
+using BuilderClass = py::class_<CoreBuilder>;
+
+/// Builder(): its settings, and the leaves: inputs, parameters, constants, state and updates.
+void bind_builder_leaves(BuilderClass& cls) {
+  cls
       .def(py::init([](py::handle semantics, py::handle surrogate, py::handle temperature, py::handle dtype) {
              nlohmann::json bag = {{"semantics", py_to_json(semantics)}, {"surrogate", py_to_json(surrogate)},
                                    {"temperature", py_to_json(temperature)}, {"dtype", py_to_json(dtype)}};
@@ -185,7 +188,12 @@ void bind_builder(py::module_& m) {
              tc::Arg s = to_arg(self, state);
              cb(self).b->update(std::get<tc::Value>(s.get()), to_arg(self, value));
              check(cb(self));
-           })
+           });
+}
+
+/// The ops: select, op by name, gather, one_hot, affine, sparse_affine, call.
+void bind_builder_ops(BuilderClass& cls) {
+  cls
       .def("select",
            [](py::handle self, py::handle c, py::handle y, py::handle n) {
              return wrap(self, cb(self).b->select(to_arg(self, c), to_arg(self, y), to_arg(self, n)));
@@ -233,7 +241,12 @@ void bind_builder(py::module_& m) {
              std::vector<tc::Arg> a;
              for (py::handle h : args) a.push_back(to_arg(self, h));
              return wrap(self, cb(self).b->call(name, a));
-           })
+           });
+}
+
+/// Whole circuits: include another program, scan a body, freeze, count and build.
+void bind_builder_structure(BuilderClass& cls) {
+  cls
       .def("include",
            [](py::handle self, py::handle program, py::dict inputs, const std::string& prefix) {
              CoreProgram& p = core_program(program);
@@ -310,6 +323,21 @@ void bind_builder(py::module_& m) {
         c.built = true;
         return std::make_shared<CoreProgram>(std::move(r.value()));
       });
+}
+
+/// Builder: inputs, parameters, constants, ops, scan, include and build.
+void bind_builder_class(py::module_& m) {
+  BuilderClass cls(m, "Builder");
+  bind_builder_leaves(cls);
+  bind_builder_ops(cls);
+  bind_builder_structure(cls);
+}
+
+}  // namespace
+
+void bind_builder(py::module_& m) {
+  bind_symbol(m);
+  bind_builder_class(m);
 }
 
 }  // namespace tcpy
