@@ -264,4 +264,78 @@ Val Lowerer::inline_call(const FunctionDef& g, const std::vector<Val>& args, Sou
   return *f.rv;
 }
 
+Val Lowerer::raised_on(const Val& v, SourceLoc loc) {
+  if (v.array || !v.has_raise) return cbool(false, loc);
+  if (v.raises) return cbool(true, loc);
+  auto it = v.node.valid() ? select_sides_.find(static_cast<std::uint32_t>(v.node.id())) : select_sides_.end();
+  if (it == select_sides_.end())
+    fail("internal: cannot tell on which paths this call raised (a raise inside an expression)", loc);
+  const SelectSides sides = it->second;  // sel() below may add to the map
+  return sel(sides.c, raised_on(sides.a, loc), raised_on(sides.b, loc), loc);
+}
+
+bool Lowerer::fails_unraised(const Val& v) const {
+  if (v.array) {
+    for (const Val& x : v.items)
+      if (fails_unraised(x)) return true;
+    return false;
+  }
+  if (v.raises) return false;
+  if (v.has_raise && v.node.valid())
+    if (auto it = select_sides_.find(static_cast<std::uint32_t>(v.node.id())); it != select_sides_.end())
+      return it->second.c.may_fail || fails_unraised(it->second.a) || fails_unraised(it->second.b);
+  return v.may_fail;
+}
+
+Flow Lowerer::call_statement(const Expr& e, const Env& env) {
+  const ExprInfo& info = facts(e);
+  std::vector<Val> args;
+  for (std::size_t i = 1; i < e.kids.size(); ++i) args.push_back(expr(*e.kids[i], env));
+  if (info.error) throw Fail{*info.error};  // arity, or not a function this file or the subset has
+  const std::string& f = e.kids[0]->text;
+  if (info.builtin != Builtin::Helper)
+    fail("the value of " + f + "() on its own line is dropped and it has no effect: assign it to a name or return it "
+         "(a function of this file may be called on its own line for its raise and assert statements)",
+         e.loc);
+  const FunctionDef& g = *info.callee;
+  Env henv;
+  for (std::size_t k = 0; k < args.size() && k < g.params.size(); ++k) {
+    Binding b;
+    b.v = args[k];
+    henv[g.params[k].name] = std::move(b);
+  }
+  // The helper's returns must agree with each other, not with the caller's.
+  std::optional<Val> caller_shape = std::move(ret_shape_);
+  ret_shape_.reset();
+  Flow hf = block(g.body, std::move(henv), /*function_body=*/true);
+  ret_shape_ = std::move(caller_shape);
+  Flow out;
+  out.env = env;  // the caller's variables: a helper binds only its own
+  if (!hf.may_return || !hf.rv) return out;  // it only falls off its end: nothing to check
+  const Val& rv = *hf.rv;
+  if (rv.array && rv.has_raise)
+    fail("'" + g.name + "' returns a list on some paths and raises on others: a call on its own line needs it to "
+         "return a number or nothing",
+         e.loc);
+  if (fails_unraised(rv))
+    fail("the value '" + g.name + "' returns can fail at run time (see its operations), and a call on its own line "
+         "would drop that failure where CPython raises it: assign the value to a name and use it",
+         e.loc);
+  const Val raised = is_true(hf.active) ? cbool(false, e.loc) : and_(not_(hf.active, e.loc), raised_on(rv, e.loc), e.loc);
+  if (is_false(raised)) return out;
+  // Where it raised, the caller ends with that raise, as CPython's
+  // exception leaves it: the value is a raise on exactly those paths.
+  Val r = rv;
+  r.raises = true;
+  r.ty = 0;
+  make_empty(r.lo, r.hi);
+  Flow bad;
+  bad.env = env;
+  bad.active = cbool(false, e.loc);
+  bad.may_return = true;
+  bad.rv = r;
+  if (is_true(raised)) return bad;
+  return if_merge(raised, std::move(bad), std::move(out), e.loc);
+}
+
 }  // namespace tc::py::lowering

@@ -156,6 +156,7 @@ Val Lowerer::sel(const Val& c, const Val& a, const Val& b, SourceLoc loc) {
   if (same(a, b)) {
     // The same wire, but each side may carry a branch-narrowed interval.
     Val r = a;
+    r.has_raise = a.has_raise || b.has_raise;
     r.may_fail = a.may_fail || b.may_fail;
     r.ty |= b.ty;
     r.lo = std::min(a.lo, b.lo);
@@ -168,6 +169,8 @@ Val Lowerer::sel(const Val& c, const Val& a, const Val& b, SourceLoc loc) {
   }
   Val r = emit(Op::Select, {c, a, b}, loc, a.ty | b.ty);
   r.raises = a.raises && b.raises;  // every path through it raised
+  r.has_raise = a.has_raise || b.has_raise;
+  if (r.has_raise && !r.raises && r.node.valid()) select_sides_[static_cast<std::uint32_t>(r.node.id())] = {c, a, b};
   return r;
 }
 

@@ -87,6 +87,7 @@ Flow Lowerer::raising(const std::string& exception, SourceLoc loc, const Env& en
   r.loc = loc;
   r.may_fail = true;
   r.raises = true;
+  r.has_raise = true;
   Flow g;
   g.env = env;
   g.active = cbool(false, loc);

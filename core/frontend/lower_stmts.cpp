@@ -96,6 +96,9 @@ Flow Lowerer::statement(const Stmt& s, const Env& env) {
     }
     case StmtKind::For:
       return for_loop(s, env);
+    case StmtKind::Expr:
+      if (s.value->kind == ExprKind::Call) return call_statement(*s.value, env);
+      fail("an expression on its own line has no effect: assign it to a name or return it", s.loc);
     case StmtKind::Raise:
       // Lowered only where the path can be taken: a raise behind a condition
       // the input domains decide against is never reached, and makes no node.

@@ -40,6 +40,9 @@ struct Val {
   // returned like a value, it takes the shape of the other returns (sel()
   // copies it into each element) and its interval is empty (it gives no value).
   bool raises = false;
+  // Some path through it raised: a raise node, or a choice with one on a
+  // side (Lowerer::raised_on tells on which paths).
+  bool has_raise = false;
   SourceLoc loc;                 // where a constant is written (its node's location)
   // array (literal list or tuple, scalarized at compile time)
   std::vector<Val> items;

@@ -121,6 +121,14 @@ class Lowerer {
   // A function of the same file, lowered in place with its parameters bound
   // to the arguments' values (the resolver refused recursion).
   Val inline_call(const FunctionDef& g, const std::vector<Val>& args, SourceLoc loc);
+  // A call on its own line (`check(x)`): a function of the same file whose
+  // value is dropped but whose raise and assert statements still end the
+  // caller on the paths where they run, as CPython's exception would.
+  Flow call_statement(const Expr& e, const Env& env);
+  // On which paths `v` (a function's returned value) is one of its raises.
+  Val raised_on(const Val& v, SourceLoc loc);
+  // Whether `v` can fail on a path where it is not a raise.
+  bool fails_unraised(const Val& v) const;
   // Python's float-to-int roundings, composed from floordiv, neg and select;
   // each result is an int whose interval is checked against the exact limit.
   Val floor_of(const Val& x, SourceLoc loc, const char* what);
@@ -169,6 +177,11 @@ class Lowerer {
   std::vector<std::pair<SourceLoc, std::string>> sites_;
   std::vector<std::pair<SourceLoc, NodeId>> conditions_;  // dynamic if-statement conditions
   std::optional<Val> ret_shape_;
+  // The sides of each select made over a value with a raise (raised_on walks them).
+  struct SelectSides {
+    Val c, a, b;
+  };
+  std::map<std::uint32_t, SelectSides> select_sides_;
   std::size_t iterations_ = 0;
   std::size_t arguments_ = 0;        // node arguments emitted so far (the fan-in budget)
   std::vector<LoopStep> loop_path_;  // enclosing range() iterations, outermost first

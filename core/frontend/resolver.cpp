@@ -382,8 +382,10 @@ class Resolver {
       case StmtKind::Assert:
         expr(*s.value);
         break;
+      case StmtKind::Expr:  // a call on its own line (the subset refused any other expression)
+        if (s.value->kind == ExprKind::Call) expr(*s.value);
+        break;
       case StmtKind::Raise:  // an exception class and a literal message: nothing to resolve
-      case StmtKind::Expr:
       case StmtKind::Pass:
       case StmtKind::Break:
       case StmtKind::Continue:

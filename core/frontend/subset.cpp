@@ -122,6 +122,9 @@ class Checker {
     switch (s.kind) {
       case StmtKind::Expr:
         expr(*s.value);
+        // A call may stand alone (a helper run for its raise and assert
+        // statements); the lowering refuses one whose value would be lost.
+        if (s.value->kind == ExprKind::Call) return;
         reject("an expression on its own line has no effect: assign it to a name or return it", s.loc);
       case StmtKind::Assign:
         for (const auto& t : s.targets) target(*t);

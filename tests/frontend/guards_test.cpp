@@ -4,6 +4,8 @@
 // out is never reached. Expected values computed with CPython 3.11.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "lower_util.h"
 
 namespace tc {
@@ -11,6 +13,8 @@ namespace {
 
 using test::compile_text;
 using test::result;
+using test::Outcome;
+using test::run;
 
 // The Euclid loop: after 50 steps b's interval is [0, 0], so
 // `b == 0` holds and the break ends the expansion for any larger bound.
@@ -182,6 +186,99 @@ TEST(Guards, NotEqualNarrowsAnIntegerEnd) {
   for (const Node& n : c->program.nodes) EXPECT_NE(n.op, Op::Lt) << "a % b < 5 is decided by the intervals";
   EXPECT_EQ(result(src, {"a=int32:0:9", "b=int32:0:5"}, {{"a", 7}, {"b", 0}}), 0);
   EXPECT_EQ(result(src, {"a=int32:0:9", "b=int32:0:5"}, {{"a", 7}, {"b", 4}}), 1);
+}
+
+
+/// Compiles function f of `src` (the other functions are its helpers) and
+/// evaluates one case: the outputs, or the error message.
+Outcome run_f(const std::string& src, const std::vector<std::string>& inputs,
+              const std::vector<std::pair<std::string, double>>& values) {
+  auto c = compile_text(src, inputs, "f");
+  if (!c) return {{}, "compile: " + c.error().format()};
+  auto r = test::evaluate(c->program, values);
+  if (!r) return {{}, r.error().message};
+  return {*r, {}};
+}
+double result_f(const std::string& src, const std::vector<std::string>& inputs,
+                const std::vector<std::pair<std::string, double>>& values) {
+  Outcome r = run_f(src, inputs, values);
+  EXPECT_TRUE(r.error.empty()) << r.error;
+  return r.error.empty() && !r.out.empty() ? r.out[0].second : std::nan("");
+}
+
+// A function of the same file called on its own line runs for its raise
+// and assert statements (a validation helper): the caller fails where
+// CPython's exception would leave it, at the helper's statement, and goes
+// on with its own variables elsewhere.
+TEST(Guards, AHelperCalledOnItsOwnLineRaisesForItsCaller) {
+  const char* src =
+      "def check(x):\n"
+      "    if x < 0:\n"
+      "        raise ValueError(\"negative\")\n"
+      "    assert x != 7, \"seven\"\n"
+      "\n"
+      "def f(x: int) -> int:\n"
+      "    x = x + 1\n"
+      "    check(x - 1)\n"
+      "    return x * 2\n";
+  const std::vector<std::string> in = {"x=int32:-5:10"};
+  EXPECT_EQ(result_f(src, in, {{"x", 3}}), 8);
+  auto c = compile_text(src, in, "f");
+  ASSERT_TRUE(c.ok()) << c.error().format();
+  auto negative = test::evaluate(c->program, {{"x", -2}});
+  ASSERT_FALSE(negative.ok());
+  EXPECT_EQ(negative.error().loc, (SourceLoc{3, 9}));
+  EXPECT_NE(negative.error().message.find("raised ValueError: negative"), std::string::npos) << negative.error().message;
+  auto seven = test::evaluate(c->program, {{"x", 7}});
+  ASSERT_FALSE(seven.ok());
+  EXPECT_EQ(seven.error().loc, (SourceLoc{4, 5}));
+  EXPECT_NE(seven.error().message.find("raised AssertionError: seven"), std::string::npos) << seven.error().message;
+  // Domains that rule both out leave no raise and no check at all.
+  auto safe = compile_text(src, {"x=int32:0:5"}, "f");
+  ASSERT_TRUE(safe.ok()) << safe.error().format();
+  EXPECT_TRUE(safe->program.nodes_of(Op::Raise).empty());
+  EXPECT_EQ(result_f(src, {"x=int32:0:5"}, {{"x", 5}}), 12);
+}
+
+// A helper that returns on some paths and raises on others, called from a
+// helper that is itself called on its own line: only the raising paths end
+// the caller.
+TEST(Guards, NestedHelperCallsRaiseOnlyWhereTheyRaise) {
+  const char* src =
+      "def positive(v):\n"
+      "    if v > 0:\n"
+      "        return True\n"
+      "    raise ValueError(\"not positive\")\n"
+      "\n"
+      "def both(a, b):\n"
+      "    positive(a)\n"
+      "    if b != 0:\n"
+      "        positive(b)\n"
+      "\n"
+      "def f(a: int, b: int) -> int:\n"
+      "    both(a, b)\n"
+      "    return a + b\n";
+  const std::vector<std::string> in = {"a=int32:-3:3", "b=int32:-3:3"};
+  EXPECT_EQ(result_f(src, in, {{"a", 2}, {"b", 3}}), 5);
+  EXPECT_EQ(result_f(src, in, {{"a", 2}, {"b", 0}}), 2);
+  for (auto [a, b] : {std::pair{0.0, 1.0}, std::pair{2.0, -1.0}, std::pair{-3.0, 0.0}}) {
+    Outcome r = run_f(src, in, {{"a", a}, {"b", b}});
+    EXPECT_NE(r.error.find("raised ValueError: not positive"), std::string::npos) << a << " " << b << ": " << r.error;
+  }
+}
+
+TEST(Guards, ACallWhoseValueWouldBeLostIsRefused) {
+  Outcome builtin = run_f("def f(x):\n    abs(x)\n    return x\n", {"x=int32:-3:3"}, {{"x", 1}});
+  EXPECT_NE(builtin.error.find("2:5: error: the value of abs() on its own line is dropped"), std::string::npos)
+      << builtin.error;
+  // A helper whose value can fail (1 / x at x = 0) would lose the
+  // ZeroDivisionError CPython raises: refused, not silently dropped.
+  Outcome failing = run_f("def inv(x):\n    return 1 / x\n\ndef f(x):\n    inv(x)\n    return x\n", {"x=int32:-3:3"},
+                        {{"x", 1}});
+  EXPECT_NE(failing.error.find("5:5: error: the value 'inv' returns can fail at run time"), std::string::npos)
+      << failing.error;
+  // A pure helper on its own line does nothing, as in CPython.
+  EXPECT_EQ(result_f("def sq(x):\n    return x * x\n\ndef f(x):\n    sq(x)\n    return x\n", {"x=int32:-3:3"}, {{"x", 2}}), 2);
 }
 
 }  // namespace
