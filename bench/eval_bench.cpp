@@ -42,6 +42,11 @@
 // and its speed-up over one thread), and run() over BM_native.
 // Every figure is the median over the repetitions
 // (--benchmark_repetitions=N; the default here is 5).
+//
+// TC_BENCH_HWY_MAX=avx2 (or sse4) caps Highway's run-time dispatch for the
+// whole run (hwy::DisableTargets), so that on an AVX-512 host the limits
+// and the interpreter's kernels run AVX2 code as they would on an AVX2
+// machine; with TC_PLAN_ISA=avx2 beside it every row is AVX2.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -54,6 +59,8 @@
 #include <string>
 #include <thread>
 #include <vector>
+
+#include <hwy/targets.h>
 
 #include "eval/evaluator.h"
 #include "eval/plan_target.h"
@@ -436,7 +443,22 @@ struct TargetCompileTimes {
   CompileTimes f64, f32, branchy;
 };
 
+/// TC_BENCH_HWY_MAX: the widest Highway target the run may dispatch.
+void cap_highway() {
+  const char* max = std::getenv("TC_BENCH_HWY_MAX");
+  if (!max || !*max) return;
+  const std::string m = max;
+  std::int64_t off = HWY_AVX3 | HWY_AVX3_DL;
+  if (m == "sse4") off |= HWY_AVX2;
+  else if (m != "avx2") {
+    std::fprintf(stderr, "TC_BENCH_HWY_MAX must be avx2 or sse4, not '%s'\n", max);
+    std::exit(2);
+  }
+  hwy::DisableTargets(off);
+}
+
 int main(int argc, char** argv) {
+  cap_highway();
   // The compile times are measured from an empty cache of this run's own
   // (TC_CACHE_DIR, unless the caller chose one).
   char cache_tmpl[] = "/tmp/tc-eval-bench-XXXXXX";
