@@ -118,6 +118,8 @@ class PlanState {
   using SourceFn = std::function<Result<PlanSource>()>;
   const CompiledKernel* kernel_for(const SourceFn& make, std::size_t nodes, double node_cases, bool batched);
   [[nodiscard]] PlanStatus status() const;
+  /// Whether a kernel is loaded (no lock: one atomic load).
+  [[nodiscard]] bool loaded() const { return ready_.load(std::memory_order_acquire) != nullptr; }
 
  private:
   void try_load(const SourceFn& make, bool probe_only);

@@ -410,11 +410,12 @@ Result<eval_detail::PlanSource> BatchGradientTape::State::compiled_source(const 
   return src;
 }
 
-const eval_detail::CompiledKernel* BatchGradientTape::State::compiled_kernel(const Impl& m, double cases) {
+const eval_detail::CompiledKernel* BatchGradientTape::State::compiled_kernel(const Impl& m, double cases,
+                                                                            bool batched) {
   if (!plan || !fast) return nullptr;
   // Forward and reverse: about three node evaluations per node and case.
   const double work = 3.0 * static_cast<double>(m.order.size()) * cases;
-  return plan->kernel_for([&] { return compiled_source(m); }, m.order.size(), work, true);
+  return plan->kernel_for([&] { return compiled_source(m); }, m.order.size(), work, batched);
 }
 
 }  // namespace tc

@@ -118,6 +118,8 @@ class BatchGradientTape {
   /// why not; compiled_cases and handed_back count the lanes its forward
   /// ran and those it flagged (run by the per-case code instead).
   [[nodiscard]] PlanStatus plan_status() const;
+  /// Whether the compiled plan is loaded (cheap: no lock, no words).
+  [[nodiscard]] bool compiled() const;
   [[nodiscard]] std::size_t input_leaf_count() const;
   [[nodiscard]] std::size_t parameter_leaf_count() const;
 

@@ -269,7 +269,7 @@ struct BatchGradientTape::State {
   Result<eval_detail::PlanSource> compiled_source(const Impl& m) const;
   /// The loaded plan for a call of `cases` cases (under EvalPlan::Auto,
   /// once the work seen pays for it), or null: the block kernels.
-  const eval_detail::CompiledKernel* compiled_kernel(const Impl& m, double cases);
+  const eval_detail::CompiledKernel* compiled_kernel(const Impl& m, double cases, bool batched);
   /// tc_grad_forward(n, in, stride, uval, K, out, flag): lanes [0, n) of a
   /// block, input k at in[k][lane * stride[k]]; the record's values to K,
   /// output o to out[o * kBlock + lane], flag[lane] != 0 where the block

@@ -89,6 +89,7 @@ const std::vector<std::string>& BatchGradientTape::outputs() const { return s_->
 const std::vector<std::string>& BatchGradientTape::inputs() const { return s_->input_names; }
 const std::vector<GradLeaf>& BatchGradientTape::leaves() const { return s_->base.leaves(); }
 bool BatchGradientTape::uses_blocks() const { return s_->fast; }
+bool BatchGradientTape::compiled() const { return s_->plan && s_->plan->loaded(); }
 PlanStatus BatchGradientTape::plan_status() const {
   PlanStatus s = s_->plan->status();
   if (!s.compiled && !s_->compiled_refusal.empty() && s.reason.empty()) {
@@ -163,8 +164,13 @@ Status BatchGradientTape::forward(std::span<const std::span<const double>> colum
   const std::size_t stride = base.program.nodes.size();
   constexpr std::size_t Bk = State::kBlock;
   // A handful of cases is faster one by one (a block's per-op overhead is
-  // paid for every lane it has, used or not).
-  const bool blocks = st.fast && count >= State::kMinBlockCases;
+  // paid for every lane it has, used or not), unless the compiled plan is
+  // loaded: its block of a few vectors costs less than one case of the
+  // per-case code. (The Auto rule counts a small call as per-case work.)
+  const bool few = count < State::kMinBlockCases;
+  const eval_detail::CompiledKernel* ck =
+      st.fast && count > 0 ? st.compiled_kernel(base, static_cast<double>(count), !few) : nullptr;
+  const bool blocks = st.fast && (!few || ck);
   const std::size_t nblocks = (count + Bk - 1) / Bk;
   if (record) {
     record->owner_ = this;
@@ -238,7 +244,6 @@ Status BatchGradientTape::forward(std::span<const std::span<const double>> colum
     const std::vector<double> uval = st.uniform_values(base, fixed_values);
     // The compiled plan, where it is loaded (GradOptions::plan): the same
     // blocks, record and flags as the block kernels.
-    const eval_detail::CompiledKernel* ck = st.compiled_kernel(base, static_cast<double>(count));
     for_cases(nblocks, nthreads, [&](std::size_t w, std::size_t begin, std::size_t end) {
       TapeImpl& m = st.worker(w);
       State::Scratch& sc = st.scratch_of(w, m);
@@ -380,7 +385,7 @@ Status BatchGradientTape::reverse(BatchRecord& record, std::span<const std::span
     const std::vector<double> uval = st.uniform_values(base, record.fixed_);
     // The compiled reverse reads the record the block forward writes, and
     // the block kernels' one the compiled forward writes: either may run.
-    const eval_detail::CompiledKernel* ck = st.compiled_kernel(base, 0.0);
+    const eval_detail::CompiledKernel* ck = st.compiled_kernel(base, 0.0, true);
     for_cases(nblocks, nthreads, [&](std::size_t w, std::size_t begin, std::size_t end) {
       TapeImpl& m = st.worker(w);
       State::Scratch& sc = st.scratch_of(w, m);
