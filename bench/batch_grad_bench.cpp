@@ -142,6 +142,10 @@ struct Figures {
   std::string why;             ///< why not
   double compile_s = 0;        ///< writing, compiling (or finding) and loading it
   bool cache_hit = false;
+  // One case (ns per case, medians): the per-case tape's run(), and a block
+  // of one case through the compiled plan (forward and reverse), which is
+  // what ProgramSession::gradients runs once the plan is loaded.
+  double one_tape = 0, one_compiled = 0;
 };
 
 Figures measure(const Case& c, int rounds, int reps) {
@@ -214,7 +218,34 @@ Figures measure(const Case& c, int rounds, int reps) {
   f.compile_s = ps.compile_seconds;
   f.cache_hit = ps.cache_hit;
 
-  std::vector<double> rb, fw, fr, rbc, fwc, frc;
+  // One case, cycling through the columns' first 256 cases.
+  auto pt = tc::GradientTape::create(c.program, names, tc::GradOptions{});
+  if (!pt) fail(pt.error().message);
+  std::vector<tc::Env> envs(256);
+  std::vector<std::vector<double>> one_cols(tape->inputs().size(), std::vector<double>(256));
+  for (std::size_t k = 0; k < 256; ++k)
+    for (std::size_t i = 0; i < tape->inputs().size(); ++i) {
+      const std::string& name = tape->inputs()[i];
+      envs[k].inputs[name] = one_cols[i][k] = c.columns.at(name)[k];
+    }
+  std::vector<double> one_out(tape->outputs().size()), one_gin(tape->input_leaf_count()),
+      one_gpar(tape->parameter_leaf_count());
+  std::size_t next = 0;
+  auto one_case_tape = [&] {
+    auto r = pt->run(envs[next++ % 256]);
+    if (!r) fail(r.error().message);
+    benchmark::DoNotOptimize(r->result);
+  };
+  auto one_case_compiled = [&] {
+    const std::size_t k = next++ % 256;
+    std::vector<std::span<const double>> one;
+    for (const auto& col : one_cols) one.emplace_back(&col[k], 1);
+    tc::BatchRecord record;
+    if (auto s = tapec->forward(one, 1, fixed, one_out, &record); !s) fail(s.error().message);
+    if (auto s = tapec->reverse(record, seeds, one_gin, one_gpar); !s) fail(s.error().message);
+  };
+  std::vector<double> rb, fw, fr, rbc, fwc, frc, ot, oc;
+  const int one_reps = 2000;
   auto timed = [&](std::vector<double>& into, auto&& body) {
     const double t0 = thread_seconds();
     for (int k = 0; k < reps; ++k) body();
@@ -233,6 +264,13 @@ Figures measure(const Case& c, int rounds, int reps) {
       forward(*tapec, outputs_c, &record);
     });
     timed(frc, [&] { forward_reverse(*tapec, outputs_c, input_grads_c, param_grads_c); });
+    double t0 = thread_seconds();
+    for (int k = 0; k < one_reps; ++k) one_case_tape();
+    double t1 = thread_seconds();
+    for (int k = 0; k < one_reps; ++k) one_case_compiled();
+    double t2 = thread_seconds();
+    ot.push_back((t1 - t0) * 1e9 / one_reps);
+    oc.push_back((t2 - t1) * 1e9 / one_reps);
   }
   auto median = [](std::vector<double> v) {
     std::sort(v.begin(), v.end());
@@ -246,6 +284,8 @@ Figures measure(const Case& c, int rounds, int reps) {
   f.run_batch_c = median(rbc);
   f.forward_c = median(fwc);
   f.forward_reverse_c = median(frc);
+  f.one_tape = median(ot);
+  f.one_compiled = median(oc);
   return f;
 }
 
@@ -279,8 +319,10 @@ int main(int argc, char** argv) {
                 c.program.nodes.size(), f.run_batch, f.forward, f.forward_reverse, f.run_batch_c, f.forward_c,
                 f.forward_reverse_c, f.forward_reverse_c / f.run_batch_c, f.forward_reverse / f.forward_reverse_c);
     if (f.compiled)
-      std::printf("            the tape's plan: %s, %s in %.2f s\n", f.why.c_str(), f.cache_hit ? "found in the cache" : "compiled",
-                  f.compile_s);
+      std::printf("            the tape's plan: %s, %s in %.2f s; one case: per-case tape run() %.0f ns, a block of one "
+                  "through the plan %.0f ns (%.1fx)\n",
+                  f.why.c_str(), f.cache_hit ? "found in the cache" : "compiled", f.compile_s, f.one_tape, f.one_compiled,
+                  f.one_tape / f.one_compiled);
     else
       std::printf("            the tape's plan: %s (its compiled rows ran the block kernels)\n", f.why.c_str());
   }
