@@ -20,7 +20,11 @@
 //   tape forward     BatchGradientTape::forward keeping its record;
 //   forward+reverse  the same forward, then BatchGradientTape::reverse with
 //                    a seed of 1 for every case (input gradients per case,
-//                    the parameter gradient summed).
+//                    the parameter gradient summed);
+//
+// each twice: with the interpreter (the evaluator's, the tape's block
+// kernels) and with the compiled plans (the evaluator's forward, the tape's
+// forward and reverse: grad/batch_compiled.cpp), every row's plan pinned.
 //
 // and the ratios: forward+reverse / run_batch (the issue's figure) and
 // forward+reverse / tape forward. The outputs of both forwards are compared
@@ -130,21 +134,41 @@ double thread_seconds() {
 }
 
 struct Figures {
-  double run_batch = 0, forward = 0, forward_reverse = 0;  // ns per case, medians
+  // ns per case, medians: the interpreter's (block kernels) and the
+  // compiled plans' (the evaluator's forward, the batched tape's).
+  double run_batch = 0, forward = 0, forward_reverse = 0;
+  double run_batch_c = 0, forward_c = 0, forward_reverse_c = 0;
+  bool compiled = false;       ///< the tape's compiled plan ran
+  std::string why;             ///< why not
+  double compile_s = 0;        ///< writing, compiling (or finding) and loading it
+  bool cache_hit = false;
+  // One case (ns per case, medians): the per-case tape's run(), and a block
+  // of one case through the compiled plan (forward and reverse), which is
+  // what ProgramSession::gradients runs once the plan is loaded.
+  double one_tape = 0, one_compiled = 0;
 };
 
 Figures measure(const Case& c, int rounds, int reps) {
-  // The interpreter, pinned: under Auto a plan found in the plan cache (or
-  // compiled in the background) would switch run_batch to generated C in
-  // the middle of the rounds.
+  // Every row pinned: under Auto a plan found in the plan cache (or
+  // compiled in the background) would switch to generated C in the middle
+  // of the rounds. Interpreter rows never compile; Compiled rows compile (or
+  // load) before the first timed call.
   tc::EvalOptions eo;
   eo.plan = tc::EvalPlan::Interpreter;
   auto ev = tc::Evaluator::create(c.program, eo);
   if (!ev) fail(ev.error().message);
+  eo.plan = tc::EvalPlan::Compiled;
+  auto evc = tc::Evaluator::create(c.program, eo);
+  if (!evc) fail(evc.error().message);
   std::vector<std::string> names;
   for (const auto& [name, _] : c.program.outputs) names.push_back(name);
-  auto tape = tc::BatchGradientTape::create(c.program, names, tc::GradOptions{});
+  tc::GradOptions go;
+  go.plan = tc::EvalPlan::Interpreter;
+  auto tape = tc::BatchGradientTape::create(c.program, names, go);
   if (!tape) fail(tape.error().message);
+  go.plan = tc::EvalPlan::Compiled;
+  auto tapec = tc::BatchGradientTape::create(c.program, names, go);
+  if (!tapec) fail(tapec.error().message);
   if (!tape->uses_blocks()) fail(std::string(c.name) + ": the batched tape does not use its block kernels");
   // Each side takes its columns in its own order: run_batch by input node
   // id, the tape by input name.
@@ -152,55 +176,117 @@ Figures measure(const Case& c, int rounds, int reps) {
   for (tc::NodeId id : ev->input_ids()) cols.emplace_back(c.columns.at(c.program.nodes[static_cast<std::size_t>(id)].name));
   for (const std::string& name : tape->inputs()) tape_cols.emplace_back(c.columns.at(name));
   const tc::Env fixed;
-  tc::BatchResult result;
-  std::vector<double> outputs(kCases * tape->outputs().size());
-  std::vector<double> input_grads(kCases * tape->input_leaf_count());
-  std::vector<double> param_grads(tape->parameter_leaf_count());
+  tc::BatchResult result, result_c;
+  std::vector<double> outputs(kCases * tape->outputs().size()), outputs_c(outputs.size());
+  std::vector<double> input_grads(kCases * tape->input_leaf_count()), input_grads_c(input_grads.size());
+  std::vector<double> param_grads(tape->parameter_leaf_count()), param_grads_c(param_grads.size());
   const double one = 1.0;
   const std::vector<std::span<const double>> seeds(tape->outputs().size(), std::span<const double>(&one, 1));
 
-  auto run_batch = [&] {
-    if (auto s = ev->run_batch(cols, kCases, fixed, result); !s) fail(s.error().message);
+  auto run_batch = [&](tc::Evaluator& e, tc::BatchResult& r) {
+    if (auto s = e.run_batch(cols, kCases, fixed, r); !s) fail(s.error().message);
   };
-  auto forward = [&](tc::BatchRecord* record) {
-    if (auto s = tape->forward(tape_cols, kCases, fixed, outputs, record); !s) fail(s.error().message);
+  auto forward = [&](tc::BatchGradientTape& t, std::vector<double>& out, tc::BatchRecord* record) {
+    if (auto s = t.forward(tape_cols, kCases, fixed, out, record); !s) fail(s.error().message);
   };
-  auto forward_reverse = [&] {
+  auto forward_reverse = [&](tc::BatchGradientTape& t, std::vector<double>& out, std::vector<double>& gi,
+                             std::vector<double>& gp) {
     tc::BatchRecord record;
-    forward(&record);
-    if (auto s = tape->reverse(record, seeds, input_grads, param_grads); !s) fail(s.error().message);
+    forward(t, out, &record);
+    if (auto s = t.reverse(record, seeds, gi, gp); !s) fail(s.error().message);
   };
 
-  // The two forwards agree bit for bit, case for case.
-  run_batch();
-  forward(nullptr);
+  // The forwards agree bit for bit, case for case, and so do both reverse
+  // passes (this also compiles the plans before the timed rounds).
+  run_batch(*ev, result);
+  run_batch(*evc, result_c);
+  forward(*tape, outputs, nullptr);
+  forward_reverse(*tape, outputs, input_grads, param_grads);
+  forward_reverse(*tapec, outputs_c, input_grads_c, param_grads_c);
   for (std::size_t k = 0; k < kCases; ++k)
-    if (std::memcmp(&outputs[k], &result.outputs[0][k], sizeof(double)) != 0)
-      fail(std::string(c.name) + ": tape forward and run_batch disagree at case " + std::to_string(k));
+    if (std::memcmp(&outputs[k], &result.outputs[0][k], sizeof(double)) != 0 ||
+        std::memcmp(&outputs_c[k], &result.outputs[0][k], sizeof(double)) != 0 ||
+        std::memcmp(&result_c.outputs[0][k], &result.outputs[0][k], sizeof(double)) != 0)
+      fail(std::string(c.name) + ": the forwards disagree at case " + std::to_string(k));
+  if (std::memcmp(input_grads.data(), input_grads_c.data(), input_grads.size() * sizeof(double)) != 0 ||
+      std::memcmp(param_grads.data(), param_grads_c.data(), param_grads.size() * sizeof(double)) != 0)
+    fail(std::string(c.name) + ": the compiled reverse pass disagrees with the block kernels");
+  Figures f;
+  const tc::PlanStatus ps = tapec->plan_status();
+  f.compiled = ps.compiled;
+  f.why = ps.summary;
+  f.compile_s = ps.compile_seconds;
+  f.cache_hit = ps.cache_hit;
 
-  std::vector<double> rb, fw, fr;
-  for (int r = 0; r < rounds; ++r) {
-    double t0 = thread_seconds();
-    for (int k = 0; k < reps; ++k) run_batch();
-    double t1 = thread_seconds();
-    for (int k = 0; k < reps; ++k) {
-      tc::BatchRecord record;
-      forward(&record);
+  // One case, cycling through the columns' first 256 cases.
+  auto pt = tc::GradientTape::create(c.program, names, tc::GradOptions{});
+  if (!pt) fail(pt.error().message);
+  std::vector<tc::Env> envs(256);
+  std::vector<std::vector<double>> one_cols(tape->inputs().size(), std::vector<double>(256));
+  for (std::size_t k = 0; k < 256; ++k)
+    for (std::size_t i = 0; i < tape->inputs().size(); ++i) {
+      const std::string& name = tape->inputs()[i];
+      envs[k].inputs[name] = one_cols[i][k] = c.columns.at(name)[k];
     }
+  std::vector<double> one_out(tape->outputs().size()), one_gin(tape->input_leaf_count()),
+      one_gpar(tape->parameter_leaf_count());
+  std::size_t next = 0;
+  auto one_case_tape = [&] {
+    auto r = pt->run(envs[next++ % 256]);
+    if (!r) fail(r.error().message);
+    benchmark::DoNotOptimize(r->result);
+  };
+  auto one_case_compiled = [&] {
+    const std::size_t k = next++ % 256;
+    std::vector<std::span<const double>> one;
+    for (const auto& col : one_cols) one.emplace_back(&col[k], 1);
+    tc::BatchRecord record;
+    if (auto s = tapec->forward(one, 1, fixed, one_out, &record); !s) fail(s.error().message);
+    if (auto s = tapec->reverse(record, seeds, one_gin, one_gpar); !s) fail(s.error().message);
+  };
+  std::vector<double> rb, fw, fr, rbc, fwc, frc, ot, oc;
+  const int one_reps = 2000;
+  auto timed = [&](std::vector<double>& into, auto&& body) {
+    const double t0 = thread_seconds();
+    for (int k = 0; k < reps; ++k) body();
+    into.push_back((thread_seconds() - t0) * 1e9 / (static_cast<double>(reps) * kCases));
+  };
+  for (int r = 0; r < rounds; ++r) {
+    timed(rb, [&] { run_batch(*ev, result); });
+    timed(fw, [&] {
+      tc::BatchRecord record;
+      forward(*tape, outputs, &record);
+    });
+    timed(fr, [&] { forward_reverse(*tape, outputs, input_grads, param_grads); });
+    timed(rbc, [&] { run_batch(*evc, result_c); });
+    timed(fwc, [&] {
+      tc::BatchRecord record;
+      forward(*tapec, outputs_c, &record);
+    });
+    timed(frc, [&] { forward_reverse(*tapec, outputs_c, input_grads_c, param_grads_c); });
+    double t0 = thread_seconds();
+    for (int k = 0; k < one_reps; ++k) one_case_tape();
+    double t1 = thread_seconds();
+    for (int k = 0; k < one_reps; ++k) one_case_compiled();
     double t2 = thread_seconds();
-    for (int k = 0; k < reps; ++k) forward_reverse();
-    double t3 = thread_seconds();
-    const double per = 1e9 / (static_cast<double>(reps) * kCases);
-    rb.push_back((t1 - t0) * per);
-    fw.push_back((t2 - t1) * per);
-    fr.push_back((t3 - t2) * per);
+    ot.push_back((t1 - t0) * 1e9 / one_reps);
+    oc.push_back((t2 - t1) * 1e9 / one_reps);
   }
   auto median = [](std::vector<double> v) {
     std::sort(v.begin(), v.end());
     return v[v.size() / 2];
   };
   benchmark::DoNotOptimize(param_grads.data());
-  return Figures{median(rb), median(fw), median(fr)};
+  benchmark::DoNotOptimize(param_grads_c.data());
+  f.run_batch = median(rb);
+  f.forward = median(fw);
+  f.forward_reverse = median(fr);
+  f.run_batch_c = median(rbc);
+  f.forward_c = median(fwc);
+  f.forward_reverse_c = median(frc);
+  f.one_tape = median(ot);
+  f.one_compiled = median(oc);
+  return f;
 }
 
 std::vector<Case> cases() {
@@ -218,15 +304,29 @@ std::vector<Case> cases() {
 int main(int argc, char** argv) {
   // An argument names the one circuit to run (for profiling one of them).
   const std::string only = argc > 1 ? argv[1] : "";
-  std::printf("\n%zu cases, one thread, medians of 15 interleaved rounds (thread CPU time), ns per case\n", kCases);
-  std::printf("%-11s %6s %11s %13s %16s %14s %18s\n", "circuit", "nodes", "run_batch", "tape forward",
-              "forward+reverse", "fwd+rev/run", "fwd+rev/tape fwd");
+  const char* isa = std::getenv("TC_PLAN_ISA");
+  std::printf("\n%zu cases, one thread, medians of 15 interleaved rounds (thread CPU time), ns per case;\n"
+              "interpreter: the evaluator's interpreter and the tape's block kernels; compiled: the evaluator's\n"
+              "compiled plan and the tape's (TC_PLAN_ISA=%s)\n",
+              kCases, isa && *isa ? isa : "(the best this processor runs)");
+  std::printf("%-11s %6s | %9s %9s %9s | %9s %9s %9s | %11s %11s\n", "circuit", "nodes", "run_batch", "tape fwd",
+              "fwd+rev", "run_batch", "tape fwd", "fwd+rev", "fr/run_b c", "fr i/fr c");
+  std::printf("%-18s | %29s | %29s |\n", "", "interpreter", "compiled");
   for (const Case& c : cases()) {
     if (!only.empty() && only != c.name) continue;
     const Figures f = measure(c, 15, 10);
-    std::printf("%-11s %6zu %11.1f %13.1f %16.1f %13.2fx %17.2fx\n", c.name, c.program.nodes.size(), f.run_batch,
-                f.forward, f.forward_reverse, f.forward_reverse / f.run_batch, f.forward_reverse / f.forward);
+    std::printf("%-11s %6zu | %9.1f %9.1f %9.1f | %9.1f %9.1f %9.1f | %10.2fx %10.2fx\n", c.name,
+                c.program.nodes.size(), f.run_batch, f.forward, f.forward_reverse, f.run_batch_c, f.forward_c,
+                f.forward_reverse_c, f.forward_reverse_c / f.run_batch_c, f.forward_reverse / f.forward_reverse_c);
+    if (f.compiled)
+      std::printf("            the tape's plan: %s, %s in %.2f s; one case: per-case tape run() %.0f ns, a block of one "
+                  "through the plan %.0f ns (%.1fx)\n",
+                  f.why.c_str(), f.cache_hit ? "found in the cache" : "compiled", f.compile_s, f.one_tape, f.one_compiled,
+                  f.one_tape / f.one_compiled);
+    else
+      std::printf("            the tape's plan: %s (its compiled rows ran the block kernels)\n", f.why.c_str());
   }
-  std::printf("target (issue 26): forward+reverse <= 3x the batched forward (run_batch)\n");
+  std::printf("targets: forward+reverse <= 3x the batched forward (issue 26); compiled forward+reverse <= 3x the\n"
+              "compiled forward and <= 3x the forward limit (eval_bench's BM_native_soa, long_loop; issue 35)\n");
   return 0;
 }

@@ -285,8 +285,8 @@ Entry open_entry_file(const CacheDir& dir, const std::string& name, int& fd, std
 }
 
 /// Checks the entry `key` for `source` and loads it into `k`.
-Entry load_entry(const CacheDir& dir, const std::string& key, const std::string& source, CompiledKernel& k,
-                 std::string& why) {
+Entry load_entry(const CacheDir& dir, const std::string& key, const std::string& source,
+                 const std::vector<std::string>& symbols, CompiledKernel& k, std::string& why) {
   const std::string so_name = "plan-" + key + ".so";
   int so_fd = -1, sum_fd = -1, c_fd = -1;
   Entry e = open_entry_file(dir, so_name, so_fd, why);
@@ -336,9 +336,19 @@ Entry load_entry(const CacheDir& dir, const std::string& key, const std::string&
     why = "'" + path + "' changed while it was loaded";
     return Entry::Damaged;
   }
-  k.one = reinterpret_cast<CompiledKernel::OneFn>(::dlsym(h, "tc_plan_one"));
-  k.block = reinterpret_cast<CompiledKernel::BlockFn>(::dlsym(h, "tc_plan_block"));
-  if (!k.one || !k.block) {
+  bool found = true;
+  if (symbols.empty()) {
+    k.one = reinterpret_cast<CompiledKernel::OneFn>(::dlsym(h, "tc_plan_one"));
+    k.block = reinterpret_cast<CompiledKernel::BlockFn>(::dlsym(h, "tc_plan_block"));
+    found = k.one && k.block;
+  } else {
+    k.fns.clear();
+    for (const std::string& s : symbols) {
+      k.fns.push_back(::dlsym(h, s.c_str()));
+      found = found && k.fns.back();
+    }
+  }
+  if (!found) {
     k.handle.reset();
     why = "'" + path + "' lacks the plan's functions";
     return Entry::Damaged;
@@ -570,7 +580,7 @@ std::shared_ptr<const CompiledKernel> load_plan_in(const PlanEnv& env, PlanSourc
   const std::string key = sha256_hex(key_text);
   auto k = std::make_shared<CompiledKernel>();
   std::string why;
-  Entry e = load_entry(dir, key, src.text, *k, why);
+  Entry e = load_entry(dir, key, src.text, src.symbols, *k, why);
   k->cache_hit = e == Entry::Intact;
   if (e == Entry::Refused) {
     failure.reason = why;
@@ -588,7 +598,7 @@ std::shared_ptr<const CompiledKernel> load_plan_in(const PlanEnv& env, PlanSourc
     Compiler target = cc;  // with the target's -march (PlanSource::flags)
     target.flags.insert(target.flags.end(), src.flags.begin(), src.flags.end());
     if (!compile_entry(dir, key, src.text, target, env.timeout, cancel, failure.reason)) return nullptr;
-    e = load_entry(dir, key, src.text, *k, why);
+    e = load_entry(dir, key, src.text, src.symbols, *k, why);
     if (e != Entry::Intact) {
       failure.refused = e == Entry::Refused;
       failure.reason = "the compiled plan does not load: " + why;
@@ -723,18 +733,18 @@ void PlanState::set_failure(const PlanFailure& f) const {
   reason_ = f.reason;
 }
 
-void PlanState::try_load(const Prepared& p, bool probe_only) {
+void PlanState::try_load(const SourceFn& make, bool probe_only) {
 #ifdef __EMSCRIPTEN__
   // Nothing can ever load here (load_plan): writing the C source first cost
   // chain1024 (5122 nodes) tens of ms of its first batch in the browser.
-  (void)p;
+  (void)make;
   (void)probe_only;
   failed_ = true;
   reason_ = "no C compiler in the WebAssembly build";
   return;
 #endif
   const auto t0 = std::chrono::steady_clock::now();
-  auto src = compiled_source(p);
+  auto src = make();
   if (!src) {
     failed_ = true;
     reason_ = src.error().message;
@@ -758,14 +768,14 @@ void PlanState::try_load(const Prepared& p, bool probe_only) {
   ready_.store(kernel_.get(), std::memory_order_release);
 }
 
-void PlanState::start_compile(const Prepared& p) {
+void PlanState::start_compile(const SourceFn& make) {
   auto job = std::make_shared<CompileJob>();
   job->env = read_plan_env();
   if (probed_src_) {
     job->src = std::move(*probed_src_);
     probed_src_.reset();
   } else {
-    auto src = compiled_source(p);
+    auto src = make();
     if (!src) {
       failed_ = true;
       reason_ = src.error().message;
@@ -794,6 +804,12 @@ void PlanState::adopt_job() const {
 
 const CompiledKernel* PlanState::kernel_for(const Prepared& p, double node_cases, bool batched) {
   if (const CompiledKernel* k = ready_.load(std::memory_order_acquire)) return k;
+  return kernel_for([&] { return compiled_source(p); }, p.order.size(), node_cases, batched);
+}
+
+const CompiledKernel* PlanState::kernel_for(const SourceFn& make, std::size_t node_count, double node_cases,
+                                            bool batched) {
+  if (const CompiledKernel* k = ready_.load(std::memory_order_acquire)) return k;
   if (choice_ == EvalPlan::Interpreter || failed_.load(std::memory_order_relaxed)) return nullptr;
   if (compiling_.load(std::memory_order_acquire)) {
     // A background compile: this call interprets unless it is done (checked
@@ -806,7 +822,7 @@ const CompiledKernel* PlanState::kernel_for(const Prepared& p, double node_cases
   // Auto, ski rental: once the interpreter has spent (with this call) about
   // what finding the plan costs, look in the cache; once it has spent what
   // compiling costs, compile. Neither path costs more than twice the better.
-  const double nodes = static_cast<double>(p.order.size());
+  const double nodes = static_cast<double>(node_count);
   const double compile_at = compile_after_s_ >= 0 ? compile_after_s_ : kCompileBaseS + nodes * kCompileNodeS;
   const double probe_at = std::min(nodes * kProbeNodeS, compile_at);
   double spent = 0.0;
@@ -824,17 +840,17 @@ const CompiledKernel* PlanState::kernel_for(const Prepared& p, double node_cases
   if (choice_ == EvalPlan::Compiled) {
     // Chosen explicitly: the first call waits for the compile (bounded by
     // the compiler's timeout), so every call after it runs compiled.
-    try_load(p, false);
+    try_load(make, false);
     return kernel_.get();
   }
   if (!probed_ && spent >= probe_at) {
     probed_ = true;
-    try_load(p, true);
+    try_load(make, true);
     if (kernel_ || failed_) return kernel_.get();
   }
   // Never on the caller's clock: this call (and those after it until the
   // plan is loaded) interprets while the worker compiles.
-  if (spent >= compile_at) start_compile(p);
+  if (spent >= compile_at) start_compile(make);
   return kernel_.get();
 }
 

@@ -22,6 +22,7 @@
 /// refused, and each shared object's SHA-256 is checked before dlopen.
 #include <atomic>
 #include <cstddef>
+#include <functional>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -49,6 +50,10 @@ struct PlanSource {
   /// flags, so of the cache key); empty: the host's, as -march=native picks.
   std::string isa;
   std::vector<std::string> flags;  ///< the target's compiler flags (-march=...; part of the cache key)
+  /// The functions the object must export, found into CompiledKernel::fns
+  /// in this order; empty: the evaluator's plan (tc_plan_one, tc_plan_block).
+  /// The batched gradient tape's plan (grad/batch_compiled.cpp) names its own.
+  std::vector<std::string> symbols;
 };
 
 /// The source, or why the program has no compiled plan (host calls,
@@ -61,6 +66,7 @@ struct CompiledKernel {
   using BlockFn = void (*)(long n, const double* const* in, const double* prm, double* const* out, int* flags);
   OneFn one = nullptr;
   BlockFn block = nullptr;
+  std::vector<void*> fns;  ///< PlanSource::symbols, when it names them
   std::shared_ptr<void> handle;  ///< dlclose on release
   PlanSource src;
   bool cache_hit = false;
@@ -106,11 +112,18 @@ class PlanState {
   /// The kernel to use for a call that the interpreter would spend
   /// `node_cases` node evaluations of kind `batched` on, or null.
   const CompiledKernel* kernel_for(const Prepared& p, double node_cases, bool batched);
+  /// The same rule for any source: `make` writes it when it is due (under
+  /// the state's lock), `nodes` sizes the Auto rule's estimates. The
+  /// batched gradient tape's compiled plan is kept by this machinery too.
+  using SourceFn = std::function<Result<PlanSource>()>;
+  const CompiledKernel* kernel_for(const SourceFn& make, std::size_t nodes, double node_cases, bool batched);
   [[nodiscard]] PlanStatus status() const;
+  /// Whether a kernel is loaded (no lock: one atomic load).
+  [[nodiscard]] bool loaded() const { return ready_.load(std::memory_order_acquire) != nullptr; }
 
  private:
-  void try_load(const Prepared& p, bool probe_only);
-  void start_compile(const Prepared& p);
+  void try_load(const SourceFn& make, bool probe_only);
+  void start_compile(const SourceFn& make);
   /// Takes the background compile's result once it is there (under m_).
   void adopt_job() const;
   void set_failure(const PlanFailure& f) const;

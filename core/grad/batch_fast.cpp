@@ -110,27 +110,6 @@ struct BlendLanes : sem::GradLanes<double> {
 };
 using BL = BlendLanes;
 
-/// A node as op_derivatives.h's vjp_terms() reads it (M: the tape's Impl).
-template <class M, class N>
-struct RuleShape {
-  const M& m;
-  const N& n;
-  NodeId id;
-  std::size_t count() const { return static_cast<std::size_t>(n.count); }
-  bool carries(int k) const { return m.nodes[static_cast<std::size_t>(m.arg(n, k))].carries; }
-  std::size_t terms() const { return m.program.nodes[static_cast<std::size_t>(id)].linear().coefficients.size(); }
-  int term_arg(std::size_t j) const { return m.program.nodes[static_cast<std::size_t>(id)].linear().indices[j]; }
-};
-
-/// Calls f(k, term, j) for each term of node n's rule (op_derivatives.h),
-/// in the order the rule adds them, skipping arguments that carry nothing.
-/// The reverse pass's plan (assign_adjoints: State::pushes, which the pass
-/// runs) is made from these calls alone.
-template <class M, class N, class F>
-void for_each_push(const M& m, const N& n, NodeId id, F&& f) {
-  (void)sem::vjp_terms(n.op, n.sem, RuleShape<M, N>{m, n, id}, f);
-}
-
 /// One lane of a block record as op_derivatives.h's node_factors() reads
 /// a node (the values it reads are in the record: assign_slots).
 template <class M, class St, class N>

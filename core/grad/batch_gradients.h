@@ -114,6 +114,12 @@ class BatchGradientTape {
   /// case by case; so do the cases a block flags (any failure or non-finite
   /// value), whose values and errors the per-case code then gives.
   [[nodiscard]] bool uses_blocks() const;
+  /// Whether blocks run through the compiled plan (GradOptions::plan), and
+  /// why not; compiled_cases and handed_back count the lanes its forward
+  /// ran and those it flagged (run by the per-case code instead).
+  [[nodiscard]] PlanStatus plan_status() const;
+  /// Whether the compiled plan is loaded (cheap: no lock, no words).
+  [[nodiscard]] bool compiled() const;
   [[nodiscard]] std::size_t input_leaf_count() const;
   [[nodiscard]] std::size_t parameter_leaf_count() const;
 

@@ -12,10 +12,34 @@
 #include <utility>
 #include <vector>
 
+#include "eval/compiled_plan.h"
 #include "grad/batch_gradients.h"
 #include "grad/tape_impl.h"
+#include "ir/op_derivatives.h"
 
 namespace tc {
+
+/// A node as op_derivatives.h's vjp_terms() reads it (M: the tape's Impl).
+template <class M, class N>
+struct RuleShape {
+  const M& m;
+  const N& n;
+  NodeId id;
+  std::size_t count() const { return static_cast<std::size_t>(n.count); }
+  bool carries(int k) const { return m.nodes[static_cast<std::size_t>(m.arg(n, k))].carries; }
+  std::size_t terms() const { return m.program.nodes[static_cast<std::size_t>(id)].linear().coefficients.size(); }
+  int term_arg(std::size_t j) const { return m.program.nodes[static_cast<std::size_t>(id)].linear().indices[j]; }
+};
+
+/// Calls f(k, term, j) for each term of node n's rule (op_derivatives.h),
+/// in the order the rule adds them, skipping arguments that carry nothing.
+/// The reverse pass's plan (assign_adjoints: State::pushes, which the pass
+/// runs) is made from these calls alone.
+template <class M, class N, class F>
+inline void for_each_push(const M& m, const N& n, NodeId id, F&& f) {
+  (void)sem::vjp_terms(n.op, n.sem, RuleShape<M, N>{m, n, id}, f);
+}
+
 
 /// Block buffers start on a cache line: a column is then 2 KiB-aligned, and
 /// no 64-byte vector load or store of it straddles two lines (from plain
@@ -172,6 +196,8 @@ struct BatchGradientTape::State {
     AlignedColumns T, K, A, G, W;
     std::vector<std::uint8_t> R;
     std::vector<const double*> P;
+    AlignedColumns O;               ///< the compiled forward's outputs (output x kBlock)
+    std::vector<long long> F;       ///< the compiled forward's flags (kBlock)
   };
   std::vector<Scratch> scratch;
   Scratch& scratch_of(std::size_t w, const Impl& m) {
@@ -185,6 +211,8 @@ struct BatchGradientTape::State {
       s.G.resize(std::max<std::size_t>(m.leaves.size(), 1) * kBlock);
       s.W.resize(std::max<std::size_t>(gather_width, 1) * kBlock);
       s.P.resize(std::max<std::size_t>(m.nodes.size(), 1));
+      s.O.resize(std::max<std::size_t>(m.out_ids.size(), 1) * kBlock);
+      s.F.resize(kBlock);
     }
     return s;
   }
@@ -225,6 +253,36 @@ struct BatchGradientTape::State {
     for (const auto& [id, v] : fixed) u[id] = v;
     return u;
   }
+
+  /// The compiled plan (batch_compiled.cpp): C for the block forward (the
+  /// record's values, the outputs and one flag per lane) and the block
+  /// reverse pass, written from op_semantics.h's kernels and
+  /// op_derivatives.h's terms over emit::CLanes, compiled, cached and
+  /// trusted by the evaluator's plan machinery (eval/compiled_plan.h). It
+  /// runs the same blocks, records and per-case hand-back as the block
+  /// kernels above; `plan` decides when (EvalPlan, as the evaluator's).
+  std::unique_ptr<eval_detail::PlanState> plan;
+  /// Why this program has no compiled plan (an op or term without a C
+  /// spelling); empty when it can have one.
+  std::string compiled_refusal;
+  std::string compiled_unsupported(const Impl& m) const;
+  Result<eval_detail::PlanSource> compiled_source(const Impl& m) const;
+  /// The loaded plan for a call of `cases` cases (under EvalPlan::Auto,
+  /// once the work seen pays for it), or null: the block kernels.
+  const eval_detail::CompiledKernel* compiled_kernel(const Impl& m, double cases, bool batched);
+  /// tc_grad_forward(n, in, stride, uval, K, out, flag): lanes [0, n) of a
+  /// block, input k at in[k][lane * stride[k]]; the record's values to K,
+  /// output o to out[o * kBlock + lane], flag[lane] != 0 where the block
+  /// cannot vouch for the lane.
+  /// Both take last the host's kernels (host_kernel) and the worker's Impl.
+  using HostKernel = double (*)(const void*, long, long, double, double);
+  static double host_kernel(const void* ctx, long what, long arg, double x, double y);
+  using CompiledForward = void (*)(long, const double* const*, const long*, const double*, double*, double*,
+                                   long long*, HostKernel, const void*);
+  /// tc_grad_reverse(n, K, uval, seeds, stride, G): seed o at
+  /// seeds[o][lane * stride[o]]; leaf k's gradient to G[k * kBlock + lane].
+  using CompiledReverse = void (*)(long, const double*, const double*, const double* const*, const long*, double*,
+                                   HostKernel, const void*);
 
   explicit State(GradientTape t) : base(std::move(t)) {}
   Impl& worker(std::size_t k) { return k == 0 ? *base.impl_ : *extra[k - 1]; }

@@ -89,6 +89,15 @@ const std::vector<std::string>& BatchGradientTape::outputs() const { return s_->
 const std::vector<std::string>& BatchGradientTape::inputs() const { return s_->input_names; }
 const std::vector<GradLeaf>& BatchGradientTape::leaves() const { return s_->base.leaves(); }
 bool BatchGradientTape::uses_blocks() const { return s_->fast; }
+bool BatchGradientTape::compiled() const { return s_->plan && s_->plan->loaded(); }
+PlanStatus BatchGradientTape::plan_status() const {
+  PlanStatus s = s_->plan->status();
+  if (!s.compiled && !s_->compiled_refusal.empty() && s.reason.empty()) {
+    s.reason = s_->compiled_refusal;
+    s.summary = "interpreting: " + s.reason;
+  }
+  return s;
+}
 std::size_t BatchGradientTape::input_leaf_count() const { return s_->n_input_leaves; }
 std::size_t BatchGradientTape::parameter_leaf_count() const { return s_->n_param_leaves; }
 
@@ -115,6 +124,8 @@ Result<BatchGradientTape> BatchGradientTape::create(const Program& program, cons
     state->assign_columns(m);
     state->assign_adjoints(m);
   }
+  state->compiled_refusal = state->compiled_unsupported(m);
+  state->plan = std::make_unique<eval_detail::PlanState>(options.plan);
   return BatchGradientTape(std::move(state));
 }
 
@@ -153,8 +164,13 @@ Status BatchGradientTape::forward(std::span<const std::span<const double>> colum
   const std::size_t stride = base.program.nodes.size();
   constexpr std::size_t Bk = State::kBlock;
   // A handful of cases is faster one by one (a block's per-op overhead is
-  // paid for every lane it has, used or not).
-  const bool blocks = st.fast && count >= State::kMinBlockCases;
+  // paid for every lane it has, used or not), unless the compiled plan is
+  // loaded: its block of a few vectors costs less than one case of the
+  // per-case code. (The Auto rule counts a small call as per-case work.)
+  const bool few = count < State::kMinBlockCases;
+  const eval_detail::CompiledKernel* ck =
+      st.fast && count > 0 ? st.compiled_kernel(base, static_cast<double>(count), !few) : nullptr;
+  const bool blocks = st.fast && (!few || ck);
   const std::size_t nblocks = (count + Bk - 1) / Bk;
   if (record) {
     record->owner_ = this;
@@ -226,33 +242,60 @@ Status BatchGradientTape::forward(std::span<const std::span<const double>> colum
   if (blocks) {
     st.scratch.resize(std::max(st.scratch.size(), nthreads));  // no resizing inside the workers
     const std::vector<double> uval = st.uniform_values(base, fixed_values);
+    // The compiled plan, where it is loaded (GradOptions::plan): the same
+    // blocks, record and flags as the block kernels.
     for_cases(nblocks, nthreads, [&](std::size_t w, std::size_t begin, std::size_t end) {
       TapeImpl& m = st.worker(w);
       State::Scratch& sc = st.scratch_of(w, m);
       const double** P = sc.P.data();
       alignas(64) double flag[Bk];
+      std::vector<const double*> in(std::max<std::size_t>(columns.size(), 1));
+      std::vector<long> stride(in.size());
+      std::uint64_t ran = 0, flagged = 0;
       for (std::size_t blk = begin; blk < end; ++blk) {
         const std::size_t start = blk * Bk, lanes = std::min(Bk, count - start);
-        if (!options.mask_failures && start > first_bad.load(std::memory_order_relaxed)) return;
+        if (!options.mask_failures && start > first_bad.load(std::memory_order_relaxed)) break;
         // The block's columns live in the worker's scratch (they stay in
         // cache); the values the reverse pass reads go straight to the record.
         double* K = record ? record->blocks_.get() + blk * st.nslots * Bk : sc.K.data();
-        State::fast_forward(m, st, sc.T.data(), K, P, uval.data(), start, lanes, columns, fixed_status.ok(), flag);
+        if (ck) {
+          for (std::size_t k = 0; k < columns.size(); ++k) {
+            const bool one = columns[k].size() == 1;
+            in[k] = one ? columns[k].data() : columns[k].data() + start;
+            stride[k] = one ? 0 : 1;
+          }
+          reinterpret_cast<State::CompiledForward>(ck->fns[0])(static_cast<long>(lanes), in.data(), stride.data(),
+                                                               uval.data(), K, sc.O.data(), sc.F.data(),
+                                                               &State::host_kernel, &m);
+          const bool all_bad = !fixed_status.ok() || st.constant_bad;
+          for (std::size_t l = 0; l < lanes; ++l) {
+            const bool bad = all_bad || sc.F[l] != 0;
+            flag[l] = bad ? tape_detail::kNaN : 0.0;
+            flagged += bad;
+          }
+          ran += lanes;
+        } else {
+          State::fast_forward(m, st, sc.T.data(), K, P, uval.data(), start, lanes, columns, fixed_status.ok(), flag);
+        }
         for (std::size_t l = 0; l < lanes; ++l) {
           const std::size_t c = start + l;
           if (flag[l] == 0.0) {
             for (std::size_t o = 0; o < nout; ++o) {
               const auto out = static_cast<std::size_t>(m.out_ids[o]);
-              outputs[o * count + c] = P[out] ? P[out][l] : uval[out];
+              outputs[o * count + c] = ck ? sc.O[o * Bk + l] : P[out] ? P[out][l] : uval[out];
             }
             continue;
           }
-          if (!options.mask_failures && c > first_bad.load(std::memory_order_relaxed)) return;
+          if (!options.mask_failures && c > first_bad.load(std::memory_order_relaxed)) break;
           m.use_own_tables();
           if (!run_case(m, w, c) || !record) continue;
           record->slow_[c] = 1;
           slow_parts[w].push_back({c, m.own_val, m.own_fail});
         }
+      }
+      if (ck) {
+        ck->cases.fetch_add(ran, std::memory_order_relaxed);
+        ck->handed_back.fetch_add(flagged, std::memory_order_relaxed);
       }
     });
   } else {
@@ -340,17 +383,32 @@ Status BatchGradientTape::reverse(BatchRecord& record, std::span<const std::span
     const std::size_t nblocks = (count + Bk - 1) / Bk;
     st.scratch.resize(std::max(st.scratch.size(), nthreads));  // no resizing inside the workers
     const std::vector<double> uval = st.uniform_values(base, record.fixed_);
+    // The compiled reverse reads the record the block forward writes, and
+    // the block kernels' one the compiled forward writes: either may run.
+    const eval_detail::CompiledKernel* ck = st.compiled_kernel(base, 0.0, true);
     for_cases(nblocks, nthreads, [&](std::size_t w, std::size_t begin, std::size_t end) {
       TapeImpl& m = st.worker(w);
       State::Scratch& sc = st.scratch_of(w, m);
       std::vector<double> seed(nout), grads(nleaves);
       std::uint8_t active[Bk];
+      std::vector<const double*> sp(std::max<std::size_t>(nout, 1));
+      std::vector<long> sstride(sp.size());
       for (std::size_t blk = begin; blk < end; ++blk) {
         const std::size_t start = blk * Bk, lanes = std::min(Bk, count - start);
         if (!options.mask_failures && start > first_bad.load(std::memory_order_relaxed)) return;
         const double* K = record.blocks_.get() + blk * st.nslots * Bk;
         for (std::size_t l = 0; l < lanes; ++l) active[l] = !record.failed_[start + l] && !record.slow_[start + l];
-        State::fast_reverse(m, st, K, uval.data(), start, lanes, seeds, sc);
+        if (ck) {
+          for (std::size_t o = 0; o < nout; ++o) {
+            const bool one = seeds[o].size() == 1;
+            sp[o] = one ? seeds[o].data() : seeds[o].data() + start;
+            sstride[o] = one ? 0 : 1;
+          }
+          reinterpret_cast<State::CompiledReverse>(ck->fns[1])(static_cast<long>(lanes), K, uval.data(), sp.data(),
+                                                               sstride.data(), sc.G.data(), &State::host_kernel, &m);
+        } else {
+          State::fast_reverse(m, st, K, uval.data(), start, lanes, seeds, sc);
+        }
         for (std::size_t l = 0; l < lanes; ++l) {
           const std::size_t c = start + l;
           if (record.failed_[c]) {

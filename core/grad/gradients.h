@@ -52,6 +52,12 @@ struct GradOptions {
   GradWrt wrt = GradWrt::InputsAndParameters;
   /// Finite differences turn this off so a step may leave an input's domain.
   bool check_input_domains = true;
+  /// The batched tape's compiled plan (BatchGradientTape::plan_status):
+  /// when it runs blocks through compiled code, as EvalOptions::plan for the
+  /// evaluator (Auto compiles in the background once the work pays for it,
+  /// Interpreter never compiles, Compiled waits in the first call). The
+  /// results are the same either way.
+  EvalPlan plan = EvalPlan::Auto;
 };
 
 /// A leaf whose gradient a tape reports: a differentiable input or parameter.

@@ -241,7 +241,9 @@ template <> struct Unary<Op::Relu> : UnaryOp<Op::Relu> {
 };
 template <> struct Unary<Op::Square> : UnaryOp<Op::Square> {
   template <class L> static TC_KERNEL V<L> f(V<L> x) { return square<L>(x); }
-  static double slope(double x) { return 2.0 * x; }
+  /// 2x, over any lane type (so a C writer spells it too): (1 + 1) * x is
+  /// exactly 2.0 * x.
+  template <class L = Lanes<double>> static TC_KERNEL V<L> slope(V<L> x) { return L::mul(L::add(L::one(), L::one()), x); }
 };
 template <> struct Unary<Op::Sigmoid> : UnaryOp<Op::Sigmoid> {
   template <class L> static TC_KERNEL V<L> f(V<L> x) { return sigmoid(x); }  // L is binary64 (Widened)

@@ -121,7 +121,66 @@ Result<GradResult> ProgramSession::gradients(const Env& env, GradOptions options
   auto tape = this->tape(options.output);
   if (!tape) return tape.error();
   Running running(*this);
+  if (options.plan != EvalPlan::Interpreter)
+    if (std::optional<GradResult> r = compiled_gradients(**tape, env, options.plan)) return std::move(*r);
   return (*tape)->run(env);
+}
+
+std::optional<GradResult> ProgramSession::compiled_gradients(const GradientTape& tape, const Env& env, EvalPlan plan) {
+  if (tape.outputs().size() != 1) return std::nullopt;
+  const std::string& name = tape.outputs()[0];
+  std::shared_ptr<BatchGradientTape> bt;
+  if (plan == EvalPlan::Compiled) {
+    auto it = compiled_tapes_.find(name);
+    if (it == compiled_tapes_.end()) {
+      GradOptions o;
+      o.bindings = bindings_.get();
+      o.plan = EvalPlan::Compiled;
+      auto made = BatchGradientTape::create(program_, {name}, o);
+      it = compiled_tapes_.emplace(name, made ? std::make_shared<BatchGradientTape>(std::move(*made)) : nullptr).first;
+    }
+    bt = it->second;
+  } else {
+    // Auto: the output's batched tape (the bridge's), once its work has paid
+    // for a plan and the plan is loaded.
+    auto it = batch_tapes_.find(name);
+    if (it != batch_tapes_.end() && it->second->compiled()) bt = it->second;
+  }
+  if (!bt || !bt->uses_blocks()) return std::nullopt;
+  // Exactly the tape's inputs, one case: anything else is the per-case
+  // tape's to word.
+  const std::vector<std::string>& names = bt->inputs();
+  if (env.inputs.size() != names.size()) return std::nullopt;
+  std::vector<double> values(names.size());
+  for (std::size_t k = 0; k < names.size(); ++k) {
+    auto f = env.inputs.find(names[k]);
+    if (f == env.inputs.end()) return std::nullopt;
+    values[k] = f->second;
+  }
+  std::vector<std::span<const double>> columns;
+  for (const double& v : values) columns.emplace_back(&v, 1);
+  Env fixed;
+  fixed.params = env.params;
+  fixed.state = env.state;
+  double out = 0.0;
+  BatchRecord record;
+  CaseErrors errors;
+  const BatchGradOptions one_case{1, true};
+  if (!bt->forward(columns, 1, fixed, std::span<double>(&out, 1), &record, one_case, &errors) || record.failed(0))
+    return std::nullopt;
+  if (!bt->compiled()) {  // Compiled, but the plan did not load: never again
+    if (plan == EvalPlan::Compiled) compiled_tapes_[name] = nullptr;
+    return std::nullopt;
+  }
+  const double seed = 1.0;
+  const std::vector<std::span<const double>> seeds{std::span<const double>(&seed, 1)};
+  std::vector<double> gin(bt->input_leaf_count()), gpar(bt->parameter_leaf_count());
+  if (!bt->reverse(record, seeds, gin, gpar, one_case, &errors) || !errors.empty()) return std::nullopt;
+  GradResult r;
+  r.result = out;
+  std::size_t in = 0, pm = 0;
+  for (const GradLeaf& leaf : bt->leaves()) r.gradients.emplace_back(leaf.name, leaf.op == Op::Input ? gin[in++] : gpar[pm++]);
+  return r;
 }
 
 }  // namespace tc

@@ -70,6 +70,14 @@ class ProgramSession {
   /// running (a binding differentiating the program it was called from):
   /// those prepare a tape for this call alone. options.bindings is ignored:
   /// the session's serve.
+  ///
+  /// The case runs through compiled code (the batched tape's compiled plan,
+  /// as a block of one case) where options.plan is Compiled (the plan is
+  /// compiled in the first such call) or, under Auto, where this output's
+  /// batched tape already has its plan loaded; Interpreter never. A case the
+  /// compiled code cannot vouch for (any failure or non-finite value), an
+  /// Env that is not exactly the tape's inputs, and a program without a
+  /// plan run the per-case tape, so values, gradients and errors are its.
   Result<GradResult> gradients(const Env& env, GradOptions options);
 
   /// Whether one of this session's tapes is running.
@@ -103,6 +111,11 @@ class ProgramSession {
   std::map<std::string, GradientTape, std::less<>> tapes_;  ///< by the output asked for
   std::unique_ptr<GradientTape> all_outputs_;
   std::map<std::string, std::shared_ptr<BatchGradientTape>, std::less<>> batch_tapes_;  ///< "" = every output
+  /// gradients() under EvalPlan::Compiled: a batched tape per output with
+  /// the Compiled choice (null once its plan failed: the per-case tape).
+  std::map<std::string, std::shared_ptr<BatchGradientTape>, std::less<>> compiled_tapes_;
+  /// The compiled path of gradients(), or nullopt: the per-case tape decides.
+  std::optional<GradResult> compiled_gradients(const GradientTape& tape, const Env& env, EvalPlan plan);
   bool differentiating_ = false;
 };
 

@@ -4,9 +4,13 @@
 // GradientTape gives case by case, on one thread and on two, with failures
 // masked or stopping the call.
 #include <bit>
+#include <chrono>
 #include <cmath>
+#include <cstdlib>
+#include <filesystem>
 #include <limits>
 #include <random>
+#include <thread>
 
 #include <gtest/gtest.h>
 
@@ -30,6 +34,10 @@ struct Expected {
 
 struct Tally {
   int cases = 0, forward_failures = 0, reverse_failures = 0, programs = 0, blocks = 0;
+  /// Programs whose blocks ran the compiled plan (GradOptions::plan), the
+  /// lanes it ran and those it handed back to the per-case code.
+  int compiled = 0;
+  std::uint64_t compiled_cases = 0, handed_back = 0;
 };
 
 using EnvMaker = Env (*)(std::mt19937_64&, const Program&);
@@ -163,6 +171,11 @@ void compare_batch(const Program& p, std::mt19937_64& rng, std::size_t count, Ta
       for (std::size_t j = 0; j < param_sum.size(); ++j) EXPECT_EQ(bits(gpar[j]), bits(param_sum[j]));
     }
   }
+  if (const PlanStatus ps = bt->plan_status(); ps.compiled) {
+    ++tally.compiled;
+    tally.compiled_cases += ps.compiled_cases;
+    tally.handed_back += ps.handed_back;
+  }
   for (const Expected& w : want) {
     ++tally.cases;
     if (!w.forward_ok) ++tally.forward_failures;
@@ -195,6 +208,157 @@ TEST(BatchGradients, RandomProgramsMatchThePerCaseTapeBitForBit) {
   EXPECT_GT(tally.forward_failures, 20);  // the generator reaches errors: the masks are exercised
   std::printf("%d cases, %d failing forward, %d failing reverse, %d of %d programs in blocks\n", tally.cases,
               tally.forward_failures, tally.reverse_failures, tally.blocks, tally.programs);
+}
+
+/// The batched tape's compiled plans are cached apart from the user's.
+void use_test_plan_cache() {
+  const std::string dir = (std::filesystem::temp_directory_path() / "tc-batch-grad-plan-test-cache").string();
+  setenv("TC_CACHE_DIR", dir.c_str(), 1);
+  unsetenv("TC_PLAN_COMPILE_AFTER");
+}
+
+// The compiled plan (GradOptions::plan = Compiled: compiled in the first
+// block call) on random programs without gathers (which keep the block
+// kernels), exact, relaxed and hybrid, float64 and float32, parameters
+// p0 and p1: values, failing cases and their messages, input gradients and
+// parameter sums are the per-case tape's bits, on one thread and two. The
+// plan really runs: most lanes are its own, not handed back.
+TEST(BatchGradients, CompiledPlanMatchesThePerCaseTapeBitForBit) {
+  use_test_plan_cache();
+  std::mt19937_64 rng(3301);
+  Tally tally;
+  int batches = 0;
+  for (int trial = 0; trial < 60; ++trial) {
+    const auto sem = static_cast<Semantics>(trial % 3);
+    const auto dtype = trial % 5 == 0 ? Dtype::Float32 : Dtype::Float64;
+    Program p = test::random_program(rng, sem, dtype, /*size=*/30, /*gathers=*/false);
+    GradOptions options;
+    options.plan = EvalPlan::Compiled;
+    if (trial % 4 == 3) options.wrt = GradWrt::AllNodes;
+    SCOPED_TRACE("trial " + std::to_string(trial) + " " + std::string(to_string(sem)));
+    // A batch of one runs the loaded plan too (a block of one case).
+    const std::size_t count = trial % 7 == 0 ? 1 : 530;
+    ++batches;
+    const int before = tally.compiled;
+    compare_batch(p, rng, count, tally, test::random_env, options);
+    if (HasFatalFailure()) return;
+    if (tally.compiled == before) {
+      auto bt = BatchGradientTape::create(p, {"result"}, options);
+      ADD_FAILURE() << "not compiled: " << bt->plan_status().reason;
+    }
+  }
+  EXPECT_EQ(tally.compiled, batches);
+  EXPECT_GT(tally.forward_failures, 5);
+  EXPECT_GT(tally.compiled_cases, 0u);
+  // A kernel that flagged every lane would hand them all back.
+  EXPECT_LT(tally.handed_back * 2, tally.compiled_cases);
+  std::printf("compiled: %d of %d programs, %llu lanes, %llu handed back\n", tally.compiled, tally.programs,
+              static_cast<unsigned long long>(tally.compiled_cases), static_cast<unsigned long long>(tally.handed_back));
+}
+
+/// Two outputs and two parameters: the compiled plan's values, flags and
+/// gradients (seeds per output, one broadcast) are the block kernels'.
+TEST(BatchGradients, CompiledPlanWithSeveralOutputsMatchesTheBlockKernels) {
+  use_test_plan_cache();
+  for (Dtype dtype : {Dtype::Float64, Dtype::Float32}) {
+    for (Semantics sem : {Semantics::Exact, Semantics::Hybrid, Semantics::Relaxed}) {
+      SCOPED_TRACE(std::string(to_string(sem)));
+      Builder b(sem);
+      Value x = b.input("x", Domain::float64(-4, 4));
+      Value y = b.input("y", Domain::float64(-4, 4));
+      Value w = b.parameter("w", 0.75), c = b.parameter("c", -0.5);
+      Value s = b.constant(0.0);
+      for (int i = 0; i < 12; ++i) {
+        s = b.select(x * w > s, s + y * c + 0.25 * i, s - x / (1.0 + y * y));
+        s = b.relu(s) + b.sigmoid(s * 0.1) * w;
+      }
+      auto built = b.build({{"a", s}, {"b", s * c - x}});
+      ASSERT_TRUE(built.ok());
+      Program p = std::move(built.value());
+      p.dtype = dtype;
+      std::vector<double> xs, ys;
+      std::mt19937_64 rng(5);
+      for (int k = 0; k < 700; ++k) {
+        xs.push_back(std::uniform_real_distribution<double>(-4, 4)(rng));
+        ys.push_back(k % 97 == 3 ? 9.0 : std::uniform_real_distribution<double>(-4, 4)(rng));  // some outside the domain
+      }
+      std::vector<double> seed_a(xs.size());
+      for (std::size_t k = 0; k < xs.size(); ++k) seed_a[k] = std::uniform_real_distribution<double>(-1, 1)(rng);
+      const double seed_b = 0.5;
+      Env fixed;
+      fixed.params["w"] = 0.625;
+      std::vector<std::vector<double>> outs, gins, gpars;
+      std::vector<std::string> messages;
+      for (EvalPlan plan : {EvalPlan::Interpreter, EvalPlan::Compiled}) {
+        GradOptions o;
+        o.plan = plan;
+        auto bt = BatchGradientTape::create(p, {"a", "b"}, o);
+        ASSERT_TRUE(bt.ok()) << bt.error().message;
+        std::vector<std::span<const double>> cols;
+        for (const std::string& name : bt->inputs()) cols.emplace_back(name == "x" ? xs : ys);
+        std::vector<double> out(2 * xs.size());
+        BatchRecord rec;
+        BatchGradOptions masked{1, true};
+        ASSERT_TRUE(bt->forward(cols, xs.size(), fixed, out, &rec, masked).ok());
+        std::vector<double> gin(bt->input_leaf_count() * xs.size()), gpar(bt->parameter_leaf_count());
+        std::vector<std::span<const double>> seeds{seed_a, std::span<const double>(&seed_b, 1)};
+        CaseErrors errors;
+        ASSERT_TRUE(bt->reverse(rec, seeds, gin, gpar, masked, &errors).ok());
+        std::string m;
+        for (const auto& [c, d] : errors) m += std::to_string(c) + ": " + d.message + "\n";
+        outs.push_back(out);
+        gins.push_back(gin);
+        gpars.push_back(gpar);
+        messages.push_back(m);
+        const PlanStatus ps = bt->plan_status();
+        EXPECT_EQ(ps.compiled, plan == EvalPlan::Compiled) << ps.summary;
+        if (plan == EvalPlan::Compiled) {
+          EXPECT_GT(ps.compiled_cases, 0u);
+          EXPECT_LT(ps.handed_back, ps.compiled_cases / 4) << ps.handed_back << " of " << ps.compiled_cases;
+          EXPECT_GT(ps.handed_back, 0u);  // the cases outside y's domain
+        }
+      }
+      EXPECT_FALSE(messages[0].empty());
+      EXPECT_EQ(messages[0], messages[1]);
+      for (std::size_t k = 0; k < outs[0].size(); ++k) ASSERT_EQ(bits(outs[0][k]), bits(outs[1][k])) << k;
+      for (std::size_t k = 0; k < gins[0].size(); ++k) ASSERT_EQ(bits(gins[0][k]), bits(gins[1][k])) << k;
+      for (std::size_t k = 0; k < gpars[0].size(); ++k) ASSERT_EQ(bits(gpars[0][k]), bits(gpars[1][k])) << k;
+    }
+  }
+}
+
+// EvalPlan as the evaluator's: Interpreter never compiles; Auto compiles in
+// the background once the work pays for it (here at once:
+// TC_PLAN_COMPILE_AFTER=0) and switches at a call after it is loaded.
+TEST(BatchGradients, TheCompiledPlanFollowsTheEvalPlanChoice) {
+  use_test_plan_cache();
+  setenv("TC_PLAN_COMPILE_AFTER", "0", 1);
+  Builder b;
+  Value x = b.input("x", Domain::float64(-1, 1));
+  Value s = b.constant(0.0);
+  for (int i = 0; i < 40; ++i) s = s + x * (0.5 + i);
+  auto p = b.build(s);
+  ASSERT_TRUE(p.ok());
+  std::vector<double> xs(300, 0.25), out(300), gin(300), gpar;
+  const double one = 1.0;
+  std::vector<std::span<const double>> cols{xs}, seeds{std::span<const double>(&one, 1)};
+  for (EvalPlan plan : {EvalPlan::Interpreter, EvalPlan::Auto}) {
+    GradOptions o;
+    o.plan = plan;
+    auto bt = BatchGradientTape::create(*p, {"result"}, o);
+    ASSERT_TRUE(bt.ok());
+    bool compiled = false;
+    for (int call = 0; call < 400 && !compiled; ++call) {
+      BatchRecord rec;
+      ASSERT_TRUE(bt->forward(cols, xs.size(), {}, out, &rec).ok());
+      ASSERT_TRUE(bt->reverse(rec, seeds, gin, gpar).ok());
+      compiled = bt->plan_status().compiled && bt->plan_status().compiled_cases > 0;
+      if (!compiled && plan == EvalPlan::Auto) std::this_thread::sleep_for(std::chrono::milliseconds(25));
+    }
+    EXPECT_EQ(compiled, plan == EvalPlan::Auto) << bt->plan_status().summary;
+    if (plan == EvalPlan::Interpreter) EXPECT_NE(bt->plan_status().reason.find("interpreter was chosen"), std::string::npos);
+  }
+  unsetenv("TC_PLAN_COMPILE_AFTER");
 }
 
 /// Hybrid: where i == 1 the forward fails when x0 <= 0 (it takes x0 / 0),

@@ -2,14 +2,15 @@
 // table has a rule whose terms reach exactly the arguments ops.def's grad
 // column says a derivative flows through, in each semantics; every term is
 // defined and reads arguments the node has; and each term instantiates
-// over a lane type whose values are C expression text, the way a compiled
-// reverse pass would spell it.
+// over a lane type whose values are C expression text (codegen/c_lanes.h),
+// the spelling the batched tape's compiled reverse pass writes.
 #include <gtest/gtest.h>
 
 #include <set>
 #include <string>
 #include <vector>
 
+#include "codegen/c_lanes.h"
 #include "ir/op.h"
 #include "ir/op_derivatives.h"
 
@@ -95,41 +96,19 @@ TEST(DerivativeRules, EveryOpOfTheTableHasARuleThatReachesTheArgumentsItsRowSays
   }
 }
 
-/// A lane type whose values are C expressions: each operation writes its
-/// text (fully parenthesised), as a C writer would spell a term.
-struct CSpell {
-  using V = std::string;
-  using M = std::string;
-  static V zero() { return "0.0"; }
-  static V one() { return "1.0"; }
-  static V lit(double c) { return std::to_string(c); }
-  static V add(V a, V b) { return "(" + a + " + " + b + ")"; }
-  static V sub(V a, V b) { return "(" + a + " - " + b + ")"; }
-  static V mul(V a, V b) { return "(" + a + " * " + b + ")"; }
-  static V div(V a, V b) { return "(" + a + " / " + b + ")"; }
-  static V neg(V a) { return "(-" + a + ")"; }
-  static M gt(V a, V b) { return "(" + a + " > " + b + ")"; }
-  static M eq(V a, V b) { return "(" + a + " == " + b + ")"; }
-  static M ne(V a, V b) { return "(" + a + " != " + b + ")"; }
-  static V if_then_else(M m, V a, V b) { return "(" + m + " ? " + a + " : " + b + ")"; }
-  static V floordiv(V a, V b) { return "tc_floordiv(" + a + ", " + b + ")"; }
-  template <class K>
-  static V slope(V x) { return "tc_slope_" + std::string(op_name(K::op)) + "(" + x + ")"; }
-};
-
+/// A term as the C writers spell it (codegen/c_lanes.h's spell_term, the
+/// one spelling the batched tape's compiled plan writes): a pick as
+/// "(mask ? value : skip)".
 std::string spell(sem::TermKind kind, Op op) {
-  std::string text;
-  const bool defined = sem::with_term(kind, op, [&](auto term) {
-    using Tm = decltype(term);
-    text = Tm::template value<CSpell>("g", "a", "b", "f");
-    if constexpr (Tm::pick) text = "(" + Tm::template mask<CSpell>("a", "j") + " ? " + text + " : skip)";
-  });
-  return defined ? text : "undefined";
+  const emit::SpelledTerm t = emit::spell_term(kind, op, "g", "a", "b", "f", "j");
+  if (!t.defined) return "undefined";
+  return t.mask.empty() ? t.value : "(" + t.mask + " ? " + t.value + " : skip)";
 }
 
 TEST(DerivativeRules, EveryTermSpellsAsACExpression) {
   using K = sem::TermKind;
-  // a, b: the values the term reads (Term::reads); f: its factor.
+  // a, b: the values the term reads (Term::reads); f: its factor; values
+  // are vectors (tc_v), masks lane masks (tc_m).
   EXPECT_EQ(spell(K::G, Op::Add), "g");
   EXPECT_EQ(spell(K::NegG, Op::Sub), "(-g)");
   EXPECT_EQ(spell(K::TimesOther, Op::Mul), "(g * a)");
@@ -140,18 +119,20 @@ TEST(DerivativeRules, EveryTermSpellsAsACExpression) {
   EXPECT_EQ(spell(K::NegSlope, Op::Lt), "((-g) * f)");
   EXPECT_EQ(spell(K::SelDiff, Op::Select), "(g * (a - b))");
   EXPECT_EQ(spell(K::SelC, Op::Select), "(g * a)");
-  EXPECT_EQ(spell(K::SelNotC, Op::Select), "(g * (1.0 - a))");
-  EXPECT_EQ(spell(K::PickYes, Op::Select), "((a != 0.0) ? g : skip)");
-  EXPECT_EQ(spell(K::PickNo, Op::Select), "((a == 0.0) ? g : skip)");
-  EXPECT_EQ(spell(K::Relu, Op::Relu), "((a > 0.0) ? g : 0.0)");
-  EXPECT_EQ(spell(K::UnarySlope, Op::Sigmoid), "(g * tc_slope_sigmoid(a))");
-  EXPECT_EQ(spell(K::UnarySlope, Op::Square), "(g * tc_slope_square(a))");
+  EXPECT_EQ(spell(K::SelNotC, Op::Select), "(g * (TC_ONE - a))");
+  EXPECT_EQ(spell(K::PickYes, Op::Select), "(((tc_m)(a != TC_ZERO)) ? g : skip)");
+  EXPECT_EQ(spell(K::PickNo, Op::Select), "(((tc_m)(a == TC_ZERO)) ? g : skip)");
+  EXPECT_EQ(spell(K::Relu, Op::Relu), "TC_SEL(((tc_m)(a > TC_ZERO)), g, TC_ZERO)");
+  // sigmoid's slope is binary64 only: the host's, lane by lane; square's is
+  // written over any lane type.
+  EXPECT_EQ(spell(K::UnarySlope, Op::Sigmoid), "(g * tc_slope(" + std::to_string(static_cast<int>(Op::Sigmoid)) + ", a))");
+  EXPECT_EQ(spell(K::UnarySlope, Op::Square), "(g * ((TC_ONE + TC_ONE) * a))");
   EXPECT_EQ(spell(K::UnarySlope, Op::Add), "undefined");  // add is not a one-argument kernel
   EXPECT_EQ(spell(K::Coef, Op::Affine), "(g * f)");
-  EXPECT_EQ(spell(K::GatherPick, Op::Gather), "((a == j) ? g : skip)");
+  EXPECT_EQ(spell(K::GatherPick, Op::Gather), "(((tc_m)(a == j)) ? g : skip)");
   EXPECT_EQ(spell(K::GatherWeight, Op::Gather), "(g * f)");
   EXPECT_EQ(spell(K::GatherIndex, Op::Gather), "(g * f)");
-  EXPECT_EQ(spell(K::OneHotPick, Op::GatherOneHot), "((a == 1.0) ? g : skip)");
+  EXPECT_EQ(spell(K::OneHotPick, Op::GatherOneHot), "(((tc_m)(a == TC_ONE)) ? g : skip)");
   static_assert(sem::kTermKinds == 20, "a new term: spell it here");
 }
 

@@ -5,6 +5,13 @@
 
 #include <gtest/gtest.h>
 
+#include <bit>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <random>
+#include <thread>
+
 #include "ir/builder.h"
 
 namespace tc {
@@ -195,6 +202,81 @@ TEST(ProgramSession, BatchTapesAreKeptPerOutputAndOutliveTheSession) {
   every.reset();
   kept.reset();
   EXPECT_TRUE(watch.expired()) << "and let them go with the last tape";
+}
+
+/// A branchy chain with a division, a parameter and a bounded input:
+/// some cases fail (the domain, a zero divisor).
+Program branchy_chain() {
+  Builder b(Semantics::Hybrid);
+  Value x = b.input("x", Domain::float64(-3, 3));
+  Value y = b.input("y", Domain::float64(-3, 3));
+  Value w = b.parameter("w", 0.5);
+  Value s = b.constant(0.25);
+  for (int i = 0; i < 30; ++i) s = b.select(x * w > s, s + y * (0.5 + i), s - x / (y - 0.5 * (i % 3)));
+  return b.build(s * w).value();
+}
+
+std::uint64_t bits(double v) { return std::bit_cast<std::uint64_t>(v); }
+
+// gradients() runs one case through the batched tape's compiled plan:
+// under Auto once the output's batched tape has its plan loaded (the
+// compiled lanes grow with the calls), under Compiled from the first call,
+// never under Interpreter; values, gradients and errors are the per-case
+// tape's, bit for bit, failing cases included.
+TEST(ProgramSession, SingleCaseGradientsRunTheCompiledPlanAndAgreeBitForBit) {
+  setenv("TC_CACHE_DIR", (std::filesystem::temp_directory_path() / "tc-batch-grad-plan-test-cache").c_str(), 1);
+  setenv("TC_PLAN_COMPILE_AFTER", "0", 1);
+  const Program p = branchy_chain();
+  ProgramSession s(p);
+  auto bt = s.batch_tape("result");
+  ASSERT_TRUE(bt.ok()) << bt.error().message;
+  // The bridge's batched calls make the Auto plan due; it compiles in the
+  // background and is taken at a later call.
+  std::vector<double> xs(64, 0.5), ys(64, 1.25), out(64);
+  const std::vector<std::span<const double>> cols{xs, ys};
+  for (int k = 0; k < 2000 && !(*bt)->compiled(); ++k) {
+    ASSERT_TRUE((*bt)->forward(cols, 64, {}, out, nullptr).ok());
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  unsetenv("TC_PLAN_COMPILE_AFTER");
+  ASSERT_TRUE((*bt)->compiled()) << (*bt)->plan_status().summary;
+  auto reference = GradientTape::create(p);
+  ASSERT_TRUE(reference.ok());
+  std::mt19937_64 rng(9);
+  for (EvalPlan plan : {EvalPlan::Auto, EvalPlan::Compiled, EvalPlan::Interpreter}) {
+    SCOPED_TRACE(static_cast<int>(plan));
+    const std::uint64_t before = (*bt)->plan_status().compiled_cases;
+    int ok = 0, failed = 0;
+    for (int c = 0; c < 300; ++c) {
+      Env env = at(std::uniform_real_distribution<double>(-3.5, 3.5)(rng), std::uniform_real_distribution<double>(-3, 3)(rng));
+      if (c % 10 == 3) env.inputs["y"] = 0.5;  // a zero divisor where that branch is taken
+      env.params["w"] = std::uniform_real_distribution<double>(-1, 1)(rng);
+      GradOptions o;
+      o.plan = plan;
+      auto got = s.gradients(env, o);
+      auto want = reference->run(env);
+      ASSERT_EQ(got.ok(), want.ok()) << (got.ok() ? want.error().message : got.error().message);
+      if (!want.ok()) {
+        EXPECT_EQ(got.error().message, want.error().message);
+        ++failed;
+        continue;
+      }
+      ++ok;
+      EXPECT_EQ(bits(got->result), bits(want->result));
+      ASSERT_EQ(got->gradients.size(), want->gradients.size());
+      for (std::size_t k = 0; k < want->gradients.size(); ++k) {
+        EXPECT_EQ(got->gradients[k].first, want->gradients[k].first);
+        EXPECT_EQ(bits(got->gradients[k].second), bits(want->gradients[k].second)) << got->gradients[k].first;
+      }
+    }
+    EXPECT_GT(ok, 150);
+    EXPECT_GT(failed, 10);
+    const std::uint64_t ran = (*bt)->plan_status().compiled_cases - before;
+    // Auto: this output's batched tape ran the cases (one lane each);
+    // Compiled: a tape of its own; Interpreter: none.
+    if (plan == EvalPlan::Auto) EXPECT_GE(ran, static_cast<std::uint64_t>(ok));
+    else EXPECT_EQ(ran, 0u);
+  }
 }
 
 }  // namespace
