@@ -136,7 +136,7 @@ std::optional<GradResult> ProgramSession::compiled_gradients(const GradientTape&
       GradOptions o;
       o.bindings = bindings_.get();
       o.plan = EvalPlan::Compiled;
-      auto made = BatchGradientTape::create(program_, {name}, o);
+      auto made = BatchGradientTape::create(*program_, {name}, o);
       it = compiled_tapes_.emplace(name, made ? std::make_shared<BatchGradientTape>(std::move(*made)) : nullptr).first;
     }
     bt = it->second;
