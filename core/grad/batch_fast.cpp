@@ -28,9 +28,12 @@
 #include "grad/surrogate.h"
 #include "ir/op_derivatives.h"
 
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_THREAD__)
 // flatten: the kernels are lambdas, which must be inlined into each clone to
 // be compiled for its ISA (a lambda called out of line is x86-64 code).
+// Not under ThreadSanitizer: the clones' resolver runs while the dynamic
+// loader relocates the program, before TSan's runtime is set up, and its
+// instrumented entry crashed the TSan test binary at start.
 #define TC_BATCH_CLONES __attribute__((target_clones("avx512f", "avx2", "default"), flatten))
 #else
 #define TC_BATCH_CLONES
