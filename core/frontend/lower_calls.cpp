@@ -245,13 +245,23 @@ Val Lowerer::math_call(const std::string& member, const std::vector<Val>& args, 
   fail("calling 'math." + member + "' is not supported yet", loc);
 }
 
-Val Lowerer::inline_call(const FunctionDef& g, const std::vector<Val>& args, SourceLoc loc) {
+namespace {
+
+/// A called function's own variables: its parameters bound to the arguments.
+Env parameters_of(const FunctionDef& g, const std::vector<Val>& args) {
   Env env;
   for (std::size_t k = 0; k < args.size() && k < g.params.size(); ++k) {
     Binding b;
     b.v = args[k];
     env[g.params[k].name] = std::move(b);
   }
+  return env;
+}
+
+}  // namespace
+
+Val Lowerer::inline_call(const FunctionDef& g, const std::vector<Val>& args, SourceLoc loc) {
+  Env env = parameters_of(g, args);
   // The helper's returns must agree with each other, not with the caller's.
   std::optional<Val> caller_shape = std::move(ret_shape_);
   ret_shape_.reset();
@@ -298,12 +308,7 @@ Flow Lowerer::call_statement(const Expr& e, const Env& env) {
          "(a function of this file may be called on its own line for its raise and assert statements)",
          e.loc);
   const FunctionDef& g = *info.callee;
-  Env henv;
-  for (std::size_t k = 0; k < args.size() && k < g.params.size(); ++k) {
-    Binding b;
-    b.v = args[k];
-    henv[g.params[k].name] = std::move(b);
-  }
+  Env henv = parameters_of(g, args);
   // The helper's returns must agree with each other, not with the caller's.
   std::optional<Val> caller_shape = std::move(ret_shape_);
   ret_shape_.reset();
