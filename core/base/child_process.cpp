@@ -1,5 +1,7 @@
 #include "base/child_process.h"
 
+#include "base/spawn.h"
+
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
@@ -11,10 +13,8 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
-extern char** environ;
 #endif
 
 namespace tc {
@@ -80,55 +80,28 @@ ChildResult run_child(const std::vector<std::string>& argv, const ChildLimits& l
     r.output = "'" + argv[0] + "' is not on PATH";
     return r;
   }
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  int out[2], status_pipe[2];
+  int out[2];
   if (::pipe2(out, O_CLOEXEC) != 0) {
     r.output = std::string("no pipe: ") + std::strerror(errno);
     return r;
   }
-  if (::pipe2(status_pipe, O_CLOEXEC) != 0) {
-    r.output = std::string("no pipe: ") + std::strerror(errno);
-    ::close(out[0]);
-    ::close(out[1]);
-    return r;
-  }
   const int null_fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
-  const pid_t parent = ::getpid();
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    // The child: async-signal-safe calls only, then exec.
-    ::setpgid(0, 0);
-    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (::getppid() != parent) ::_exit(127);  // the parent died before prctl
-    sigset_t none;
-    sigemptyset(&none);
-    ::sigprocmask(SIG_SETMASK, &none, nullptr);
-    if (null_fd >= 0) ::dup2(null_fd, 0);
-    ::dup2(out[1], 1);
-    ::dup2(out[1], 2);
-    ::execv(program.c_str(), args.data());
-    const int err = errno;
-    (void)!::write(status_pipe[1], &err, sizeof err);
-    ::_exit(127);
-  }
+  SpawnSpec spec;
+  spec.program = program;
+  spec.argv = argv;
+  spec.dup_to = {{null_fd, 0}, {out[1], 1}, {out[1], 2}};
+  spec.new_group = true;
+  const Spawned child = spawn_process(spec);
   if (null_fd >= 0) ::close(null_fd);
   ::close(out[1]);
-  ::close(status_pipe[1]);
-  if (pid < 0) {
-    r.output = std::string("fork failed: ") + std::strerror(errno);
+  if (!child.ok()) {
     ::close(out[0]);
-    ::close(status_pipe[0]);
+    r.end = ChildResult::End::NotStarted;
+    const bool at_exec = std::string(child.step) == "exec";
+    r.output = "'" + program + "' could not be started: " + (at_exec ? std::string(std::strerror(child.error)) : child.describe());
     return r;
   }
-  ::setpgid(pid, pid);  // also here, so a kill right away reaches the group
-  int exec_errno = 0;
-  ssize_t got;
-  while ((got = ::read(status_pipe[0], &exec_errno, sizeof exec_errno)) < 0 && errno == EINTR) {
-  }
-  ::close(status_pipe[0]);
-  const bool started = got != static_cast<ssize_t>(sizeof exec_errno);
+  const pid_t pid = child.pid;
 
   using clock = std::chrono::steady_clock;
   const auto deadline = clock::now() + std::chrono::duration_cast<clock::duration>(
@@ -177,11 +150,6 @@ ChildResult run_child(const std::vector<std::string>& argv, const ChildLimits& l
     ::usleep(killed ? 1000 : 20000);
   }
   ::close(out[0]);
-  if (!started) {
-    r.end = ChildResult::End::NotStarted;
-    r.output = "'" + program + "' could not be started: " + std::strerror(exec_errno);
-    return r;
-  }
   if (killed) return r;
   if (status != -1 && WIFEXITED(status)) {
     r.end = ChildResult::End::Exited;

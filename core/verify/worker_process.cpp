@@ -2,6 +2,8 @@
 
 #include "verify/python_reference.h"
 
+#include "base/spawn.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
@@ -10,7 +12,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -105,35 +106,19 @@ Result<std::unique_ptr<WorkerProcess>> WorkerProcess::start(const std::vector<st
   set_nonblocking(w->sock_);
   set_nonblocking(w->err_);
 
-  // Everything the child needs is prepared here: between fork and exec only
-  // async-signal-safe calls are allowed (the parent may have other threads).
-  std::vector<char*> args;
-  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  char* envp[] = {nullptr};
-  const struct rlimit memory{limits.memory_bytes, limits.memory_bytes};
-  const struct rlimit no_core{0, 0};
-  const pid_t parent = ::getpid();
-
-  pid_t pid = ::fork();
-  if (pid < 0) {
+  SpawnSpec spec;
+  spec.program = argv[0];
+  spec.argv = argv;
+  spec.empty_environment = true;
+  spec.dup_to = {{null_in, 0}, {null_out, 1}, {child_err, 2}, {child_sock, 3}, {child_sock, 4}, {child_counter, 5}};
+  spec.close_from = 6;
+  spec.limits = {{RLIMIT_AS, {limits.memory_bytes, limits.memory_bytes}}, {RLIMIT_CORE, {0, 0}}};
+  const Spawned child = spawn_process(spec);
+  if (!child.ok()) {
     close_child_ends();
-    return make_error("cannot start the reference worker: fork: " + errno_text());
+    return make_error("cannot start the reference worker: " + child.describe());
   }
-  if (pid == 0) {
-    sigset_t none;
-    sigemptyset(&none);
-    ::sigprocmask(SIG_SETMASK, &none, nullptr);
-    if (::dup2(null_in, 0) < 0 || ::dup2(null_out, 1) < 0 || ::dup2(child_err, 2) < 0 || ::dup2(child_sock, 3) < 0 ||
-        ::dup2(child_sock, 4) < 0 || ::dup2(child_counter, 5) < 0)
-      ::_exit(126);
-    ::syscall(SYS_close_range, 6u, ~0u, 0u);
-    if (::setrlimit(RLIMIT_AS, &memory) != 0 || ::setrlimit(RLIMIT_CORE, &no_core) != 0) ::_exit(126);
-    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (::getppid() != parent) ::_exit(126);  // the parent died before the line above
-    ::execve(args[0], args.data(), envp);
-    ::_exit(127);
-  }
+  const pid_t pid = child.pid;
   close_child_ends();
   w->pid_ = pid;
   w->last_change_ = std::chrono::steady_clock::now();
