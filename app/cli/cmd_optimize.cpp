@@ -99,7 +99,7 @@ CommandRegistration reg{"optimize",
                                        "cvc5, as `prove`) and write nothing unless it is (exit 1 different, 4 "
                                        "unknown, 3 not encodable)");
                           sub.add_option("--prove-timeout", args->prove_timeout,
-                                         "seconds each solver may take for --prove (default 60)")
+                                         "seconds each proof may take for --prove (default 60)")
                               ->check(finite_above(0, true));
                           return [args] { return run_optimize(*args); };
                         }};

@@ -116,7 +116,7 @@ CommandRegistration reg{
       sub.add_option("B", args->b_path,
                      "the program A must agree with; without it, prove that A cannot fail on any input");
       add_program_options(sub, args->a, /*with_positional=*/false);
-      sub.add_option("--timeout", args->timeout, "seconds each solver may take before the verdict is unknown (default 60)")
+      sub.add_option("--timeout", args->timeout, "seconds the proof may take before the verdict is unknown; cvc5 and z3 run side by side (default 60)")
           ->check(finite_above(0, true));
       sub.add_option("--atol", args->atol, "absolute tolerance: |a-b| <= atol + rtol*|b| (default 0)")
           ->check(finite_above(0, false));

@@ -153,7 +153,7 @@ CommandRegistration reg{
                    "prove the candidate equal to the original's circuit over the whole domain (Z3 and cvc5, as "
                    "`prove`) instead of enumerating cases: float and large int32 domains are accepted (exit 1 "
                    "different, 4 no proof)");
-      sub.add_option("--prove-timeout", args->prove_timeout, "seconds each solver may take for --prove (default 60)")
+      sub.add_option("--prove-timeout", args->prove_timeout, "seconds each proof may take for --prove (default 60)")
           ->check(finite_above(0, true));
       return [args] { return run_replace(*args); };
     }};

@@ -450,7 +450,10 @@ Result<ProveResult> prove_equivalent(const Program& a, const Program& b, const P
     if (it == of_a.end() || z3::eq(it->second, value)) return;
     std::vector<z3::expr> args;
     for (NodeId k : b.nodes[i].args) args.push_back(values[static_cast<std::size_t>(k)]);
-    if (equal_with_cut(c, b, id, args, it->second, value, std::min(20.0, options.timeout_s), known)) {
+    // Each query gets at most what is left of the sweep's half, so that the
+    // sweep and the solvers after it stay within --timeout together.
+    const double left_s = std::max(0.001, budget_s - since(sweep_start));
+    if (equal_with_cut(c, b, id, args, it->second, value, std::min(20.0, left_s), known)) {
       value = it->second;
       ++merged;
     }
@@ -487,7 +490,10 @@ Result<ProveResult> prove_equivalent(const Program& a, const Program& b, const P
   const z3::expr both_ok = !ta->fails && !tb->fails;
   const z3::expr differ =
       z3::eq(ta->fails, tb->fails) ? (both_ok && any_off) : ((ta->fails != tb->fails) || (both_ok && any_off));
-  ProveResult r = decide(c, enc, differ, options, watch, Verdict::Equivalent, Verdict::Different,
+  // The solvers get the time the sweep left (at least the other half).
+  ProveOptions rest = options;
+  rest.timeout_s = std::max(options.timeout_s - since(sweep_start), options.timeout_s / 2);
+  ProveResult r = decide(c, enc, differ, rest, watch, Verdict::Equivalent, Verdict::Different,
                          [&](const std::map<std::string, double, std::less<>>& values, Counterexample& cex) {
                            cex.a = evaluate(a, values, nullptr);
                            cex.b = evaluate(b, values, nullptr);

@@ -21,7 +21,7 @@
 namespace tc::prove {
 
 struct ProveOptions {
-  double timeout_s = 60;  ///< per solver
+  double timeout_s = 60;  ///< the whole proof: the sweep at most half, then both solvers side by side the rest
   Tolerance tolerance;    ///< equivalence: |a - b| <= atol + rtol*|b| (a: the first program)
   /// The second opinion's command (cvc5 1.0.x); empty: none is asked.
   std::string cvc5 = "cvc5";

@@ -853,7 +853,7 @@ def verified_replacement(original, candidate, *, max_cases=100000, atol=0, rtol=
     otherwise. The original's Python function is the reference when it has one.
 
     prove=True proves the agreement over the whole domain instead of
-    enumerating it (see prove(); `timeout` seconds per solver), so float and
+    enumerating it (see prove(); within `timeout` seconds), so float and
     large int32 domains are accepted: the candidate is returned when proved
     equivalent to the original's circuit, and VerificationError is raised
     with the counterexample, or with why no proof was found; its `report` is
