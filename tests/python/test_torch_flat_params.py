@@ -171,3 +171,47 @@ def test_a_module_pickled_with_the_per_name_layout_loads():
     assert old.weights.tolist() == [1.5, -1.0, 0.25] and float(old.parameter("c")) == -1.0
     out = old({"x": torch.tensor([1.0, -1.0], dtype=torch.float64), "y": 2.0})["result"]
     assert out.tolist() == [1.5 * 2.0 - 1.0, 0.25 * 2.0 - 1.5]
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_the_fast_column_call_equals_the_general_one(dtype):
+    # Columns without grad of one dtype take the fast path; the same columns
+    # with requires_grad (or a length-1 column beside them) the general one.
+    tdtype = torch.float64 if dtype == "float64" else torch.float32
+    cols = {k: torch.from_numpy(v).to(tdtype) for k, v in columns(70).items()}
+    seeds = torch.linspace(-1, 1, 70, dtype=tdtype)
+    got = []
+    for variant in ("fast", "grad", "shared"):
+        model = program(dtype).to_tensor_module()
+        ins = dict(cols)
+        if variant == "grad":
+            ins["x"] = ins["x"].clone().requires_grad_(True)
+        out = model(ins)["result"]
+        if variant == "shared":  # y's first value for every case, through the general path
+            out = model({"x": cols["x"], "y": cols["y"][:1]})["result"]
+            ref = model({"x": cols["x"], "y": cols["y"][0].expand(70).contiguous()})["result"]
+            assert out.tolist() == ref.tolist()
+            continue
+        out.backward(seeds)
+        assert out.dtype == tdtype and model.weights.grad.dtype == tdtype
+        got.append((out.tolist(), model.weights.grad.tolist()))
+    assert got[0] == got[1]
+
+
+def test_a_record_is_freed_only_after_a_backward_that_did_not_retain_it():
+    model = program().to_tensor_module()
+    cols = {k: torch.from_numpy(v) for k, v in columns(64).items()}
+    kept = model(cols)["result"].sum()
+    kept.backward(retain_graph=True)
+    first = model.weights.grad.clone()
+    for _ in range(3):  # later calls must not take the retained record
+        model.zero_grad()
+        (model(cols)["result"] * 2.0).sum().backward()
+    model.zero_grad()
+    kept.backward()
+    assert model.weights.grad.tolist() == first.tolist()
+    spent = model(cols)["result"].sum()
+    spent.backward()
+    model(cols)  # frees spent's record
+    with pytest.raises(RuntimeError, match="second time"):
+        spent.backward()

@@ -18,6 +18,8 @@ torch = require_torch("the PyTorch bridge (Program.to_tensor_module, tensorcode.
 from torch import nn  # noqa: E402 - after require_torch's check
 from torch._C import _functions  # noqa: E402
 
+import numpy as np  # noqa: E402 - torch's CPU tensors and the core's arrays share memory through it
+
 _SECOND_ORDER = (b"a tensorcode program has first derivatives only: differentiating its gradient again "
                  b"(create_graph=True, then grad of the result) is not supported")
 
@@ -53,6 +55,8 @@ def _first_order_only(ctx, grads):
 
 
 _INTEGRAL = ("int32", "boolean")
+_Tensor, _F64, _F32 = torch.Tensor, torch.float64, torch.float32
+_NUMPY = {torch.float64: np.float64, torch.float32: np.float32}
 _SCALAR = (torch.Size([]), torch.float64)
 
 
@@ -91,8 +95,11 @@ def _seed(g):
         return None
     if g.dim() == 0:
         return float(g)
-    if g.dtype is torch.float64 and not g.requires_grad:
-        return g.numpy()  # contiguous or stride 0: no copy; other strides the core copies
+    if not g.requires_grad:
+        if g.dtype is torch.float64:
+            return g.numpy()  # contiguous or stride 0: no copy; other strides the core copies
+        if g.dtype is torch.float32 and g.stride(0) != 0:
+            return g.numpy()  # the core converts it to float64 as it reads it, in C
     if g.stride(0) == 0:
         return float(g[0])  # expanded from one value
     return g.detach().to(torch.float64).contiguous().numpy()
@@ -110,7 +117,7 @@ class _ProgramFunction(torch.autograd.Function):
     def forward(ctx, call, *values):
         module, names, columns, shapes, count, batched, out_dtype, keep, summed = call
         # One tolist() for every parameter: Python floats, the core's fastest.
-        params = dict(zip(module.parameter_names, values[-1].detach().tolist())) if module._count else None
+        params = dict(zip(module.parameter_names, values[-1].tolist())) if module._count else None
         outputs, record = module._core.batch_forward(columns, params, count, keep, module.errors, module.threads,
                                                      batched)
         # The inputs are kept only as anchors for _first_order_only: the
@@ -145,7 +152,9 @@ class _ProgramFunction(torch.autograd.Function):
         grad_in, grad_param = record.reverse([_seed(g) for g in grad_outputs], summed, module.threads, batched)
         needed = ctx.needs_input_grad
         grads = [None]
-        for k, (name, shape) in enumerate(zip(names, shapes), 1):
+        if shapes is None:  # the fast call: no input requires grad
+            grads *= len(names) + 1
+        for k, (name, shape) in enumerate(zip(names, shapes or ()), 1):
             g = grad_in.get(name) if shape is not None and needed[k] else None
             if g is None:  # a number, not a differentiable input, or no gradient asked for
                 grads.append(None)
@@ -159,13 +168,17 @@ class _ProgramFunction(torch.autograd.Function):
             else:
                 grads.append(torch.from_numpy(g).to(dtype))
         if module._count:
-            if needed[-1]:
-                # One [n] tensor in the flat parameter's dtype (a parameter
-                # the output does not reach gets 0).
+            if not needed[-1]:
+                grads.append(None)
+            elif (len(grad_param) == module._count and values[-1].dtype in _NUMPY
+                  and tuple(grad_param) == module.parameter_names):
+                # Every parameter, in the program's order (the usual case):
+                # one [n] array in the flat parameter's dtype, no Python floats.
+                grads.append(torch.from_numpy(np.fromiter(grad_param.values(), _NUMPY[values[-1].dtype],
+                                                          module._count)))
+            else:  # a parameter the output does not reach gets 0
                 grads.append(torch.tensor([float(grad_param[p]) if p in grad_param else 0.0
                                            for p in module.parameter_names], dtype=values[-1].dtype))
-            else:
-                grads.append(None)
         return tuple(grads)
 
 
@@ -376,18 +389,16 @@ class TensorModule(nn.Module):
         go back to the core's pool and this forward takes them instead of
         new pages. A record still needed (no backward yet, or a retained
         graph) stays."""
+        pending = self._pending
         keep = []
-        for ctx in self._pending:
-            meta = ctx.meta
-            if meta is None or meta[0] is None:
-                continue
+        for ctx in pending:
             try:
                 ctx.saved_tensors
             except RuntimeError:  # backward ran and the graph was freed
-                ctx.meta = (None,) + meta[1:]
+                ctx.meta = (None,) + ctx.meta[1:]
                 continue
             keep.append(ctx)
-        self._pending = keep
+        pending[:] = keep
 
     def forward(self, inputs):
         if not isinstance(inputs, dict):
@@ -400,6 +411,31 @@ class TensorModule(nn.Module):
         # of it raises and clears an AttributeError).
         flat = self._parameters["weights"]
         weights = () if flat is None else (flat,)
+        # The common training call: 1-D CPU columns of one length (over 1) and
+        # one floating dtype, none requiring grad. Each goes to the core as
+        # .numpy() (no copy; a float32 column the core converts as it reads
+        # it, in C), with no shapes kept and no input gradients asked for.
+        columns, count, dtype = [], None, None
+        for name in names:
+            v = inputs[name]
+            if v.__class__ is not _Tensor or v.requires_grad or v.ndim != 1 or not v.is_cpu:
+                break
+            d = v.dtype
+            if d is not dtype:
+                if dtype is not None or (d is not _F64 and d is not _F32):
+                    break
+                dtype = d
+            length = v.shape[0]
+            if length != count:
+                if count is not None or length == 1:
+                    break
+                count = length
+            columns.append(v.numpy())
+        else:
+            if count is not None:
+                keep = flat is not None and flat.requires_grad and torch.is_grad_enabled()
+                call = (self, names, dict(zip(names, columns)), None, count, True, dtype, keep, None)
+                return dict(zip(self.output_names, _ProgramFunction.apply(call, *inputs.values(), *weights)))
         # The common scalar call (0-d float64 CPU tensors and numbers): no
         # batch bookkeeping, so one case costs no more than it always did.
         values, shapes = [], []
