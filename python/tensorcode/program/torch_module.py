@@ -128,6 +128,8 @@ class _ProgramFunction(torch.autograd.Function):
         if not batched:
             return tuple(torch.tensor(v, dtype=out_dtype) for v in outputs[:, 0].tolist())
         if out_dtype is not torch.float64:
+            if out_dtype is torch.float32:  # numpy's cast: cheaper than a torch op on a small batch
+                return tuple(torch.from_numpy(row.astype(np.float32)) for row in outputs)
             return tuple(torch.from_numpy(row).to(out_dtype) for row in outputs)
         if len(outputs) == 1:
             return (torch.from_numpy(outputs[0]),)
