@@ -140,8 +140,8 @@ def epoch_torch(coef, opt, t, y, k, batch):
     t0 = clock()
     for a, b in spans:
         opt.zero_grad()
-        c = coef if not isinstance(coef, list) else coef
-        out = pricing_torch(t["base"][a:b], t["qty"][a:b], t["loyalty"][a:b], t["distance"][a:b], c, k)
+        # coef: one [5] parameter, or a list of five 0-d ones (indexed alike).
+        out = pricing_torch(t["base"][a:b], t["qty"][a:b], t["loyalty"][a:b], t["distance"][a:b], coef, k)
         loss = ((out - y[a:b]) ** 2).mean()
         loss.backward()
         opt.step()
