@@ -215,3 +215,21 @@ def test_a_record_is_freed_only_after_a_backward_that_did_not_retain_it():
     model(cols)  # frees spent's record
     with pytest.raises(RuntimeError, match="second time"):
         spent.backward()
+
+
+def test_the_fast_call_masks_failing_cases():
+    b = Builder()
+    x = b.input("x")
+    y = b.input("y")
+    w = b.parameter("w", 1.5)
+    model = b.build(w * x / y).to_tensor_module(errors="nan")
+    xs = torch.tensor([1.0, 2.0, 3.0, 4.0], dtype=torch.float64)  # no grad: the fast path
+    ys = torch.tensor([1.0, 2.0, 0.0, 4.0], dtype=torch.float64)  # case 2 divides by zero
+    out = model({"x": xs, "y": ys})["result"]
+    assert torch.isnan(out[2]) and out[[0, 1, 3]].tolist() == [1.5, 1.5, 1.5]
+    out[torch.isfinite(out)].sum().backward()
+    assert model.weights.grad.tolist() == [1.0 + 1.0 + 1.0]  # case 2 left out
+    with pytest.raises(Exception, match="case 2"):
+        b2 = Builder()
+        x2, y2 = b2.input("x"), b2.input("y")
+        b2.build(b2.parameter("w", 1.5) * x2 / y2).to_tensor_module()({"x": xs, "y": ys})
