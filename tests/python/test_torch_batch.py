@@ -116,14 +116,14 @@ def test_torch_seed_and_input_layouts_keep_the_bits():
         def run(x, y, backward, wants_y=True):
             x = x.clone().requires_grad_(True) if x.is_contiguous() else x.requires_grad_(True)
             y = y.clone().requires_grad_(wants_y) if y.is_contiguous() else y.requires_grad_(wants_y)
-            for w in model.parameters():
+            for w in model.parameters():  # the one flat parameter
                 w.grad = None
             out = model({"x": x, "y": y})["result"]
             backward(out)
             grad_y = y.grad if y.is_leaf else None
             return ([bits(v) for v in out.tolist()], [bits(v) for v in x.grad.tolist()],
                     None if grad_y is None else [bits(v) for v in grad_y.tolist()],
-                    [bits(w.grad) for w in model.parameters()])
+                    [bits(model.parameter(n).grad) for n in model.parameter_names])
 
         want = run(xs, ys, lambda out: out.backward(torch.full((40,), 3.0, dtype=torch.float64)))
         assert run(xs, ys, lambda out: (out.sum() * 3.0).backward()) == want  # seed 3.0, stride 0

@@ -9,12 +9,16 @@ the whole batch in core, and backward is the core's batched reverse pass
 over the values the forward kept (it never runs the forward again). It is
 not a CUDA version of the circuit: tensors must be on the CPU.
 """
+from collections.abc import Mapping
+
 from ._torch import require_torch
 
 # An interpreter without torch gets an ImportError naming it and the ways out.
 torch = require_torch("the PyTorch bridge (Program.to_tensor_module, tensorcode.program.operation)")
 from torch import nn  # noqa: E402 - after require_torch's check
 from torch._C import _functions  # noqa: E402
+
+import numpy as np  # noqa: E402 - torch's CPU tensors and the core's arrays share memory through it
 
 _SECOND_ORDER = (b"a tensorcode program has first derivatives only: differentiating its gradient again "
                  b"(create_graph=True, then grad of the result) is not supported")
@@ -51,6 +55,8 @@ def _first_order_only(ctx, grads):
 
 
 _INTEGRAL = ("int32", "boolean")
+_Tensor, _F64, _F32 = torch.Tensor, torch.float64, torch.float32
+_NUMPY = {torch.float64: np.float64, torch.float32: np.float32}
 _SCALAR = (torch.Size([]), torch.float64)
 
 
@@ -89,8 +95,11 @@ def _seed(g):
         return None
     if g.dim() == 0:
         return float(g)
-    if g.dtype is torch.float64 and not g.requires_grad:
-        return g.numpy()  # contiguous or stride 0: no copy; other strides the core copies
+    if not g.requires_grad:
+        if g.dtype is torch.float64:
+            return g.numpy()  # contiguous or stride 0: no copy; other strides the core copies
+        if g.dtype is torch.float32 and g.stride(0) != 0:
+            return g.numpy()  # the core converts it to float64 as it reads it, in C
     if g.stride(0) == 0:
         return float(g[0])  # expanded from one value
     return g.detach().to(torch.float64).contiguous().numpy()
@@ -98,7 +107,8 @@ def _seed(g):
 
 class _ProgramFunction(torch.autograd.Function):
     """Outputs of the circuit for a batch; backward asks the core for the
-    batched VJP over the record the forward kept."""
+    batched VJP over the record the forward kept. The module's parameters
+    come in as one flat tensor (the last value, when the program has any)."""
 
     # Per call the bridge's own work runs between two passes over the whole
     # record, which leave the caches cold for it: every torch op or Python
@@ -106,18 +116,20 @@ class _ProgramFunction(torch.autograd.Function):
     @staticmethod
     def forward(ctx, call, *values):
         module, names, columns, shapes, count, batched, out_dtype, keep, summed = call
-        # Parameters as 0-d arrays over their storage (read by the core as
-        # numbers): the same two calls as each input column, not an item().
-        params = {p: w.detach().numpy() if w.dtype is torch.float64 and w.is_cpu else float(w)
-                  for p, w in zip(module.parameter_names, values[len(names):])}
+        # One tolist() for every parameter: Python floats, the core's fastest.
+        params = dict(zip(module.parameter_names, values[-1].tolist())) if module._count else None
         outputs, record = module._core.batch_forward(columns, params, count, keep, module.errors, module.threads,
                                                      batched)
         # The inputs are kept only as anchors for _first_order_only: the
         # record holds every value backward reads, so no SavedVariables.
-        ctx.meta = (record, values, names, shapes, summed, module.parameter_names, module.threads, batched)
+        ctx.meta = (record, values, names, shapes, summed, module, batched)
+        if keep:
+            module._pending.append(ctx)
         if not batched:
             return tuple(torch.tensor(v, dtype=out_dtype) for v in outputs[:, 0].tolist())
         if out_dtype is not torch.float64:
+            if out_dtype is torch.float32:  # numpy's cast: cheaper than a torch op on a small batch
+                return tuple(torch.from_numpy(row.astype(np.float32)) for row in outputs)
             return tuple(torch.from_numpy(row).to(out_dtype) for row in outputs)
         if len(outputs) == 1:
             return (torch.from_numpy(outputs[0]),)
@@ -125,11 +137,11 @@ class _ProgramFunction(torch.autograd.Function):
 
     @staticmethod
     def backward(ctx, *grad_outputs):
-        if ctx.meta[0] is None:
-            raise RuntimeError("this forward kept no record for backward (it ran without gradients)")
         # Nothing is saved, but this raises torch's own error on a second
         # backward through a graph that was not retained.
         ctx.saved_tensors
+        if ctx.meta[0] is None:
+            raise RuntimeError("this forward kept no record for backward (it ran without gradients)")
         if torch.is_grad_enabled():  # create_graph=True
             with torch.no_grad():
                 grads = _ProgramFunction._gradients(ctx, grad_outputs)
@@ -138,11 +150,13 @@ class _ProgramFunction(torch.autograd.Function):
 
     @staticmethod
     def _gradients(ctx, grad_outputs):
-        record, _, names, shapes, summed, param_names, threads, batched = ctx.meta
-        grad_in, grad_param = record.reverse([_seed(g) for g in grad_outputs], summed, threads, batched)
+        record, values, names, shapes, summed, module, batched = ctx.meta
+        grad_in, grad_param = record.reverse([_seed(g) for g in grad_outputs], summed, module.threads, batched)
         needed = ctx.needs_input_grad
         grads = [None]
-        for k, (name, shape) in enumerate(zip(names, shapes), 1):
+        if shapes is None:  # the fast call: no input requires grad
+            grads *= len(names) + 1
+        for k, (name, shape) in enumerate(zip(names, shapes or ()), 1):
             g = grad_in.get(name) if shape is not None and needed[k] else None
             if g is None:  # a number, not a differentiable input, or no gradient asked for
                 grads.append(None)
@@ -155,16 +169,98 @@ class _ProgramFunction(torch.autograd.Function):
                 grads.append(torch.from_numpy(g))
             else:
                 grads.append(torch.from_numpy(g).to(dtype))
-        for k, p in enumerate(param_names, len(names) + 1):
-            g = grad_param.get(p) if needed[k] else None
-            grads.append(None if g is None else torch.from_numpy(g))
+        if module._count:
+            if not needed[-1]:
+                grads.append(None)
+            elif (len(grad_param) == module._count and values[-1].dtype in _NUMPY
+                  and tuple(grad_param) == module.parameter_names):
+                # Every parameter, in the program's order (the usual case):
+                # one [n] array in the flat parameter's dtype, no Python floats.
+                grads.append(torch.from_numpy(np.fromiter(grad_param.values(), _NUMPY[values[-1].dtype],
+                                                          module._count)))
+            else:  # a parameter the output does not reach gets 0
+                grads.append(torch.tensor([float(grad_param[p]) if p in grad_param else 0.0
+                                           for p in module.parameter_names], dtype=values[-1].dtype))
         return tuple(grads)
 
 
+class ParameterView(nn.Parameter):
+    """One program parameter of a TensorModule: a 0-d view of the module's
+    flat `weights` parameter (same storage, so values written through it,
+    an optimizer step or load_state_dict are seen on both sides). Its
+    `.grad` is the matching element of `weights.grad`, and a gradient that
+    reaches it through an expression of your own (a penalty on one
+    coefficient) is added there too, so optimizers over
+    `module.parameters()` see it. Not registered with the module: the
+    optimizer steps the one flat tensor."""
+
+    @property
+    def grad(self):
+        g = self._flat.grad
+        return None if g is None else g[self._index]
+
+    @grad.setter
+    def grad(self, value):
+        # Setting one coefficient's gradient (None: zero) writes its element.
+        flat = self._flat
+        with torch.no_grad():
+            if flat.grad is None:
+                if value is None:
+                    return
+                flat.grad = torch.zeros_like(flat)
+            flat.grad[self._index] = 0.0 if value is None else value
+
+    def __repr__(self):
+        return f"ParameterView('{self._name}', {float(self.detach()):.6g}, dtype={self.dtype})"
+
+    def __reduce_ex__(self, protocol):
+        # On its own (outside the module) a view pickles as a plain 0-d
+        # Parameter with its value.
+        return (nn.Parameter, (self.detach().clone(), self.requires_grad))
+
+
+def _view(flat, index, name):
+    v = ParameterView(flat.detach()[index], flat.requires_grad)
+    v._flat, v._index, v._name = flat, index, name
+
+    def route(g):
+        # A gradient through the view itself goes to the flat parameter.
+        with torch.no_grad():
+            if flat.grad is None:
+                flat.grad = torch.zeros_like(flat)
+            flat.grad[index] += g.to(flat.dtype)
+    if flat.requires_grad:
+        v.register_hook(route)
+    return v
+
+
+class _Views(Mapping):
+    """module.params: parameter key -> ParameterView, read-only."""
+
+    def __init__(self, views):
+        self._views = views
+
+    def __getitem__(self, key):
+        return self._views[key]
+
+    def __iter__(self):
+        return iter(self._views)
+
+    def __len__(self):
+        return len(self._views)
+
+    def __repr__(self):
+        return f"params({', '.join(f'{k}={float(v.detach()):.6g}' for k, v in self._views.items())})"
+
+
 class TensorModule(nn.Module):
-    """A program as a module. Its parameters are the program's parameters as
-    float64 nn.Parameters (in `params`, keyed by name with '.' written as '/'),
-    so native optimizers and state_dict work.
+    """A program as a module. Its parameters are held in one flat
+    nn.Parameter `weights` of shape [n] (program order, in the program's
+    dtype: float32 for a float32 program, float64 otherwise), so an optimizer
+    step costs one tensor, not one per coefficient. `params` maps each name
+    ('.' written as '/') to a ParameterView of it, `parameter(name)` takes
+    the program's name, and state_dict keeps the per-name keys
+    `params.NAME` (older saved state dicts load unchanged).
 
     forward({input: value}) takes per input a 1-D tensor [B] (one case per
     element), a 0-d tensor or a number (shared by every case) and returns a
@@ -193,33 +289,155 @@ class TensorModule(nn.Module):
         self._domains = {name: domain for name, domain, _ in info["inputs"]}
         self.output_names = tuple(info["outputs"])
         self.parameter_names = tuple(name for name, _ in info["parameters"])
-        self.params = nn.ParameterDict()
         self._keys = {}
-        self._weight_keys = ()
         for index, (name, value) in enumerate(info["parameters"]):
             key = name.replace(".", "/")
-            if not key or key in self.params or hasattr(self.params, key):
+            if not key or key in self._keys.values():
                 key = f"p{index}/{key}"
             self._keys[name] = key
-            self.params[key] = nn.Parameter(torch.tensor(float(value), dtype=torch.float64))
         self._weight_keys = tuple(self._keys[n] for n in self.parameter_names)
+        self._count = len(self.parameter_names)
+        self._pending = []  # contexts whose records a later forward may free (_release)
+        dtype = torch.float32 if info["dtype"] == "float32" else torch.float64
+        if self._count:
+            self.weights = nn.Parameter(torch.tensor([float(v) for _, v in info["parameters"]], dtype=dtype))
+        else:
+            self.register_parameter("weights", None)
+        self._views = None
+
+    # -- per-name access ---------------------------------------------------
+
+    @property
+    def params(self):
+        """{key: ParameterView}: each parameter by name ('.' written '/')."""
+        flat = self._parameters.get("weights")
+        cached = self.__dict__.get("_views")
+        if cached is not None and cached[0] is flat and cached[1] == (None if flat is None else flat.data_ptr()):
+            return cached[2]
+        views = _Views({} if flat is None else
+                       {key: _view(flat, i, name) for i, (name, key) in enumerate(zip(self.parameter_names,
+                                                                                        self._weight_keys))})
+        self.__dict__["_views"] = (flat, None if flat is None else flat.data_ptr(), views)
+        return views
 
     def parameter(self, name):
-        """The nn.Parameter of the program parameter `name`."""
+        """The ParameterView of the program parameter `name`."""
         try:
             return self.params[self._keys[name]]
         except KeyError:
             raise KeyError(f"the program has no parameter '{name}'") from None
 
+    def _values(self):
+        flat = self._parameters.get("weights")
+        return [] if flat is None else flat.detach().tolist()
+
+    # -- state_dict: the per-name keys of earlier versions -------------------
+
+    def _save_to_state_dict(self, destination, prefix, keep_vars):
+        super()._save_to_state_dict(destination, prefix, keep_vars)
+        flat = destination.pop(prefix + "weights", None)
+        if flat is None:
+            return
+        views = self.params if keep_vars else None
+        for i, key in enumerate(self._weight_keys):
+            destination[prefix + "params." + key] = views[key] if keep_vars else flat[i]
+
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                              error_msgs):
+        flat = self._parameters.get("weights")
+        if flat is not None and prefix + "weights" not in state_dict:
+            # Per-name entries (what state_dict() writes, and what modules
+            # saved before the flat layout wrote) become one flat entry.
+            values = flat.detach().clone()
+            for i, key in enumerate(self._weight_keys):
+                full = prefix + "params." + key
+                if full not in state_dict:
+                    missing_keys.append(full)
+                    continue
+                v = state_dict.pop(full)
+                if not isinstance(v, torch.Tensor) or v.numel() != 1:
+                    shape = list(v.shape) if isinstance(v, torch.Tensor) else type(v).__name__
+                    error_msgs.append(f"size mismatch for {full}: copying a param with shape {shape} from "
+                                      "checkpoint, the shape in current model is [] (one value)")
+                    continue
+                values[i] = v.detach().reshape(())
+            state_dict[prefix + "weights"] = values
+        super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                                      error_msgs)
+
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        state["_views"] = None  # rebuilt on use (their hooks are closures)
+        state["_pending"] = []
+        return state
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        old = self._modules.get("params") if "weights" not in self._parameters else None
+        if old is not None:
+            # A module pickled before the flat layout: its ParameterDict of
+            # 0-d parameters becomes the flat one.
+            del self._modules["params"]
+            self._count = len(self.parameter_names)
+            self._pending, self._views = [], None
+            self.weights = nn.Parameter(torch.stack([old[k].detach() for k in self._weight_keys])) \
+                if self._count else None
+
+    # -- the call -------------------------------------------------------------
+
+    def _release(self):
+        """Frees the records of earlier calls whose backward has run on a
+        graph that was not retained, before the next forward: their blocks
+        go back to the core's pool and this forward takes them instead of
+        new pages. A record still needed (no backward yet, or a retained
+        graph) stays."""
+        pending = self._pending
+        keep = []
+        for ctx in pending:
+            try:
+                ctx.saved_tensors
+            except RuntimeError:  # backward ran and the graph was freed
+                ctx.meta = (None,) + ctx.meta[1:]
+                continue
+            keep.append(ctx)
+        pending[:] = keep
+
     def forward(self, inputs):
         if not isinstance(inputs, dict):
             raise TypeError(f"forward() takes a dict of input tensors, not {type(inputs).__name__}")
+        if self._pending:
+            self._release()
         # Missing and unknown names are the core's to report.
         names = tuple(inputs)
-        # What self.params[key] reads, without nn.Module.__getattr__ (on
-        # Python 3.11 each use of it raises and clears an AttributeError).
-        found = self._modules["params"]._parameters
-        weights = [found[k] if k in found else self.params[k] for k in self._weight_keys]
+        # self.weights without nn.Module.__getattr__ (on Python 3.11 each use
+        # of it raises and clears an AttributeError).
+        flat = self._parameters["weights"]
+        weights = () if flat is None else (flat,)
+        # The common training call: 1-D CPU columns of one length (over 1) and
+        # one floating dtype, none requiring grad. Each goes to the core as
+        # .numpy() (no copy; a float32 column the core converts as it reads
+        # it, in C), with no shapes kept and no input gradients asked for.
+        columns, count, dtype = [], None, None
+        for name in names:
+            v = inputs[name]
+            if v.__class__ is not _Tensor or v.requires_grad or v.ndim != 1 or not v.is_cpu:
+                break
+            d = v.dtype
+            if d is not dtype:
+                if dtype is not None or (d is not _F64 and d is not _F32):
+                    break
+                dtype = d
+            length = v.shape[0]
+            if length != count:
+                if count is not None or length == 1:
+                    break
+                count = length
+            columns.append(v.numpy())
+        else:
+            if count is not None:
+                keep = flat is not None and flat.requires_grad and torch.is_grad_enabled()
+                call = (self, names, dict(zip(names, columns)), None, count, True, dtype, keep, None)
+                return dict(zip(self.output_names, _ProgramFunction.apply(call, *inputs.values(), *weights)))
         # The common scalar call (0-d float64 CPU tensors and numbers): no
         # batch bookkeeping, so one case costs no more than it always did.
         values, shapes = [], []
@@ -236,8 +454,8 @@ class TensorModule(nn.Module):
             else:
                 break
         else:
-            call = (self, names, dict(zip(names, values)), shapes, 1, False, torch.float64, torch.is_grad_enabled(),
-                    names)
+            keep = torch.is_grad_enabled()
+            call = (self, names, dict(zip(names, values)), shapes, 1, False, torch.float64, keep, names)
             outputs = _ProgramFunction.apply(call, *[inputs[name] for name in names], *weights)
             return dict(zip(self.output_names, outputs))
         values, shapes = [], []
@@ -282,7 +500,7 @@ class TensorModule(nn.Module):
                     out_dtype = s[1] if out_dtype is None else torch.promote_types(out_dtype, s[1])
         elif out_dtype is None:
             out_dtype = torch.float64
-        keep = torch.is_grad_enabled() and (grads or any(w.requires_grad for w in weights))
+        keep = torch.is_grad_enabled() and (grads or (flat is not None and flat.requires_grad))
         # Inputs given once for the whole batch get the sum of their gradients.
         if count == 1:
             summed = names  # one case: its gradients as numbers
@@ -301,16 +519,19 @@ class TensorModule(nn.Module):
         """The program and the current parameter values (nn.Module's own repr
         showed only "Parameter containing: [torch.DoubleTensor of size ]")."""
         shown = self.parameter_names[:20]
-        values = ", ".join(f"{n}={float(self.params[self._keys[n]].detach()):.6g}" for n in shown)
+        current = self._values()
+        values = ", ".join(f"{n}={v:.6g}" for n, v in zip(shown, current))
         if len(self.parameter_names) > len(shown):
             values += f", ... ({len(self.parameter_names)} in all)"
+        flat = self._parameters.get("weights")
+        dtype = str(flat.dtype).replace("torch.", "") if flat is not None else "float64"
         return (f"{type(self).__name__}(\n  program: {self._program!r}\n"
-                f"  parameters (float64): {values or 'none'}\n  errors={self.errors!r}, threads={self.threads}\n)")
+                f"  parameters ({dtype}): {values or 'none'}\n  errors={self.errors!r}, threads={self.threads}\n)")
 
     def program(self):
         """The program with the current parameter values."""
         from . import Program
-        values = {n: float(self.params[self._keys[n]].detach()) for n in self.parameter_names}
+        values = dict(zip(self.parameter_names, self._values()))
         return Program(self._core.with_parameters(values), reference=self._program._reference)
 
     def artifact(self):
