@@ -10,8 +10,9 @@ median wall time per sample of forward + backward:
   - bridge: to_tensor_module()({name: tensor[B]}) then .sum().backward();
   - core: Program.gradients_batch (one batched forward + batched VJP in core,
     called once from Python: the floor the bridge is compared with);
-  - torch: the same rule as vectorised PyTorch (float64, torch.where), with
-    torch.set_num_threads(N);
+  - torch: the same rule as vectorised PyTorch (float64, torch.where over
+    0-d constants made once per run, no per-step ones_like/zeros_like),
+    with torch.set_num_threads(N) (the bridge runs N threads too);
   - scalar loop: one 0-d call per sample, summed, one backward (what users
     wrote before the bridge took batches).
 and one training epoch (10,000 thermostat samples, batch 64, Adam) through
@@ -24,7 +25,14 @@ the same machine load. Without it the scalar loop runs on this build.
 
 Targets (issue 22): bridge at batch 4096 <= 1.5x core per sample, >= 3x
 faster than torch; batch 1 no slower than the scalar loop of today; the
-epoch >= 5x faster than today's per-scalar loop.
+epoch >= 5x faster than today's per-scalar loop. Issue 35 asks >= 3x
+faster than torch for the thermostat at 4096 on AVX2 and on AVX-512.
+
+Every side is timed the same way: one untimed call, then the same number
+of timed calls (this thread's CPU time with one thread), once per round;
+medians over the rounds, ratios as the median of per-round ratios.
+--rules, --batches and --no-scalar narrow a run (the scalar loop and its
+epoch take most of a full one).
 """
 import argparse
 import json
@@ -42,6 +50,10 @@ parser.add_argument("--quick", action="store_true", help="fewer rounds (a smoke 
 parser.add_argument("--threads", type=int, default=1)
 parser.add_argument("--today", help="build/python of the code before the batched bridge")
 parser.add_argument("--scalar-only", action="store_true", help="(internal) print the scalar-loop figures as JSON")
+parser.add_argument("--rules", default="thermostat,long_loop", help="comma-separated: thermostat, long_loop")
+parser.add_argument("--batches", default="1,64,4096", help="comma-separated batch sizes")
+parser.add_argument("--no-scalar", action="store_true", help="skip the scalar loop and both epochs")
+parser.add_argument("--rounds", type=int, default=None)
 args = parser.parse_args()
 sys.path.insert(0, args.python_dir or str(pathlib.Path(args.build, "python")))
 sys.path.insert(0, str(ROOT / "bench" / "data"))
@@ -55,12 +67,20 @@ torch.set_num_threads(args.threads)
 # One thread: CPU time of this thread (a busy machine slows nothing here);
 # more: wall time, since the workers' time is not this thread's.
 clock = time.thread_time if args.threads == 1 else time.perf_counter
-ROUNDS = 3 if args.quick else 7
-BATCHES = (1, 64, 4096)
-RULES = {
-    "thermostat": (torch_rules.thermostat_program, torch_rules.thermostat_torch, torch_rules.thermostat_inputs),
+ROUNDS = args.rounds or (3 if args.quick else 7)
+BATCHES = tuple(int(b) for b in args.batches.split(","))
+THERMOSTAT_CONSTANTS = torch_rules.thermostat_torch_constants(torch.float64)
+
+
+def thermostat_torch(*columns):
+    return torch_rules.thermostat_torch(*columns, constants=THERMOSTAT_CONSTANTS)
+
+
+ALL_RULES = {
+    "thermostat": (torch_rules.thermostat_program, thermostat_torch, torch_rules.thermostat_inputs),
     "long_loop": (torch_rules.long_loop_program, torch_rules.long_loop_torch, torch_rules.long_loop_inputs),
 }
+RULES = {name: ALL_RULES[name] for name in args.rules.split(",")}
 EPOCH_SAMPLES, EPOCH_BATCH = 10_000, 64
 
 
@@ -164,7 +184,7 @@ rng = np.random.default_rng(7)
 samples = {}  # (rule, batch, kind) -> [ns per sample]
 epoch = {"batched": [], "scalar": []}
 epoch_columns = torch_rules.thermostat_inputs(np.random.default_rng(11), EPOCH_SAMPLES)
-epoch_y = targets_for(epoch_columns)
+epoch_y = targets_for(epoch_columns) if not args.no_scalar else np.zeros(EPOCH_SAMPLES)
 import os  # noqa: E402
 import tempfile  # noqa: E402
 
@@ -215,10 +235,14 @@ for r in range(ROUNDS):
 
             samples.setdefault((name, n, "bridge"), []).append(per_sample(bridge, n, k))
             samples.setdefault((name, n, "core"), []).append(per_sample(core, n, k))
-            samples.setdefault((name, n, "torch"), []).append(per_sample(vectorised, n, max(1, k // 4)))
-            if not args.today:
+            samples.setdefault((name, n, "torch"), []).append(per_sample(vectorised, n, k))
+            if args.no_scalar:
+                samples.setdefault((name, n, "scalar"), []).append(float("nan"))
+            elif not args.today:
                 samples.setdefault((name, n, "scalar"), []).append(
                     per_sample(scalar_loop(model, cols, n), n, max(1, 64 // n) if n < 4096 else 1))
+    if args.no_scalar:
+        continue
     epoch["batched"].append(epoch_batched(epoch_columns, epoch_y)[0])
     if args.today:
         env = dict(os.environ, TC_BENCH_TARGETS=tmp.name)
@@ -244,8 +268,13 @@ def ratio(a, b):
     return statistics.median(x / y for x, y in zip(samples[a], samples[b]))
 
 
+# Which tier the bridge's gradients ran: a compiled plan is a shared object
+# mapped from the plan cache (the block kernels otherwise; pin a tier with
+# TC_PLAN_COMPILE_AFTER and TC_CACHE_DIR, and its ISA with TC_PLAN_ISA).
+plans = sorted({line.split()[-1] for line in open("/proc/self/maps") if "/plan-" in line and line.endswith(".so\n")})
 print(f"torch {torch.__version__}, threads {args.threads}, {ROUNDS} rounds, medians; scalar loop from "
-      f"{'--today ' + args.today if args.today else 'this build'}")
+      f"{'--today ' + args.today if args.today else 'this build'}; compiled plans loaded: {len(plans)}"
+      f"{' (TC_PLAN_ISA=' + os.environ['TC_PLAN_ISA'] + ')' if plans and os.environ.get('TC_PLAN_ISA') else ''}")
 for name in RULES:
     nodes = RULES[name][0]()._c.info()["nodes"]
     print(f"{name} ({nodes} nodes), fwd+bwd per sample:")
@@ -255,6 +284,8 @@ for name in RULES:
         b, c, t, s = ((name, n, k) for k in ("bridge", "core", "torch", "scalar"))
         print(f"  {n:>6} {med(b) / 1e3:>8.3f} us {med(c) / 1e3:>8.3f} us {med(t) / 1e3:>8.3f} us "
               f"{med(s) / 1e3:>8.3f} us   {ratio(b, c):>10.2f}x {ratio(t, b):>11.2f}x {ratio(s, b):>12.2f}x")
+if args.no_scalar:
+    sys.exit(0)
 e_ratio = statistics.median(s / b for s, b in zip(epoch["scalar"], epoch["batched"]))
 print(f"epoch of {EPOCH_SAMPLES} thermostat samples, batch {EPOCH_BATCH}, Adam: bridge "
       f"{statistics.median(epoch['batched']):.1f} ms, scalar loop {statistics.median(epoch['scalar']):.1f} ms "

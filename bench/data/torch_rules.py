@@ -43,14 +43,26 @@ def thermostat_program():
     return b.build(region["result"] - correction)
 
 
-def thermostat_torch(temp, setpoint, outside, correction):
+def thermostat_torch_constants(dtype=None):
+    """The 0-d constants thermostat_torch selects between, made once per
+    run (not a ones_like/zeros_like per step)."""
     import torch
+    dtype = dtype or torch.float64
+    return torch.ones((), dtype=dtype), torch.zeros((), dtype=dtype)
+
+
+def thermostat_torch(temp, setpoint, outside, correction, constants=None):
+    """As a torch user would vectorise it: the band edges computed once, and
+    heat and energy start as the 0-d zero (they broadcast to [B] at the
+    first step)."""
+    import torch
+    one, zero = constants if constants is not None else thermostat_torch_constants(temp.dtype)
     outside = outside + correction
-    heat = torch.zeros_like(temp)
-    energy = torch.zeros_like(temp)
+    low, high = setpoint - 0.5, setpoint + 0.5
+    heat = zero
+    energy = zero
     for _ in range(STEPS):
-        heat = torch.where(temp < setpoint - 0.5, torch.ones_like(heat), torch.where(temp > setpoint + 0.5,
-                                                                                      torch.zeros_like(heat), heat))
+        heat = torch.where(temp < low, one, torch.where(temp > high, zero, heat))
         temp = temp + 0.1 * (outside - temp) + 0.8 * heat
         energy = energy + heat
     return temp + 0.01 * energy - correction

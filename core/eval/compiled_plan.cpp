@@ -47,11 +47,35 @@ namespace {
 // evaluation, and the time to write, compile and load a plan.
 constexpr double kBatchNodeS = 0.05e-9;   ///< run_batch, per node and case
 constexpr double kScalarNodeS = 5e-9;     ///< run(), per node
+/// The batched gradient tape's block kernels, forward+reverse: a cost per
+/// case (leaves, outputs, masks, the parameters' sums: about 50 ns) and
+/// per node and case. Measured on AVX-512 with the bridge's two calls
+/// (batch_forward + reverse, 256 and 4096 cases, one thread): the 59-node
+/// pricing rule 56-78 ns a case, the 517-node thermostat 98-122, long_loop
+/// (3,002 nodes) 203-290 (tc_batch_grad_bench). 3 x kBatchNodeS, the
+/// estimate before, was 9 ns a case for the pricing rule: 6x too low, so
+/// Auto compiled it only after ~9 M cases (docs/evaluator.md).
+constexpr double kGradBatchCaseS = 50e-9;
+constexpr double kGradBatchNodeS = 0.08e-9;
+/// The batched tape's per-case path (fewer than 8 cases): about three
+/// per-case node evaluations per node (not measured separately).
+constexpr double kGradCasesNodeS = 3 * kScalarNodeS;
 constexpr double kProbeNodeS = 15e-6;     ///< writing the source and finding it in the cache, per node
 constexpr double kCompileBaseS = 0.05;    ///< starting the compiler
 /// Compiling (gcc -O1), per node: long_loop (3,002 nodes) 0.5-0.8 s, the
 /// 1,805-node branchy loop 1.9 s on the AVX2 host (issue 34's code shape).
 constexpr double kCompileNodeS = 0.5e-3;
+
+/// The interpreter seconds the Auto rule charges a call.
+double estimated_seconds(PlanWork work, double node_cases, double nodes) {
+  switch (work) {
+    case PlanWork::Case: return node_cases * kScalarNodeS;
+    case PlanWork::Batch: return node_cases * kBatchNodeS;
+    case PlanWork::GradientCases: return node_cases * kGradCasesNodeS;
+    case PlanWork::GradientBatch: return node_cases * kGradBatchNodeS + node_cases / std::max(nodes, 1.0) * kGradBatchCaseS;
+  }
+  return 0.0;
+}
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -802,13 +826,13 @@ void PlanState::adopt_job() const {
   compiling_.store(false, std::memory_order_release);
 }
 
-const CompiledKernel* PlanState::kernel_for(const Prepared& p, double node_cases, bool batched) {
+const CompiledKernel* PlanState::kernel_for(const Prepared& p, double node_cases, PlanWork work) {
   if (const CompiledKernel* k = ready_.load(std::memory_order_acquire)) return k;
-  return kernel_for([&] { return compiled_source(p); }, p.order.size(), node_cases, batched);
+  return kernel_for([&] { return compiled_source(p); }, p.order.size(), node_cases, work);
 }
 
 const CompiledKernel* PlanState::kernel_for(const SourceFn& make, std::size_t node_count, double node_cases,
-                                            bool batched) {
+                                            PlanWork work) {
   if (const CompiledKernel* k = ready_.load(std::memory_order_acquire)) return k;
   if (choice_ == EvalPlan::Interpreter || failed_.load(std::memory_order_relaxed)) return nullptr;
   if (compiling_.load(std::memory_order_acquire)) {
@@ -827,7 +851,7 @@ const CompiledKernel* PlanState::kernel_for(const SourceFn& make, std::size_t no
   const double probe_at = std::min(nodes * kProbeNodeS, compile_at);
   double spent = 0.0;
   if (choice_ == EvalPlan::Auto) {
-    const double add = node_cases * (batched ? kBatchNodeS : kScalarNodeS);
+    const double add = estimated_seconds(work, node_cases, nodes);
     double before = spent_s_.load(std::memory_order_relaxed);
     while (!spent_s_.compare_exchange_weak(before, before + add, std::memory_order_relaxed)) {
     }

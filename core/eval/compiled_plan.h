@@ -94,6 +94,16 @@ std::shared_ptr<const CompiledKernel> load_plan(PlanSource src, bool probe_only,
 
 struct CompileJob;
 
+/// The interpreter work a call is about to do, which the Auto rule turns
+/// into estimated seconds (the constants and their measurements are in
+/// compiled_plan.cpp; docs/evaluator.md, "Where the switch is").
+enum class PlanWork : std::uint8_t {
+  Case,           ///< Evaluator::run(): one case, per node
+  Batch,          ///< run_batch: per node and case
+  GradientCases,  ///< the batched tape's per-case path (a handful of cases): forward+reverse
+  GradientBatch,  ///< the batched tape's block kernels: forward+reverse, per case and per node and case
+};
+
 /// One evaluator's compiled-plan state: the choice, the kernel once loaded,
 /// and under EvalPlan::Auto the interpreter work seen so far (see
 /// docs/evaluator.md for the rule). Auto compiles on a background thread and
@@ -110,13 +120,13 @@ class PlanState {
   PlanState(const PlanState&) = delete;
   PlanState& operator=(const PlanState&) = delete;
   /// The kernel to use for a call that the interpreter would spend
-  /// `node_cases` node evaluations of kind `batched` on, or null.
-  const CompiledKernel* kernel_for(const Prepared& p, double node_cases, bool batched);
+  /// `node_cases` node evaluations (nodes x cases) of kind `work` on, or null.
+  const CompiledKernel* kernel_for(const Prepared& p, double node_cases, PlanWork work);
   /// The same rule for any source: `make` writes it when it is due (under
   /// the state's lock), `nodes` sizes the Auto rule's estimates. The
   /// batched gradient tape's compiled plan is kept by this machinery too.
   using SourceFn = std::function<Result<PlanSource>()>;
-  const CompiledKernel* kernel_for(const SourceFn& make, std::size_t nodes, double node_cases, bool batched);
+  const CompiledKernel* kernel_for(const SourceFn& make, std::size_t nodes, double node_cases, PlanWork work);
   [[nodiscard]] PlanStatus status() const;
   /// Whether a kernel is loaded (no lock: one atomic load).
   [[nodiscard]] bool loaded() const { return ready_.load(std::memory_order_acquire) != nullptr; }

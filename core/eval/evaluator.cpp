@@ -243,7 +243,7 @@ Result<CaseResult> Evaluator::run(const Env& env, CaseTrace* trace) const {
   // The compiled plan answers a case that raised no flag; a flagged one (or
   // a traced one) is the interpreter's to decide and to word.
   if (!trace)
-    if (const auto* k = impl_->plan.kernel_for(p, static_cast<double>(p.order.size()), false)) {
+    if (const auto* k = impl_->plan.kernel_for(p, static_cast<double>(p.order.size()), eval_detail::PlanWork::Case)) {
       CaseResult out;
       if (eval_detail::run_case_compiled(*k, p, inputs.data(), *fixed, out)) return out;
     }
@@ -284,7 +284,8 @@ Result<CaseResult> Evaluator::run(const Env& env, CaseTrace* trace) const {
 Status Evaluator::run_batch(std::span<const std::span<const double>> columns, std::size_t count, const Env& fixed,
                             BatchResult& out, unsigned threads) const {
   const Prepared& p = impl_->p;
-  if (const auto* k = impl_->plan.kernel_for(p, static_cast<double>(count) * static_cast<double>(p.order.size()), true))
+  if (const auto* k = impl_->plan.kernel_for(p, static_cast<double>(count) * static_cast<double>(p.order.size()),
+                                                eval_detail::PlanWork::Batch))
     return eval_detail::run_batch_compiled(*k, p, columns, count, fixed, out, threads);
   return eval_detail::run_batch_impl(p, columns, count, fixed, out, threads);
 }

@@ -413,9 +413,10 @@ Result<eval_detail::PlanSource> BatchGradientTape::State::compiled_source(const 
 const eval_detail::CompiledKernel* BatchGradientTape::State::compiled_kernel(const Impl& m, double cases,
                                                                             bool batched) {
   if (!plan || !fast) return nullptr;
-  // Forward and reverse: about three node evaluations per node and case.
-  const double work = 3.0 * static_cast<double>(m.order.size()) * cases;
-  return plan->kernel_for([&] { return compiled_source(m); }, m.order.size(), work, batched);
+  // Forward and reverse, estimated by the Auto rule's own constants.
+  const double node_cases = static_cast<double>(m.order.size()) * cases;
+  return plan->kernel_for([&] { return compiled_source(m); }, m.order.size(), node_cases,
+                          batched ? eval_detail::PlanWork::GradientBatch : eval_detail::PlanWork::GradientCases);
 }
 
 }  // namespace tc

@@ -13,6 +13,7 @@
 #include <thread>
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include "grad/batch_gradients.h"
 #include "grad/gradients.h"
@@ -359,6 +360,65 @@ TEST(BatchGradients, TheCompiledPlanFollowsTheEvalPlanChoice) {
     if (plan == EvalPlan::Interpreter) EXPECT_NE(bt->plan_status().reason.find("interpreter was chosen"), std::string::npos);
   }
   unsetenv("TC_PLAN_COMPILE_AFTER");
+}
+
+// Auto's decision for the batched gradient plan (not its timing): a rule of
+// about 60 nodes, like bench/torch_small_rule_bench.py's, interpreted
+// forward+reverse at ~50 ns per case plus ~0.08 ns per node and case
+// (docs/evaluator.md), costs about what compiling it does (0.05 s + 0.5 ms
+// per node) after ~1.5 M cases: the compile starts by 2.5 M (an epoch of
+// 20,000 samples is 1/75 of that), and not by 0.5 M. An estimate of 3 x
+// run_batch's 0.05 ns per node and case (9 ns a case) put it at ~9 M.
+TEST(BatchGradients, AutoCompilesTheGradientPlanOnceItsMeasuredCostPaysForIt) {
+  // An empty cache of its own: the look-up misses, so only the compile
+  // threshold can load a plan.
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("tc-batch-grad-auto-test-" + std::to_string(static_cast<long>(getpid())));
+  std::filesystem::remove_all(dir);
+  setenv("TC_CACHE_DIR", dir.c_str(), 1);
+  unsetenv("TC_PLAN_COMPILE_AFTER");
+  struct Cleanup {
+    std::filesystem::path dir;
+    ~Cleanup() {
+      std::error_code ec;
+      std::filesystem::remove_all(dir, ec);
+      unsetenv("TC_CACHE_DIR");
+    }
+  } cleanup{dir};  // declared before the tape: destroyed after it (and its queued compile)
+  Builder b;
+  Value x = b.input("x", Domain::float64(-4, 4));
+  Value y = b.input("y", Domain::float64(-4, 4));
+  Value w = b.parameter("w", 0.75);
+  Value s = b.constant(0.0);
+  for (int i = 0; i < 5; ++i) s = b.select(x * w > s, s + y * (0.5 + i), s - x * 0.25) + w * y;
+  auto p = b.build(s);
+  ASSERT_TRUE(p.ok());
+  ASSERT_GT(p->nodes.size(), 40u);
+  ASSERT_LT(p->nodes.size(), 80u);
+  GradOptions o;  // plan: Auto
+  auto bt = BatchGradientTape::create(*p, {"result"}, o);
+  ASSERT_TRUE(bt.ok());
+  constexpr std::size_t kCall = 4096;
+  std::vector<double> xs(kCall), ys(kCall), out(kCall);
+  for (std::size_t k = 0; k < kCall; ++k) {
+    xs[k] = -4.0 + 8.0 * static_cast<double>(k) / kCall;
+    ys[k] = 3.0 - 6.0 * static_cast<double>(k % 97) / 97;
+  }
+  std::vector<std::span<const double>> cols{xs, ys};
+  Env fixed;
+  std::size_t cases = 0;
+  auto run_until = [&](std::size_t total) {
+    for (; cases < total; cases += kCall) ASSERT_TRUE(bt->forward(cols, kCall, fixed, out, nullptr).ok());
+  };
+  run_until(kCall);
+  EXPECT_EQ(bt->plan_status().summary, "interpreting: not worth compiling yet");
+  run_until(500'000);
+  PlanStatus ps = bt->plan_status();
+  if (ps.reason.rfind("no C compiler", 0) == 0) GTEST_SKIP() << ps.reason;
+  EXPECT_FALSE(ps.compiling || ps.compiled) << cases << " cases: " << ps.summary;
+  run_until(2'500'000);
+  ps = bt->plan_status();
+  EXPECT_TRUE(ps.compiling || ps.compiled) << cases << " cases: " << ps.summary;
 }
 
 /// Hybrid: where i == 1 the forward fails when x0 <= 0 (it takes x0 / 0),
