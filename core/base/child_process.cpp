@@ -50,8 +50,8 @@ ChildResult run_child(const std::vector<std::string>&, const ChildLimits&) {
 namespace {
 
 /// argv[0] as execv needs it: itself when it names a path, else the first
-/// executable of that name on PATH (resolved before fork: the child may only
-/// make async-signal-safe calls).
+/// executable of that name on PATH (resolved before the spawn: the child only
+/// makes system calls, base/spawn.h).
 std::string find_program(const std::string& name) {
   if (name.find('/') != std::string::npos) return name;
   const char* env = std::getenv("PATH");

@@ -520,6 +520,20 @@ class CGen {
     return "~((" + x + " >= " + lo + ") & (" + x + " <= " + hi + "))";
   }
 
+  /// The vector extensions' infix comparison of a comparison op (a mask
+  /// of all-ones or zero lanes), or null for any other op.
+  static const char* vector_compare_op(Op op) {
+    switch (op) {
+      case Op::Lt: return "<";
+      case Op::Le: return "<=";
+      case Op::Gt: return ">";
+      case Op::Ge: return ">=";
+      case Op::Eq: return "==";
+      case Op::Ne: return "!=";
+      default: return nullptr;
+    }
+  }
+
   /// The node's value over whole vectors, or empty when it is written lane
   /// by lane. Whole vectors: infix arithmetic (the same IEEE operation per
   /// lane), comparisons, select and relu as masks and blends (the same bits
@@ -537,16 +551,11 @@ class CGen {
       for (std::int32_t k : node.linear().indices) read.push_back(a[static_cast<std::size_t>(k)]);
     }
     if (std::all_of(read.begin(), read.end(), [&](NodeId x) { return uniform(x); })) return {};
-    auto cmp = [&](const char* op) { return "TC_B2V(" + vec(a[0]) + " " + op + " " + vec(a[1]) + ")"; };
+    if (const char* op = vector_compare_op(form.op))
+      return "TC_B2V(" + vec(a[0]) + " " + op + " " + vec(a[1]) + ")";
     switch (form.op) {
       case Op::Add: case Op::Sub: case Op::Mul: case Op::Div: case Op::Neg: case Op::Affine: case Op::SparseAffine:
         return spell(id, node).value;
-      case Op::Lt: return cmp("<");
-      case Op::Le: return cmp("<=");
-      case Op::Gt: return cmp(">");
-      case Op::Ge: return cmp(">=");
-      case Op::Eq: return cmp("==");
-      case Op::Ne: return cmp("!=");
       case Op::Select: return "TC_BLEND(" + condition_mask(a[0]) + ", " + vec(a[1]) + ", " + vec(a[2]) + ")";
       case Op::Relu: return "TC_RELU(" + v(a[0]) + ")";
       default: return {};
@@ -562,17 +571,8 @@ class CGen {
   /// branchy loop (docs/evaluator.md).
   std::string condition_mask(NodeId cond) {
     const auto i = static_cast<std::size_t>(cond);
-    const char* op = nullptr;
     const EmitForm form = emit_form(prog_.nodes[i]);
-    switch (form.op) {
-      case Op::Lt: op = "<"; break;
-      case Op::Le: op = "<="; break;
-      case Op::Gt: op = ">"; break;
-      case Op::Ge: op = ">="; break;
-      case Op::Eq: op = "=="; break;
-      case Op::Ne: op = "!="; break;
-      default: break;
-    }
+    const char* op = vector_compare_op(form.op);
     const bool vector_compare = op != nullptr && !uniform(cond) && form.args.size() == 2 &&
                                 !(uniform(form.args[0]) && uniform(form.args[1])) &&
                                 (!p_.f32 || kopt_->native_f32.empty() || kopt_->native_f32[i]);

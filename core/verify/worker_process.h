@@ -2,8 +2,8 @@
 /// A child process that runs code tensorcode cannot trust to stop (the
 /// user's Python reference), with the limits enforced by the kernel rather
 /// than by the code itself:
-///  - an address-space limit (RLIMIT_AS) and no core dumps, set between fork
-///    and exec, so nothing the child runs can lift them;
+///  - an address-space limit (RLIMIT_AS) and no core dumps, set between the
+///    spawn and exec (base/spawn.h), so nothing the child runs can lift them;
 ///  - a wall-clock watchdog on the parent's side: the child bumps a shared
 ///    counter before every case, and a case that keeps the counter still for
 ///    longer than its budget gets the child SIGKILLed;
