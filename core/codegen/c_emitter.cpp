@@ -9,7 +9,7 @@
 #include <set>
 #include <unordered_map>
 
-namespace tc::emit {
+namespace tc::codegen {
 
 namespace {
 
@@ -1080,4 +1080,4 @@ Result<CExport> emit_c(const Program& program, const CExportOptions& options) {
   return emit_c(*plan, options);
 }
 
-}  // namespace tc::emit
+}  // namespace tc::codegen

@@ -27,7 +27,7 @@
 #include "codegen/checked_plan.h"
 #include "ir/program.h"
 
-namespace tc::emit {
+namespace tc::codegen {
 
 struct CExportOptions {
   std::string name = "tc_program";  ///< C identifier prefixing every exported symbol
@@ -93,4 +93,4 @@ std::optional<std::string> c_header_problem(const std::string& file);
 /// would not start with a letter; "tc_program" when that is still unusable.
 std::string c_name_for_file(const std::string& path);
 
-}  // namespace tc::emit
+}  // namespace tc::codegen

@@ -24,7 +24,7 @@
 #include "ir/op.h"
 #include "ir/op_derivatives.h"
 
-namespace tc::emit {
+namespace tc::codegen {
 
 struct CLanes {
   using V = std::string;
@@ -84,4 +84,4 @@ inline SpelledTerm spell_term(sem::TermKind kind, Op op, const std::string& g, c
   return t;
 }
 
-}  // namespace tc::emit
+}  // namespace tc::codegen

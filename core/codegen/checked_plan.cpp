@@ -4,7 +4,7 @@
 
 #include "base/number_text.h"
 
-namespace tc::emit {
+namespace tc::codegen {
 
 namespace {
 
@@ -74,4 +74,4 @@ Result<CheckedPlan> make_checked_plan(const Program& program, std::string_view t
   return plan;
 }
 
-}  // namespace tc::emit
+}  // namespace tc::codegen

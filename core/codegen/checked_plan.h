@@ -24,7 +24,7 @@
 #include "codegen/emit_plan.h"
 #include "ir/program.h"
 
-namespace tc::emit {
+namespace tc::codegen {
 
 struct CheckedPlan {
   Program program;                        ///< as given (parameters applied)
@@ -58,4 +58,4 @@ Result<CheckedPlan> make_checked_plan(const Program& program, std::string_view t
 /// Rounds as the float32 dtype does (binary32 and back), or returns `v`.
 inline double plan_round(const CheckedPlan& p, double v) { return p.f32 ? round_f32(v) : v; }
 
-}  // namespace tc::emit
+}  // namespace tc::codegen

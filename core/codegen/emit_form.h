@@ -11,7 +11,7 @@
 #include "ir/op_semantics.h"
 #include "ir/program.h"
 
-namespace tc::emit {
+namespace tc::codegen {
 
 struct EmitForm {
   Op op;
@@ -32,4 +32,4 @@ inline EmitForm emit_form(const Node& node) {
   internal_error(__FILE__, __LINE__, what.c_str());
 }
 
-}  // namespace tc::emit
+}  // namespace tc::codegen

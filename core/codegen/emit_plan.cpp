@@ -7,7 +7,7 @@
 #include <cstring>
 #include <unordered_map>
 
-namespace tc::emit {
+namespace tc::codegen {
 
 namespace {
 
@@ -211,4 +211,4 @@ bool node_can_fail(const Plan& plan, const Program& program, NodeId id) {
   return info.kind == OpKind::Arith || info.kind == OpKind::Linear || info.has(kCanFail);
 }
 
-}  // namespace tc::emit
+}  // namespace tc::codegen

@@ -21,7 +21,7 @@
 #include "base/result.h"
 #include "ir/program.h"
 
-namespace tc::emit {
+namespace tc::codegen {
 
 /// Why a case failed; stored in the low 3 bits of an error code.
 enum class ErrorKind : std::uint32_t {
@@ -124,4 +124,4 @@ Diagnostic error_diagnostic(const Program& program, std::uint32_t code);
 /// Float32 domain-check bounds for `d` (see F32Check).
 F32Check f32_check(const Domain& d);
 
-}  // namespace tc::emit
+}  // namespace tc::codegen

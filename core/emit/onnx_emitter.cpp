@@ -10,6 +10,9 @@
 
 namespace tc::emit {
 
+// The plans this emitter reads (which nodes are live, what each checks) are codegen's.
+using namespace codegen;
+
 namespace {
 
 // TensorProto.DataType values (onnx.proto).

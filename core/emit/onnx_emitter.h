@@ -26,6 +26,6 @@ inline constexpr std::int64_t kOnnxIrVersion = 8;
 inline constexpr std::int64_t kOnnxOpset = 17;
 
 Result<std::vector<std::uint8_t>> emit_onnx(const Program& program);
-Result<std::vector<std::uint8_t>> emit_onnx(const CheckedPlan& plan);
+Result<std::vector<std::uint8_t>> emit_onnx(const codegen::CheckedPlan& plan);
 
 }  // namespace tc::emit

@@ -12,6 +12,9 @@
 
 namespace tc::emit {
 
+// The plans this emitter reads (which nodes are live, what each checks) are codegen's.
+using namespace codegen;
+
 namespace {
 
 constexpr std::array<TargetSpec, 5> kTargets{{

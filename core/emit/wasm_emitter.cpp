@@ -9,6 +9,9 @@
 
 namespace tc::emit {
 
+// The plans this emitter reads (which nodes are live, what each checks) are codegen's.
+using namespace codegen;
+
 namespace {
 
 using Bytes = std::vector<std::uint8_t>;

@@ -24,6 +24,6 @@
 namespace tc::emit {
 
 Result<std::vector<std::uint8_t>> emit_wasm(const Program& program);
-std::vector<std::uint8_t> emit_wasm(const Plan& plan);
+std::vector<std::uint8_t> emit_wasm(const codegen::Plan& plan);
 
 }  // namespace tc::emit

@@ -8,6 +8,9 @@
 
 namespace tc::emit {
 
+// The plans this emitter reads (which nodes are live, what each checks) are codegen's.
+using namespace codegen;
+
 std::string wgsl_float(float v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%af", static_cast<double>(v));

@@ -29,7 +29,7 @@ inline constexpr unsigned kWorkgroupSize = 64;
 /// error code, outputs). Also checks the input columns against the input
 /// domains (an input failure wins over node failures, as on the CPU).
 Result<std::string> emit_wgsl(const Program& program);
-std::string emit_wgsl(const Plan& plan);
+std::string emit_wgsl(const codegen::Plan& plan);
 
 /// A part of a circuit too large for one shader.
 struct WgslStage {
@@ -43,7 +43,7 @@ struct WgslStage {
 /// ascending, then the reverse (liveness + error) stages descending; the first
 /// reverse stage writes the outputs, the last one leaves the final error code.
 /// Input domains are not checked by stages: the host checks them.
-std::vector<WgslStage> emit_wgsl_stages(const Plan& plan, std::size_t max_nodes);
+std::vector<WgslStage> emit_wgsl_stages(const codegen::Plan& plan, std::size_t max_nodes);
 
 /// WGSL spelling of a float32 constant (hexadecimal float, exact): "0x1.8p+1f".
 std::string wgsl_float(float v);

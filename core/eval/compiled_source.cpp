@@ -110,7 +110,7 @@ Result<PlanSource> compiled_source(const Prepared& p) {
   for (std::size_t u = 0; u < prog.updates.size(); ++u)
     prog.outputs.emplace_back("update:" + std::to_string(u), prog.updates[u].second);
   prog.updates.clear();
-  auto plan = emit::make_checked_plan(prog, "compiled plan");
+  auto plan = codegen::make_checked_plan(prog, "compiled plan");
   if (!plan) return plan.error();
   auto target = plan_target_from_env();
   if (!target) return target.error();
@@ -121,7 +121,7 @@ Result<PlanSource> compiled_source(const Prepared& p) {
     src.prm.emplace_back(p.program.nodes[static_cast<std::size_t>(id)].op == Op::State, static_cast<std::size_t>(in.slot));
   }
   src.outputs = plan->output_nodes.size();
-  emit::CKernelOptions ko;
+  codegen::CKernelOptions ko;
   ko.name = "tc_plan";
   // The batch plan's laundering rule (batch.cpp): a non-finite value is
   // tested only where it could turn finite again, and at the targets.
@@ -131,7 +131,7 @@ Result<PlanSource> compiled_source(const Prepared& p) {
   ko.copies = target->copies;
   ko.segment_nodes = kSegmentNodes;
   ko.isa = target->isa;
-  src.text = emit::emit_c_kernel(*plan, ko);
+  src.text = codegen::emit_c_kernel(*plan, ko);
   src.isa = target->isa;
   src.flags = std::move(target->flags);
   return src;

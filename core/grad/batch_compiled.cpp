@@ -7,7 +7,7 @@
 //
 // Nothing here spells an op or a derivative: each node's value is
 // op_semantics.h's kernel and each push op_derivatives.h's term,
-// instantiated over emit::CLanes (codegen/c_lanes.h), whose values are C
+// instantiated over codegen::CLanes (codegen/c_lanes.h), whose values are C
 // text. What the plan adds is the wiring the block kernels (batch_fast.cpp)
 // have: the record's slots (assign_slots), the flag of every lane where
 // anything at all went wrong (any non-finite value or failed check, as
@@ -29,7 +29,7 @@ namespace tc {
 
 namespace {
 
-using emit::CLanes;
+using codegen::CLanes;
 constexpr std::size_t B = 256;  // BatchGradientTape::State::kBlock (batch_fast.cpp checks it)
 
 /// The ops the plan writes: a kernel over any lane type in op_semantics.h
@@ -111,7 +111,7 @@ std::string BatchGradientTape::State::compiled_unsupported(const Impl& m) const 
       if (f.factor == sem::Factor::Weight || (f.factor == sem::Factor::Slope && !comparison_op(n.op)))
         why = "the derivative of '" + std::string(op_name(n.op)) + "' in " + std::string(to_string(n.sem)) +
               " semantics has no compiled form in the gradient plan";
-      else if (!emit::spell_term(kind, n.op, "g", "a", "b", "f", "j").defined)
+      else if (!codegen::spell_term(kind, n.op, "g", "a", "b", "f", "j").defined)
         why = "a derivative term of '" + std::string(op_name(n.op)) + "' has no C spelling";
     });
     if (!why.empty()) return why;
@@ -380,8 +380,8 @@ Result<eval_detail::PlanSource> BatchGradientTape::State::compiled_source(const 
     if (f.factor == sem::Factor::Coef) fac = CLanes::lit(m.program.nodes[p.node].linear().coefficients[p.j]);
     else if (f.factor == sem::Factor::Slope && comparison_op(t.op)) fac = "d" + idx(p.node) + "@";
     else if (f.factor != sem::Factor::None) return make_error("a derivative term reads a gather's weights");
-    const emit::SpelledTerm term =
-        emit::spell_term(p.kind, t.op, "a" + idx(p.node) + "@", a, b, fac, CLanes::lit(static_cast<double>(p.j)));
+    const codegen::SpelledTerm term =
+        codegen::spell_term(p.kind, t.op, "a" + idx(p.node) + "@", a, b, fac, CLanes::lit(static_cast<double>(p.j)));
     if (!term.defined) return make_error("a derivative term of '" + std::string(op_name(t.op)) + "' has no C spelling");
     std::string mask;
     const std::string reached = full_[p.node] ? "" : "h" + idx(p.node) + "@";

@@ -257,7 +257,7 @@ struct BatchGradientTape::State {
   /// The compiled plan (batch_compiled.cpp): C for the block forward (the
   /// record's values, the outputs and one flag per lane) and the block
   /// reverse pass, written from op_semantics.h's kernels and
-  /// op_derivatives.h's terms over emit::CLanes, compiled, cached and
+  /// op_derivatives.h's terms over codegen::CLanes, compiled, cached and
   /// trusted by the evaluator's plan machinery (eval/compiled_plan.h). It
   /// runs the same blocks, records and per-case hand-back as the block
   /// kernels above; `plan` decides when (EvalPlan, as the evaluator's).

@@ -31,7 +31,7 @@ Diagnostic vk_error(const std::string& what, VkResult r) {
 
 struct Runner::Impl {
   std::unique_ptr<Context> ctx;
-  emit::Plan plan;
+  codegen::Plan plan;
   RunnerOptions options;
   RunnerStats stats;
   bool staged = false;
@@ -236,7 +236,7 @@ Runner::~Runner() = default;
 const RunnerStats& Runner::stats() const { return impl_->stats; }
 
 Result<Runner> Runner::create(const Program& program, RunnerOptions options) {
-  auto plan = emit::make_plan(program, "vulkan");
+  auto plan = codegen::make_plan(program, "vulkan");
   if (!plan.ok()) return plan.error();
   auto ctx = Context::create();
   if (!ctx.ok()) return ctx.error();
@@ -247,7 +247,7 @@ Result<Runner> Runner::create(const Program& program, RunnerOptions options) {
   impl->stats.device = impl->ctx->description();
   const auto t0 = std::chrono::steady_clock::now();
   std::vector<std::string> shaders;
-  impl->staged = emit::plan_cost(impl->plan) > options.max_whole_nodes;
+  impl->staged = codegen::plan_cost(impl->plan) > options.max_whole_nodes;
   if (impl->staged) {
     for (auto& st : emit::emit_wgsl_stages(impl->plan, options.stage_nodes)) shaders.push_back(std::move(st.code));
   } else {
@@ -308,7 +308,7 @@ Status Runner::run_batch(std::span<const std::span<const double>> columns, std::
         out.errors.emplace_back(start + c, std::move(host_error[c]));
       } else if (e[c] != 0) {
         out.failed[start + c] = 1;
-        out.errors.emplace_back(start + c, emit::error_diagnostic(p, e[c]));
+        out.errors.emplace_back(start + c, codegen::error_diagnostic(p, e[c]));
       }
     }
   }

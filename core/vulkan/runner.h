@@ -23,7 +23,7 @@
 namespace tc::vk {
 
 struct RunnerOptions {
-  std::size_t max_whole_nodes = 3000;  ///< above this cost (emit::plan_cost), the circuit is staged
+  std::size_t max_whole_nodes = 3000;  ///< above this cost (codegen::plan_cost), the circuit is staged
   std::size_t stage_nodes = 200;      ///< cost (about one per node) per stage
   std::size_t max_block_cases = 65535ull * 64;  ///< cases per dispatch block
   std::size_t staged_scratch_bytes = 256ull << 20;  ///< budget of the values + aux buffers

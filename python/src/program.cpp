@@ -395,10 +395,10 @@ void bind_program(py::module_& m) {
              CoreProgram& self = core_program(self_); return tc::save_artifact(self.program()); })
       .def("to_c",
            [](py::handle self_, const std::string& name, const std::string& header_file) {
-             tc::emit::CExportOptions o;
+             tc::codegen::CExportOptions o;
              o.name = name;
              o.header_file = header_file;
-             auto r = tc::emit::emit_c(core_program(self_).program(), o);
+             auto r = tc::codegen::emit_c(core_program(self_).program(), o);
              if (!r) raise_diagnostic(ErrorKind::Compile, r.error());
              py::dict d;
              d["source"] = r->source;

@@ -51,11 +51,11 @@ void compare_with_cpu(const std::vector<testgen::ExportCheck>& checks, std::size
   for (std::size_t i = 0; i < checks.size(); ++i) {
     const auto& c = checks[i];
     ASSERT_TRUE(c.error.empty()) << c.name << ": the cpu evaluator refused: " << c.error;
-    emit::CExportOptions o;
+    codegen::CExportOptions o;
     o.name = "p" + std::to_string(i);
     // Half the programs with a separate header, half self-contained.
     if (i % 2 == 0) o.header_file = o.name + ".h";
-    auto code = emit::emit_c(c.program, o);
+    auto code = codegen::emit_c(c.program, o);
     if (!code.ok()) {
       const std::string& m = code.error().message;
       ASSERT_TRUE(m.find("relaxed semantics") != std::string::npos) << c.name << ": " << m;
@@ -183,7 +183,7 @@ TEST(CEmitter, RandomFloat32ProgramsAgreeWithCpuBitForBit) {
 }
 
 TEST(CEmitter, RefusesStateCallsAndRelaxedWithLocatedErrors) {
-  auto state = emit::emit_c(examples::counter());
+  auto state = codegen::emit_c(examples::counter());
   ASSERT_FALSE(state.ok());
   EXPECT_EQ(state.error().message, "the c backend runs stateless programs only; this program has state");
 
@@ -191,7 +191,7 @@ TEST(CEmitter, RefusesStateCallsAndRelaxedWithLocatedErrors) {
   auto x = b.input("x", Domain::float64());
   auto c = b.call("square", {x});
   Program call = b.build(c).value();
-  auto r = emit::emit_c(call);
+  auto r = codegen::emit_c(call);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.error().message.find("the c backend cannot run host calls: node 1 (call"), std::string::npos)
       << r.error().message;
@@ -199,17 +199,17 @@ TEST(CEmitter, RefusesStateCallsAndRelaxedWithLocatedErrors) {
 
   Program relaxed = examples::choose();
   relaxed.semantics = Semantics::Relaxed;
-  auto rr = emit::emit_c(relaxed);
+  auto rr = codegen::emit_c(relaxed);
   ASSERT_FALSE(rr.ok());
   EXPECT_NE(rr.error().message.find("uses relaxed semantics"), std::string::npos) << rr.error().message;
   ASSERT_TRUE(rr.error().node.has_value());
 }
 
 TEST(CEmitter, RefusesBadNamesAndBadParameterValues) {
-  emit::CExportOptions o;
+  codegen::CExportOptions o;
   for (const char* bad : {"", "1x", "int", "__x", "_X", "a-b", "main"}) {
     o.name = bad;
-    auto r = emit::emit_c(examples::choose(), o);
+    auto r = codegen::emit_c(examples::choose(), o);
     ASSERT_FALSE(r.ok()) << bad;
     EXPECT_NE(r.error().message.find("cannot name the C functions"), std::string::npos);
   }
@@ -218,7 +218,7 @@ TEST(CEmitter, RefusesBadNamesAndBadParameterValues) {
   for (const char* taken : {"floor", "exp", "sin", "NAN", "isfinite", "TC_OK", "floorf", "expl", "M_PI", "FP_NAN",
                             "y0", "tc_error_kind", "HUGE_VAL", "signbit"}) {
     o.name = taken;
-    auto r = emit::emit_c(examples::choose(), o);
+    auto r = codegen::emit_c(examples::choose(), o);
     ASSERT_FALSE(r.ok()) << taken;
     EXPECT_EQ(r.error().message, "'" + std::string(taken) +
                                      "' cannot name the C functions: <math.h> or the export already uses that name, "
@@ -226,13 +226,13 @@ TEST(CEmitter, RefusesBadNamesAndBadParameterValues) {
   }
   for (const char* fine : {"floor_model", "model", "tc_program", "expected", "sine", "nano"}) {
     o.name = fine;
-    EXPECT_TRUE(emit::emit_c(examples::choose(), o).ok()) << fine;
+    EXPECT_TRUE(codegen::emit_c(examples::choose(), o).ok()) << fine;
   }
   // The name a file gives: a taken stem gets the prefix.
-  EXPECT_EQ(emit::c_name_for_file("out/floor.c"), "tc_floor");
-  EXPECT_EQ(emit::c_name_for_file("NAN.c"), "tc_NAN");
-  EXPECT_EQ(emit::c_name_for_file("int.c"), "tc_int");
-  EXPECT_EQ(emit::c_name_for_file("gated.c"), "gated");
+  EXPECT_EQ(codegen::c_name_for_file("out/floor.c"), "tc_floor");
+  EXPECT_EQ(codegen::c_name_for_file("NAN.c"), "tc_NAN");
+  EXPECT_EQ(codegen::c_name_for_file("int.c"), "tc_int");
+  EXPECT_EQ(codegen::c_name_for_file("gated.c"), "gated");
   // A parameter value outside its domain fails every case on the CPU: the
   // export is refused with the evaluator's words.
   Program g = examples::gated();
@@ -242,15 +242,15 @@ TEST(CEmitter, RefusesBadNamesAndBadParameterValues) {
       n.value = 2.0;
     }
   ASSERT_TRUE(validate(g).ok());
-  auto r = emit::emit_c(g);
+  auto r = codegen::emit_c(g);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().message, "parameter 'weight': 2 is above the maximum 1") << r.error().message;
 }
 
 TEST(CEmitter, SourceIsSelfContainedC99WithoutContraction) {
-  emit::CExportOptions o;
+  codegen::CExportOptions o;
   o.name = "choose";
-  auto code = emit::emit_c(examples::choose(), o);
+  auto code = codegen::emit_c(examples::choose(), o);
   ASSERT_TRUE(code.ok()) << code.error().message;
   // The standard pragma for the compilers that know it; not for GCC, which
   // warns about it (docs/backends.md: -ffp-contract=off there).
@@ -271,17 +271,17 @@ TEST(CEmitter, SourceIsSelfContainedC99WithoutContraction) {
 // `-o modèle.c` wrote #include "mod\303\250le.h" and `what?.c` wrote
 // "what\077.h" (an #include processes no escapes: no such file).
 TEST(CEmitter, TheHeaderIsIncludedByItsOwnNameOrRefused) {
-  emit::CExportOptions o;
+  codegen::CExportOptions o;
   o.name = "model";
   for (const std::string header : {"mod\xc3\xa8le.h", "what?.h", "a b.h", "x-y.h"}) {
     o.header_file = header;
-    auto code = emit::emit_c(examples::choose(), o);
+    auto code = codegen::emit_c(examples::choose(), o);
     ASSERT_TRUE(code.ok()) << header << ": " << code.error().message;
     EXPECT_NE(code->source.find("#include \"" + header + "\"\n"), std::string::npos) << code->source.substr(0, 600);
   }
   for (const std::string header : {"a\"b.h", "a\\b.h", "a'b.h", "wh?" "?=t.h", "a\nb.h", "a/*b.h", "a//b.h"}) {
     o.header_file = header;
-    auto code = emit::emit_c(examples::choose(), o);
+    auto code = codegen::emit_c(examples::choose(), o);
     ASSERT_FALSE(code.ok()) << header;
     EXPECT_NE(code.error().message.find("cannot be written in an #include"), std::string::npos)
         << code.error().message;
@@ -296,10 +296,10 @@ TEST(CEmitter, TheExportCompilesWithPlainWarningFlagsAsAnError) {
   if (!c_compiler()) GTEST_SKIP() << "no C compiler (cc, gcc or clang) on PATH: the C exports are not compiled";
   const fs::path dir = fs::temp_directory_path() / ("tc-c-plain-" + std::to_string(::getpid()));
   fs::create_directories(dir);
-  emit::CExportOptions o;
-  o.name = emit::c_name_for_file("floor.c");
+  codegen::CExportOptions o;
+  o.name = codegen::c_name_for_file("floor.c");
   o.header_file = "mod\xc3\xa8le.h";
-  auto code = emit::emit_c(examples::gated(), o);
+  auto code = codegen::emit_c(examples::gated(), o);
   ASSERT_TRUE(code.ok()) << code.error().message;
   ASSERT_TRUE(write_file_atomic((dir / "mod\xc3\xa8le.h").string(), code->header).ok());
   ASSERT_TRUE(write_file_atomic((dir / "mod\xc3\xa8le.c").string(), code->source).ok());
@@ -325,10 +325,10 @@ TEST(CEmitter, ASelectOnAComparisonBlendsOnItsMask) {
   auto y = b.select(b.op("gt", x, 1.0), x * 2.0, x - 3.0);
   auto z = b.select(flag, y, x);
   Program p = b.build(z).value();
-  auto plan = emit::make_checked_plan(p, "test");
+  auto plan = codegen::make_checked_plan(p, "test");
   ASSERT_TRUE(plan.ok()) << plan.error().message;
-  emit::CKernelOptions o;
-  const std::string src = emit::emit_c_kernel(*plan, o);
+  codegen::CKernelOptions o;
+  const std::string src = codegen::emit_c_kernel(*plan, o);
   auto define_of = [&](NodeId id) {
     const std::string head = "#define TC_N" + std::to_string(id) + "(c) ";
     const std::size_t at = src.find(head);

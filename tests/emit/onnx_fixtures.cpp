@@ -32,7 +32,7 @@ std::string output_class(const Program& p, const testgen::SigmoidDependence& dep
 
 /// Whether a check (a failure condition) depends on a sigmoid's value:
 /// then failures may differ within the sigmoid tolerance.
-bool checks_depend_on_sigmoid(const emit::CheckedPlan& plan, const testgen::SigmoidDependence& dep) {
+bool checks_depend_on_sigmoid(const codegen::CheckedPlan& plan, const testgen::SigmoidDependence& dep) {
   for (std::size_t i = 0; i < plan.program.nodes.size(); ++i) {
     if (!plan.needed[i]) continue;
     if (dep.decision[i]) return true;
@@ -64,7 +64,7 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "%s: the cpu evaluator refused: %s\n", c.name.c_str(), c.error.c_str());
       return 1;
     }
-    auto plan = emit::make_checked_plan(c.program, "onnx");
+    auto plan = codegen::make_checked_plan(c.program, "onnx");
     auto model = plan.ok() ? emit::emit_onnx(*plan) : Result<std::vector<std::uint8_t>>(plan.error());
     if (!model.ok()) {
       manifest["refused"].push_back({{"name", c.name}, {"why", model.error().message}});

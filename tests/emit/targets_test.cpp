@@ -48,9 +48,9 @@ TEST(EmitTargets, EveryRowWritesWhatItsEmitterWrites) {
         EXPECT_TRUE(t.binary) << "a terminal is refused the module";
         break;
       case TargetId::C: {
-        CExportOptions o;
+        codegen::CExportOptions o;
         o.name = "tc_program";
-        EXPECT_EQ(out->bytes, emit_c(p, o)->source);
+        EXPECT_EQ(out->bytes, codegen::emit_c(p, o)->source);
         EXPECT_FALSE(t.binary);
         break;
       }

@@ -107,7 +107,7 @@ TEST(WgslEmitter, EveryCorpusProgramTranslatesToValidSpirvAndWasm) {
 
 TEST(WgslEmitter, StagedShadersAreValidSpirv) {
   Program p = random(8, true, true);
-  auto plan = emit::make_plan(p, "wgsl");
+  auto plan = codegen::make_plan(p, "wgsl");
   ASSERT_TRUE(plan.ok());
   auto stages = emit::emit_wgsl_stages(*plan, 7);
   ASSERT_GT(stages.size(), 4u);
@@ -217,25 +217,25 @@ TEST(WgslEmitter, RefusesStateCallsAndRelaxedSemantics) {
 
 TEST(WgslEmitter, ErrorCodesDecodeToNodeMessages) {
   Program p = tiny(1, 2);
-  const std::uint32_t code = emit::encode_error(4, emit::ErrorKind::NonFinite);
-  EXPECT_EQ(emit::error_node(code), 4);
-  EXPECT_EQ(emit::error_kind(code), emit::ErrorKind::NonFinite);
-  EXPECT_EQ(emit::error_diagnostic(p, code).message, "node 4 (add): non-finite result");
-  EXPECT_EQ(emit::error_diagnostic(p, emit::encode_error(3, emit::ErrorKind::DivisionByZero)).message,
+  const std::uint32_t code = codegen::encode_error(4, codegen::ErrorKind::NonFinite);
+  EXPECT_EQ(codegen::error_node(code), 4);
+  EXPECT_EQ(codegen::error_kind(code), codegen::ErrorKind::NonFinite);
+  EXPECT_EQ(codegen::error_diagnostic(p, code).message, "node 4 (add): non-finite result");
+  EXPECT_EQ(codegen::error_diagnostic(p, codegen::encode_error(3, codegen::ErrorKind::DivisionByZero)).message,
             "node 3 (mul): division by zero");
 }
 
 TEST(WgslEmitter, F32DomainBoundsAreTheClosestInsideFloats) {
-  auto c = emit::f32_check(Domain::int32());
+  auto c = codegen::f32_check(Domain::int32());
   EXPECT_EQ(c.lo, -2147483648.0f);
   EXPECT_EQ(static_cast<double>(c.hi), 2147483520.0);  // largest float <= 2^31 - 1
   EXPECT_TRUE(c.integral);
-  auto f = emit::f32_check(Domain::float64(0.1, 0.2));
+  auto f = codegen::f32_check(Domain::float64(0.1, 0.2));
   EXPECT_GE(static_cast<double>(f.lo), 0.1);
   EXPECT_LT(static_cast<double>(std::nextafter(f.lo, -1.0f)), 0.1);
   EXPECT_LE(static_cast<double>(f.hi), 0.2);
   EXPECT_GT(static_cast<double>(std::nextafter(f.hi, 1.0f)), 0.2);
-  EXPECT_TRUE(emit::f32_check(Domain::float64(1e39, 1e40)).empty);
+  EXPECT_TRUE(codegen::f32_check(Domain::float64(1e39, 1e40)).empty);
 }
 
 // Issue 13, defect 8: a constant or parameter outside its domain fails the
@@ -251,23 +251,23 @@ TEST(WgslEmitter, LeafOutsideItsDomainIsALiveError) {
   b.set_domain(ok_k, Domain::int32(0, 1));
   auto p = b.build(b.select(x > 0, x * w + k, x + ok_k));
   ASSERT_TRUE(p.ok()) << p.error().message;
-  auto plan = emit::make_plan(*p, "wgsl");
+  auto plan = codegen::make_plan(*p, "wgsl");
   ASSERT_TRUE(plan.ok()) << plan.error().message;
-  EXPECT_EQ(plan->leaf_error[static_cast<std::size_t>(k.id())], static_cast<std::uint8_t>(emit::ErrorKind::Domain));
+  EXPECT_EQ(plan->leaf_error[static_cast<std::size_t>(k.id())], static_cast<std::uint8_t>(codegen::ErrorKind::Domain));
   EXPECT_EQ(plan->leaf_error[static_cast<std::size_t>(w.id())], 0);
   EXPECT_EQ(plan->leaf_error[static_cast<std::size_t>(ok_k.id())], 0);
   auto wgsl = emit::emit_wgsl(*p);
   ASSERT_TRUE(wgsl.ok());
   // The reverse pass raises the constant's domain error where it is live.
-  const std::string code = std::to_string(emit::encode_error(k.id(), emit::ErrorKind::None)) + "u | " +
-                           std::to_string(static_cast<std::uint32_t>(emit::ErrorKind::Domain)) + "u";
+  const std::string code = std::to_string(codegen::encode_error(k.id(), codegen::ErrorKind::None)) + "u | " +
+                           std::to_string(static_cast<std::uint32_t>(codegen::ErrorKind::Domain)) + "u";
   EXPECT_NE(wgsl->find(code), std::string::npos) << *wgsl;
   // A parameter given a value outside its domain is the same error.
   Program q = *p;
   q.nodes[static_cast<std::size_t>(w.id())].value = 100;
-  auto plan_q = emit::make_plan(q, "wgsl");
+  auto plan_q = codegen::make_plan(q, "wgsl");
   ASSERT_TRUE(plan_q.ok());
-  EXPECT_EQ(plan_q->leaf_error[static_cast<std::size_t>(w.id())], static_cast<std::uint8_t>(emit::ErrorKind::Domain));
+  EXPECT_EQ(plan_q->leaf_error[static_cast<std::size_t>(w.id())], static_cast<std::uint8_t>(codegen::ErrorKind::Domain));
 }
 
 TEST(WasmEmitter, ModuleLayoutFollowsTheAbi) {

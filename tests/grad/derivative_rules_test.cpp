@@ -100,7 +100,7 @@ TEST(DerivativeRules, EveryOpOfTheTableHasARuleThatReachesTheArgumentsItsRowSays
 /// one spelling the batched tape's compiled plan writes): a pick as
 /// "(mask ? value : skip)".
 std::string spell(sem::TermKind kind, Op op) {
-  const emit::SpelledTerm t = emit::spell_term(kind, op, "g", "a", "b", "f", "j");
+  const codegen::SpelledTerm t = codegen::spell_term(kind, op, "g", "a", "b", "f", "j");
   if (!t.defined) return "undefined";
   return t.mask.empty() ? t.value : "(" + t.mask + " ? " + t.value + " : skip)";
 }

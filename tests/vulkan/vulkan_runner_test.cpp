@@ -330,7 +330,7 @@ TEST(VulkanRunner, CorpusMatchesTheCpu) {
       std::cout << "corpus: " << e.file << " skipped (float32 compile: " << e.error << ")\n";
       continue;
     }
-    if (!emit::make_plan(e.program, "vulkan").ok()) continue;  // state, calls, relaxed
+    if (!codegen::make_plan(e.program, "vulkan").ok()) continue;  // state, calls, relaxed
     SCOPED_TRACE(e.file);
     Compare r = compare(e.program, testgen::random_cases(e.program, 300, 11, true));
     total.cases += r.cases;

@@ -432,10 +432,10 @@ val CoreProgram::emit_onnx() const {
 }
 
 val CoreProgram::emit_c(const std::string& name, const std::string& header_file) const {
-  emit::CExportOptions options;
+  codegen::CExportOptions options;
   options.name = name;
   options.header_file = header_file;
-  auto c = emit::emit_c(program(), options);
+  auto c = codegen::emit_c(program(), options);
   if (!c) return error_value("emit", c.error());
   val o = val::object();
   o.set("source", c->source);
