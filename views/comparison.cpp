@@ -13,6 +13,7 @@
 #include "ir/artifact.h"
 #include "ir/printer.h"
 #include "views/graph_layout.h"
+#include "workbench/workbench.h"
 
 namespace tc {
 namespace views {
@@ -178,21 +179,21 @@ void Comparison::rediff() {
     auto out = std::make_shared<Out>();
     DiffCases cases;
     DiffOptions options;
+    ProgramSession before(other), after(current);  // share the programs: nothing copied
     if (on_case) {
       Case both = case_for(*other, c);
       for (const auto& [k, v] : c) both[k] = v;
       std::vector<std::pair<std::string, double>> row(both.begin(), both.end());
       if (add_diff_case(cases, row).ok()) options.cases = &cases;
-      ProgramSession other_session(other);  // shares the program: nothing copied
-      RunResult r = run_case(other_session, case_for(*other, c), Semantics::Exact, other->temperature);
+      RunResult r = run_case(before, case_for(*other, c), Semantics::Exact, other->temperature);
       fill_known_values(*other, {}, r.trace.values);
       out->values = std::move(r.trace.values);
     }
-    auto d = diff_programs(*other, *current, options);
+    auto d = workbench::diff(before, after, options);
     if (!d.ok() && options.cases) {
       out->problem = QString::fromStdString(d.error().format());
       options.cases = nullptr;  // a program that cannot run here: still its structure
-      d = diff_programs(*other, *current, options);
+      d = workbench::diff(before, after, options);
     }
     if (d.ok()) out->diff = std::make_shared<const Diff>(std::move(*d));
     else out->problem = QString::fromStdString(d.error().format());

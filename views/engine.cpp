@@ -27,6 +27,8 @@
 #include "verify/cases.h"
 #include "verify/python_reference.h"
 #include "verify/verify.h"
+#include "workbench/export.h"
+#include "workbench/workbench.h"
 
 namespace tc {
 namespace views {
@@ -217,11 +219,11 @@ std::string case_book_json(const CaseBook& book) {
   return j.dump(2) + "\n";
 }
 
-Analysis analyze_program(const Program& program, const Case& params) {
+Analysis analyze_program(const ProgramSession& session, const Case& params) {
   Analysis a;
   AnalyzeOptions options;
   for (const auto& [name, value] : params) options.params.emplace(name, value);
-  auto r = tc::analyze(program, options);
+  auto r = session.analyze(options);
   if (!r.ok()) return a;
   a.available = true;
   for (const auto& iv : r->intervals) a.intervals.emplace_back(iv.lo, iv.hi);
@@ -377,26 +379,15 @@ VerifyResult verify_source(const std::string& source, const std::string& filenam
       if (d.severity == Severity::Error) v.error = d;
     return v;
   }
-  PythonReferenceOptions ro;
-  if (settings.reference_path.empty()) {
-    ro.source = source;
-    ro.filename = filename;
-    ro.function = c.function;
-  } else {
-    auto text = read_file(settings.reference_path);
-    if (!text.ok()) {
-      v.error = text.error();
-      return v;
-    }
-    ro.source = std::move(*text);
-    ro.filename = settings.reference_path;
-    ro.function = settings.reference_function;
-    ro.preferred_function = c.function;
-  }
-  auto ref = make_python_reference(ro);
+  workbench::SourceReference spec;
+  spec.source = source;
+  spec.filename = filename;
+  spec.function = c.function;
+  spec.reference_path = settings.reference_path;
+  spec.reference_function = settings.reference_function;
+  auto ref = workbench::python_reference(spec);
   if (!ref.ok()) {
     v.error = ref.error();
-    if (v.error->file.empty()) v.error->file = ro.filename;
     return v;
   }
   v.reference = (*ref)->describe();
@@ -416,7 +407,8 @@ VerifyResult verify_source(const std::string& source, const std::string& filenam
     }
     vo.cases = std::move(*cases);
   }
-  auto rep = tc::verify(*c.program, **ref, vo);
+  const ProgramSession session(c.program);
+  auto rep = workbench::verify(session, **ref, vo);
   if (!rep.ok()) {
     v.error = rep.error();
     return v;
@@ -439,25 +431,25 @@ VerifyResult verify_source(const std::string& source, const std::string& filenam
 
 Result<std::string> export_artifact(const Program& program) { return save_artifact(program); }
 
-Result<std::string> export_optimized(const Program& program) {
-  auto o = tc::optimize(program);
+Result<std::string> export_optimized(const ProgramSession& session) {
+  auto o = session.optimize();
   if (!o.ok()) return o.error();
   return save_artifact(o->program);
 }
 
-Result<std::string> export_target(const Program& program, const std::string& target) {
+Result<std::string> export_target(const ProgramSession& session, const std::string& target) {
   tc::emit::TargetOptions options;
   options.spirv_text_without_tools = true;  // assembly text when the binary cannot be assembled
-  auto out = tc::emit::emit_target(program, target, options);
+  auto out = workbench::emit(session, target, options);
   if (!out.ok()) return out.error();
   return std::move(out->bytes);
 }
 
-Result<CSourcePair> export_c(const Program& program, const std::string& source_path) {
+Result<CSourcePair> export_c(const ProgramSession& session, const std::string& source_path) {
   // As `emit --target c -o FILE.c`: the prefix from the file's stem, FILE.h beside it, included by name.
   tc::emit::TargetOptions options;
   options.c_source_path = source_path;
-  auto code = tc::emit::emit_target(program, "c", options);
+  auto code = workbench::emit(session, "c", options);
   if (!code.ok()) return code.error();
   return CSourcePair{std::move(code->bytes), std::move(code->header), std::move(code->header_path)};
 }

@@ -117,7 +117,7 @@ struct Analysis {
 };
 /// Intervals and warnings of `program`, with `params` (by name) in place of
 /// the stored parameter values: the ones on screen.
-Analysis analyze_program(const Program& program, const Case& params = {});
+Analysis analyze_program(const ProgramSession& session, const Case& params = {});
 
 /// The IR text view's disassembly: one line per node, plus the map both ways.
 struct Disassembly {
@@ -204,9 +204,9 @@ VerifyResult verify_source(const std::string& source, const std::string& filenam
 
 /// Exports. Each returns the file content or an error.
 Result<std::string> export_artifact(const Program& program);
-Result<std::string> export_optimized(const Program& program);
+Result<std::string> export_optimized(const ProgramSession& session);
 /// target: "wgsl", "spirv", "wasm", "onnx" (the model's bytes, as `emit --target onnx`).
-Result<std::string> export_target(const Program& program, const std::string& target);
+Result<std::string> export_target(const ProgramSession& session, const std::string& target);
 /// The C export of `emit --target c -o FILE.c`: the source for `source_path`
 /// and its header FILE.h beside it (the source includes it by name), the
 /// functions prefixed with the file's stem. Refuses a path ending in .h.
@@ -214,7 +214,7 @@ struct CSourcePair {
   std::string source, header;
   std::string header_path;
 };
-Result<CSourcePair> export_c(const Program& program, const std::string& source_path);
+Result<CSourcePair> export_c(const ProgramSession& session, const std::string& source_path);
 /// Which of export_target's targets this build supports.
 std::vector<std::string> export_targets();
 

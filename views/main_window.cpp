@@ -374,16 +374,17 @@ bool MainWindow::exportTo(const QString& kind, const QString& path, QString* err
   // Optimizing and emitting large circuits takes time: on the worker, answered by a callback.
   // A tag of its own: one export never replaces another.
   static quint64 counter = 0;
-  session_->worker().post(QStringLiteral("export-%1").arg(++counter), [this, p, k, file, layers, path, done](JobControl&) -> EngineWorker::Deliver {
+  const auto ps = session_->programSession();
+  session_->worker().post(QStringLiteral("export-%1").arg(++counter), [this, p, ps, k, file, layers, path, done](JobControl&) -> EngineWorker::Deliver {
     Result<std::string> content = make_error("unknown export kind '" + k + "'");
     if (k == "artifact") content = export_artifact(*p);
-    else if (k == "optimized") content = export_optimized(*p);
+    else if (k == "optimized") content = export_optimized(*ps);
     else if (k == "dot") content = to_dot(*p, layers);
-    else if (k != "c") content = export_target(*p, k);
+    else if (k != "c") content = export_target(*ps, k);
     Status st = ok_status();
     if (k == "c") {
       // Both files made before either is written; the header first, as the source includes it.
-      auto code = export_c(*p, file);
+      auto code = export_c(*ps, file);
       if (!code.ok()) st = Status(code.error());
       else if (st = write_file_atomic(code->header_path, code->header); st.ok()) st = write_file_atomic(file, code->source);
     } else {

@@ -349,8 +349,9 @@ void Session::analyze() {
   // The parameters on screen, not the stored ones (issue 38 item 2).
   const Case params = cases_.parameterValues();
   analyzed_params_ = params;
-  worker_->post(QStringLiteral("analyze"), [this, program, params](JobControl&) -> EngineWorker::Deliver {
-    auto a = std::make_shared<Analysis>(analyze_program(*program, params));
+  auto program_session = doc_.programSession();
+  worker_->post(QStringLiteral("analyze"), [this, program, program_session, params](JobControl&) -> EngineWorker::Deliver {
+    auto a = std::make_shared<Analysis>(program_session ? analyze_program(*program_session, params) : Analysis{});
     return [this, a, program] {
       if (program != doc_.program()) return;
       analysis_ = std::move(*a);

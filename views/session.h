@@ -84,6 +84,8 @@ class Session : public QObject {
 
   // --- compiled program ---------------------------------------------------
   [[nodiscard]] std::shared_ptr<const Program> program() const { return doc_.program(); }
+  /// The program's core session (null without a program): analyses and exports go through it.
+  [[nodiscard]] std::shared_ptr<ProgramSession> programSession() const { return doc_.programSession(); }
   [[nodiscard]] const std::vector<int>& layers() const { return doc_.layers(); }
   [[nodiscard]] const Diagnostics& diagnostics() const { return doc_.diagnostics(); }
   [[nodiscard]] double compileMs() const { return doc_.compileMs(); }

@@ -7,7 +7,7 @@
 #include "common.h"
 #include "base/json_append.h"
 #include "options.h"
-#include "passes/analyze.h"
+#include "session/program_session.h"
 #include "prove/prove.h"
 
 namespace tc::cli {
@@ -39,8 +39,9 @@ int run_analyze(const AnalyzeArgs& args) {
   AnalyzeOptions options;
   options.params = std::move(*params);
   options.free_parameters = args.free_parameters;
-  const Program& p = loaded->program;
-  auto a = analyze(p, options);
+  const ProgramSession session(std::move(loaded->program));
+  const Program& p = session.program();
+  auto a = session.analyze(options);
   if (!a) {
     report(a.error());
     return kRejected;

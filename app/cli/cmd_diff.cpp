@@ -18,6 +18,7 @@
 #include "ir/artifact.h"
 #include "options.h"
 #include "verify/cases.h"
+#include "workbench/workbench.h"
 
 namespace tc::cli {
 namespace {
@@ -140,19 +141,20 @@ int run_diff(const DiffArgs& args) {
   options.cases = with_cases ? &cases : nullptr;
   options.max_examples = args.examples;
   options.threads = args.threads;
-  auto d = diff_programs(a->program, b->program, options);
+  const ProgramSession sa(std::move(a->program)), sb(std::move(b->program));
+  auto d = workbench::diff(sa, sb, options);
   if (!d) {
     report(d.error());
     return kRejected;
   }
   if (args.json) {
-    print_json(diff_to_json(*d, a->program, b->program));
+    print_json(diff_to_json(*d, sa.program(), sb.program()));
   } else {
     DiffTextOptions text;
     text.a_label = args.a.path;
     text.b_label = args.b_path;
     text.limit = args.limit;
-    const std::string s = diff_to_text(*d, a->program, b->program, text);
+    const std::string s = diff_to_text(*d, sa.program(), sb.program(), text);
     std::fwrite(s.data(), 1, s.size(), stdout);
   }
   const bool same = args.values_only ? d->same_values() : d->same();

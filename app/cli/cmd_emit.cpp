@@ -13,6 +13,7 @@
 #include "common.h"
 #include "options.h"
 #include "emit/targets.h"
+#include "workbench/export.h"
 
 namespace tc::cli {
 namespace {
@@ -68,7 +69,8 @@ int run_emit(const EmitArgs& args) {
     }
     options.c_source_path = args.output;
   }
-  auto emitted = emit::emit_target(p, args.target, options);
+  const ProgramSession session(std::move(p));
+  auto emitted = workbench::emit(session, args.target, options);
   if (!emitted) {
     Diagnostic copy = emitted.error();
     if (!loaded->source) copy.loc.reset();

@@ -10,7 +10,7 @@
 #include "common.h"
 #include "options.h"
 #include "ir/artifact.h"
-#include "passes/optimize.h"
+#include "workbench/workbench.h"
 #include "prove/prove.h"
 
 namespace tc::cli {
@@ -28,8 +28,9 @@ struct OptimizeArgs {
 
 /// The proof that `after` computes what `before` does; an exit status other
 /// than kOk when it is not proved (said on stderr, nothing written).
-int prove_optimized(const Program& before, const Program& after, double timeout_s, const std::string& file) {
-  if (Status s = prove::encodable(before); !s) {
+int prove_optimized(const ProgramSession& before, const ProgramSession& after, double timeout_s,
+                    const std::string& file) {
+  if (Status s = prove::encodable(before.program()); !s) {
     Diagnostic d = s.error();
     d.message = "--prove: " + d.message;
     report(d, file);
@@ -37,7 +38,7 @@ int prove_optimized(const Program& before, const Program& after, double timeout_
   }
   prove::ProveOptions options;
   options.timeout_s = timeout_s;
-  auto r = prove::prove_equivalent(before, after, options);
+  auto r = workbench::prove(before, &after, options);
   if (!r) {
     report(make_error("--prove: " + r.error().message));
     return kRejected;
@@ -64,13 +65,14 @@ int run_optimize(const OptimizeArgs& args) {
   options.fold = !args.no_fold;
   options.pack = !args.no_pack;
   options.pack_options.sparse = !args.no_sparse;
-  auto result = optimize(loaded->program, options);
+  const ProgramSession session(std::move(loaded->program));
+  auto result = session.optimize(options);
   if (!result) {
     report(result.error(), loaded->source ? args.program.path : std::string());
     return kRejected;
   }
   if (args.prove)
-    if (int status = prove_optimized(loaded->program, result->program, args.prove_timeout,
+    if (int status = prove_optimized(session, session.derived(result->program), args.prove_timeout,
                                      loaded->source ? args.program.path : std::string());
         status != kOk)
       return status;

@@ -15,6 +15,7 @@
 #include "common.h"
 #include "options.h"
 #include "prove/prove.h"
+#include "workbench/workbench.h"
 
 namespace tc::cli {
 namespace {
@@ -91,7 +92,10 @@ int run_prove(const ProveArgs& args) {
   options.timeout_s = args.timeout;
   options.tolerance = {args.atol, args.rtol};
   options.cvc5 = args.cvc5;
-  auto r = prove::prove(a->program, b ? &b->program : nullptr, options);
+  const ProgramSession sa(std::move(a->program));
+  std::optional<ProgramSession> sb;
+  if (b) sb.emplace(std::move(b->program));
+  auto r = workbench::prove(sa, sb ? &*sb : nullptr, options);
   if (!r) {
     report(r.error());
     return kRejected;

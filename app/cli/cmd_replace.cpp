@@ -20,8 +20,7 @@
 #include "options.h"
 #include "ir/artifact.h"
 #include "prove/replacement.h"
-#include "verify/python_reference.h"
-#include "verify/replacement.h"
+#include "workbench/workbench.h"
 #include "terminal_progress.h"
 
 namespace tc::cli {
@@ -51,7 +50,8 @@ int prove_replacement(const ReplaceArgs& args, const LoadedProgram& original, co
   prove::ProveOptions options;
   options.timeout_s = args.prove_timeout;
   options.tolerance = {args.atol, args.rtol};
-  auto verdict = prove::proved_replacement(original.program, candidate.program, options);
+  const ProgramSession so(original.program), sc(candidate.program);
+  auto verdict = workbench::proved_replacement(so, sc, options);
   if (!verdict) {
     report(verdict.error());
     return kRejected;
@@ -66,7 +66,7 @@ int prove_replacement(const ReplaceArgs& args, const LoadedProgram& original, co
     if (!verdict->proof) return kRejected;
     return verdict->proof->verdict == prove::Verdict::Different ? kMismatch : kUnknown;
   }
-  if (!args.output.empty()) return write_output(args.output, save_artifact(candidate.program));
+  if (!args.output.empty()) return write_output(args.output, save_artifact(sc.program()));
   return kOk;
 }
 
@@ -100,11 +100,11 @@ int run_replace(const ReplaceArgs& args) {
   options.tolerance = {args.atol, args.rtol};
   std::unique_ptr<Reference> source_reference;
   if (original->source) {
-    PythonReferenceOptions ro;
-    ro.source = *original->source;
-    ro.filename = args.original.path;
-    ro.function = original->compile_options.function;
-    auto made = make_python_reference(ro);
+    workbench::SourceReference spec;
+    spec.source = *original->source;
+    spec.filename = args.original.path;
+    spec.function = original->compile_options.function;
+    auto made = workbench::python_reference(spec);
     if (!made) {
       report(made.error(), args.original.path);
       return kRejected;
@@ -114,7 +114,8 @@ int run_replace(const ReplaceArgs& args) {
   }
   TerminalProgress progress("replace");
   options.progress = &progress;
-  auto verdict = verified_replacement(original->program, candidate->program, options);
+  const ProgramSession so(std::move(original->program)), sc(std::move(candidate->program));
+  auto verdict = workbench::verified_replacement(so, sc, options);
   progress.finish();
   if (!verdict) {
     report(verdict.error(), args.original.path);
@@ -129,7 +130,7 @@ int run_replace(const ReplaceArgs& args) {
     std::fprintf(stderr, "error: replacement refused: %s\n", verdict->reason.c_str());
     return verdict->report ? kMismatch : kRejected;
   }
-  if (!args.output.empty()) return write_output(args.output, save_artifact(candidate->program));
+  if (!args.output.empty()) return write_output(args.output, save_artifact(sc.program()));
   return kOk;
 }
 

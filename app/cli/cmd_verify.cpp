@@ -12,9 +12,9 @@
 #include "common.h"
 #include "options.h"
 #include "scale_out.h"
-#include "verify/python_reference.h"
 #include "terminal_progress.h"
 #include "verify/verify.h"
+#include "workbench/workbench.h"
 
 namespace tc::cli {
 namespace {
@@ -64,34 +64,25 @@ int run_verify(const VerifyArgs& args) {
     return kUsage;
   }
 
-  PythonReferenceOptions ro;
-  ro.max_seconds_per_case = args.reference_timeout;
-  ro.max_memory_bytes = args.reference_memory_mib << 20;
-  if (const std::uint64_t got = reference_memory_limit(ro.max_memory_bytes); got < ro.max_memory_bytes)
+  workbench::SourceReference spec;
+  spec.max_seconds_per_case = args.reference_timeout;
+  spec.max_memory_bytes = args.reference_memory_mib << 20;
+  if (const std::uint64_t got = reference_memory_limit(spec.max_memory_bytes); got < spec.max_memory_bytes)
     std::fprintf(stderr,
                  "warning: the reference workers get %llu MiB, the address-space limit this process inherited "
                  "(ulimit -v), not --reference-memory %llu\n",
                  static_cast<unsigned long long>(got >> 20), static_cast<unsigned long long>(args.reference_memory_mib));
-  if (args.reference.empty()) {
-    ro.source = *loaded->source;
-    ro.filename = args.program.path;
-    ro.function = loaded->compile_options.function;
-  } else {
-    auto text = read_file(args.reference, kMaxSourceBytes);
-    if (!text) {
-      report(text.error());
-      return kRejected;
-    }
-    ro.source = std::move(*text);
-    ro.filename = args.reference;
-    ro.function = args.reference_function;
-    ro.preferred_function = loaded->compile_options.function;
-  }
-  auto reference = make_python_reference(ro);
+  if (loaded->source) spec.source = *loaded->source;
+  spec.filename = args.program.path;
+  spec.function = loaded->compile_options.function;
+  spec.reference_path = args.reference;
+  spec.reference_function = args.reference_function;
+  auto reference = workbench::python_reference(spec);
   if (!reference) {
-    report(reference.error(), ro.filename);
+    report(reference.error());
     return kRejected;
   }
+  const ProgramSession session(std::move(loaded->program));
 
   VerifyOptions vo;
   vo.max_cases = args.max_cases;
@@ -105,7 +96,7 @@ int run_verify(const VerifyArgs& args) {
       report(text.error());
       return kRejected;
     }
-    auto cases = parse_cases_jsonl(*text, program_inputs(loaded->program), args.cases);
+    auto cases = parse_cases_jsonl(*text, program_inputs(session.program()), args.cases);
     if (!cases) {
       report(cases.error());
       return kRejected;
@@ -115,10 +106,12 @@ int run_verify(const VerifyArgs& args) {
   TerminalProgress progress("verify");
   vo.progress = &progress;
   // Under mpirun the ranks split the cases and rank 0 gets the whole report.
-  auto result = scale::verify(loaded->program, **reference, vo);
+  auto result = scale::verify(session, **reference, vo);
   progress.finish();
   if (!result) {
-    if (!scale::is_remote_failure(result.error())) report(result.error(), ro.filename);  // else rank 0 printed it
+    // Under mpirun a remote failure was printed by rank 0.
+    if (!scale::is_remote_failure(result.error()))
+      report(result.error(), spec.reference_path.empty() ? spec.filename : spec.reference_path);
     return kRejected;
   }
   print_json(report_to_json(*result));

@@ -15,6 +15,7 @@
 #include <fstream>
 
 #include "common.h"
+#include "workbench/workbench.h"
 #ifdef TC_HAVE_MPI
 #include "mpi_backend.h"
 #endif
@@ -190,11 +191,12 @@ Result<LineInput> open_lines(const std::string& path, const std::string& what) {
   return input;
 }
 
-Result<VerifyReport> verify(const Program& program, Reference& reference, const VerifyOptions& options) {
+Result<VerifyReport> verify(const ProgramSession& session, Reference& reference, const VerifyOptions& options) {
 #ifdef TC_HAVE_MPI
-  if (g_active) return mpi::verify(program, reference, options);
+  // The CLI's programs have no bindings: the ranks run the program itself.
+  if (g_active) return mpi::verify(session.program(), reference, options);
 #endif
-  return tc::verify(program, reference, options);
+  return workbench::verify(session, reference, options);
 }
 
 FitReduction* fit_reduction() {

@@ -20,6 +20,7 @@
 #include "base/progress.h"
 #include "base/result.h"
 #include "grad/fit.h"
+#include "session/program_session.h"
 #include "verify/verify.h"
 
 namespace tc::cli::scale {
@@ -94,7 +95,7 @@ Result<LineInput> open_lines(const std::string& path, const std::string& what);
 /// verify() over all ranks: each runs a contiguous range of the planned
 /// cases; rank 0's report is the single-process report, the other ranks get
 /// its counts (cases, passed, mismatch_count) for their exit status.
-Result<VerifyReport> verify(const Program& program, Reference& reference, const VerifyOptions& options);
+Result<VerifyReport> verify(const ProgramSession& session, Reference& reference, const VerifyOptions& options);
 
 /// The reduction for data-parallel fit (nullptr in a single process).
 FitReduction* fit_reduction();

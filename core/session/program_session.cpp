@@ -53,6 +53,18 @@ Result<Evaluator*> ProgramSession::evaluator(const Policy& policy, EvalPlan plan
   return policy_evaluator_.get();
 }
 
+Result<Analysis> ProgramSession::analyze(const AnalyzeOptions& options) const {
+  return tc::analyze(*program_, options);
+}
+
+Result<ProgramSession::Optimized> ProgramSession::optimize(const OptimizeOptions& options) const {
+  auto r = tc::optimize(*program_, options);
+  if (!r) return r.error();
+  return Optimized{std::move(r->program), std::move(r->stats)};
+}
+
+Result<Schedule> ProgramSession::schedule() const { return tc::schedule(*program_); }
+
 Result<PlanStatus> ProgramSession::plan_status() {
   if (!last_) {
     auto ev = evaluator();

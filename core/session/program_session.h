@@ -18,6 +18,9 @@
 #include "eval/evaluator.h"
 #include "grad/batch_gradients.h"
 #include "grad/gradients.h"
+#include "passes/analyze.h"
+#include "passes/optimize.h"
+#include "passes/schedule.h"
 #include "ir/policy.h"
 #include "ir/program.h"
 
@@ -79,6 +82,22 @@ class ProgramSession {
   /// Env that is not exactly the tape's inputs, and a program without a
   /// plan run the per-case tape, so values, gradients and errors are its.
   Result<GradResult> gradients(const Env& env, GradOptions options);
+
+  /// The interval analysis of the program (options: parameter values to
+  /// assume, free parameters, a root semantics or dtype laid over).
+  [[nodiscard]] Result<Analysis> analyze(const AnalyzeOptions& options = {}) const;
+  /// The optimized program with its figures; session() makes the session
+  /// a client keeps for it (the same bindings serve its call nodes).
+  struct Optimized {
+    Program program;
+    OptimizeStats stats;
+  };
+  [[nodiscard]] Result<Optimized> optimize(const OptimizeOptions& options = {}) const;
+  /// A new session over `program` with this session's bindings: the
+  /// program an optimize, a freeze or new parameter values made from it.
+  [[nodiscard]] ProgramSession derived(Program program) const { return ProgramSession(std::move(program), bindings_); }
+  /// The schedule layers of the program (the graph's columns).
+  [[nodiscard]] Result<Schedule> schedule() const;
 
   /// Whether one of this session's tapes is running.
   [[nodiscard]] bool differentiating() const { return differentiating_; }

@@ -3,7 +3,7 @@
 // core (diff/diff_report.h) so the package prints what the CLI prints.
 #include <algorithm>
 
-#include "diff/diff.h"
+#include "workbench/workbench.h"
 #include "diff/diff_report.h"
 #include "program.h"
 
@@ -55,8 +55,10 @@ void bind_diff(py::module_& m) {
       "diff",
       [](py::handle a, py::handle b, py::handle cases, std::size_t max_examples, const std::string& a_label,
          const std::string& b_label, std::size_t limit) {
-        const tc::Program& pa = core_program(a).program();
-        const tc::Program& pb = core_program(b).program();
+        const tc::ProgramSession& sa = core_program(a).session();
+        const tc::ProgramSession& sb = core_program(b).session();
+        const tc::Program& pa = sa.program();
+        const tc::Program& pb = sb.program();
         std::optional<tc::DiffCases> columns;
         if (!cases.is_none()) {
           columns = cases_from(cases);
@@ -65,7 +67,7 @@ void bind_diff(py::module_& m) {
         tc::DiffOptions o;
         o.cases = columns ? &*columns : nullptr;
         o.max_examples = max_examples;
-        auto d = tc::diff_programs(pa, pb, o);
+        auto d = tc::workbench::diff(sa, sb, o);
         if (!d) raise_diagnostic(ErrorKind::Evaluation, d.error());
         tc::DiffTextOptions text;
         text.a_label = a_label;

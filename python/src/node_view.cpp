@@ -61,17 +61,16 @@ void bind_node_view(py::module_& m) {
   m.def(
       "node_values",
       [](py::handle self, py::handle inputs, py::handle params, py::handle semantics) {
-        const CoreProgram& core = core_program(self);
-        tc::EvalOptions options;
-        options.bindings = core.binding_map();
-        options.semantics = semantics_arg(semantics);
-        options.plan = tc::EvalPlan::Interpreter;  // the trace is the interpreter's
+        CoreProgram& core = core_program(self);
+        tc::Policy policy;
+        policy.semantics = semantics_arg(semantics);
         py::dict out;
         clear_stashed_error();
-        auto ev = tc::Evaluator::create(core.program(), options);
+        // The session's interpreter (the trace is the interpreter's), kept between calls.
+        auto ev = core.session().evaluator(policy, tc::EvalPlan::Interpreter);
         if (!ev) raise_diagnostic(ErrorKind::Evaluation, ev.error());
         tc::CaseTrace trace;
-        auto r = ev->run(env_of(inputs, params), &trace);
+        auto r = (*ev)->run(env_of(inputs, params), &trace);
         py::list branch;
         for (std::int8_t b : trace.branch) branch.append(static_cast<int>(b));
         out["values"] = numbers(trace.values);
@@ -121,8 +120,9 @@ void bind_node_view(py::module_& m) {
   m.def(
       "dot",
       [](py::handle self, py::handle subset) {
-        const tc::Program& p = core_program(self).program();
-        auto sched = tc::schedule(p);
+        CoreProgram& core = core_program(self);
+        const tc::Program& p = core.program();
+        auto sched = core.session().schedule();
         const std::vector<int> layers = sched ? sched->layer_of : std::vector<int>();
         if (subset.is_none()) return to_str(tc::to_dot(p, layers));
         std::vector<tc::NodeId> ids;

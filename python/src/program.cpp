@@ -8,13 +8,10 @@
 #include <limits>
 
 #include "codegen/c_emitter.h"
-#include "emit/onnx_emitter.h"
+#include "workbench/export.h"
 #include "ir/artifact.h"
 #include "ir/printer.h"
 #include "options/binding_options.h"
-#include "passes/analyze.h"
-#include "passes/optimize.h"
-#include "passes/schedule.h"
 
 namespace tcpy {
 namespace {
@@ -407,9 +404,9 @@ void bind_program(py::module_& m) {
            })
       .def("to_onnx",
            [](py::handle self_) {
-             auto r = tc::emit::emit_onnx(core_program(self_).program());
+             auto r = tc::workbench::emit(core_program(self_).session(), "onnx");
              if (!r) raise_diagnostic(ErrorKind::Compile, r.error());
-             return py::bytes(reinterpret_cast<const char*>(r->data()), r->size());
+             return py::bytes(r->bytes);
            })
       .def("info", [](py::handle self_) {
              CoreProgram& self = core_program(self_); return program_info(self.program()); })
@@ -465,7 +462,7 @@ void bind_program(py::module_& m) {
       .def("optimize",
            [](py::handle self_) {
              CoreProgram& self = core_program(self_);
-             auto r = tc::optimize(self.program());
+             auto r = self.session().optimize();
              if (!r) raise_diagnostic(ErrorKind::Compile, r.error());
              py::list passes;
              for (const auto& [name, n] : r->stats.after_pass) passes.append(py::make_tuple(name, n));
@@ -478,7 +475,7 @@ void bind_program(py::module_& m) {
       .def("schedule",
            [](py::handle self_) {
              CoreProgram& self = core_program(self_);
-             auto s = tc::schedule(self.program());
+             auto s = self.session().schedule();
              if (!s) raise_diagnostic(ErrorKind::Compile, s.error());
              return s->layers;
            })
@@ -489,7 +486,7 @@ void bind_program(py::module_& m) {
              if (!params.is_none()) fill_named(params, options.params, "parameter");
              options.free_parameters = free_parameters;
              const tc::Program& p = self.program();
-             auto a = tc::analyze(p, options);
+             auto a = self.session().analyze(options);
              if (!a) raise_diagnostic(ErrorKind::Compile, a.error());
              py::list nodes, warnings;
              for (const tc::Node& n : p.nodes) {

@@ -11,8 +11,7 @@
 #include <thread>
 
 #include "program.h"
-#include "prove/prove.h"
-#include "prove/replacement.h"
+#include "workbench/workbench.h"
 
 namespace tcpy {
 namespace {
@@ -58,13 +57,13 @@ tc::prove::ProveOptions options_of(double timeout, double atol, double rtol, py:
 
 py::object prove_programs(py::handle a, py::handle b, double timeout, double atol, double rtol, py::handle cvc5) {
   clear_stashed_error();
-  const tc::Program& pa = core_program(a).program();
-  const tc::Program* pb = b.is_none() ? nullptr : &core_program(b).program();
+  const tc::ProgramSession& sa = core_program(a).session();
+  const tc::ProgramSession* sb = b.is_none() ? nullptr : &core_program(b).session();
   tc::prove::ProveOptions options = options_of(timeout, atol, rtol, cvc5);
   auto r = solve_released([&](std::atomic<bool>& cancel) {
     tc::prove::ProveOptions o = options;
     o.cancel = &cancel;
-    return tc::prove::prove(pa, pb, o);
+    return tc::workbench::prove(sa, sb, o);
   });
   if (!r) raise_diagnostic(ErrorKind::Verification, r.error());
   return json_to_py(tc::prove::to_json(*r));
@@ -76,13 +75,13 @@ py::object prove_programs(py::handle a, py::handle b, double timeout, double ato
 py::object replace_proved(py::handle original, py::handle candidate, double timeout, double atol, double rtol,
                           py::handle cvc5) {
   clear_stashed_error();
-  const tc::Program& po = core_program(original).program();
-  const tc::Program& pc = core_program(candidate).program();
+  const tc::ProgramSession& so = core_program(original).session();
+  const tc::ProgramSession& sc = core_program(candidate).session();
   tc::prove::ProveOptions options = options_of(timeout, atol, rtol, cvc5);
   auto v = solve_released([&](std::atomic<bool>& cancel) {
     tc::prove::ProveOptions o = options;
     o.cancel = &cancel;
-    return tc::prove::proved_replacement(po, pc, o);
+    return tc::workbench::proved_replacement(so, sc, o);
   });
   if (!v) raise_diagnostic(ErrorKind::Verification, v.error());
   if (v->accepted) return py::none();

@@ -7,6 +7,7 @@
 #include "verify/cases.h"
 #include "verify/replacement.h"
 #include "verify/verify.h"
+#include "workbench/workbench.h"
 
 namespace tcpy {
 namespace {
@@ -135,7 +136,7 @@ py::object verify_program(py::handle self, py::handle reference, py::handle case
   o.max_cases = max_cases;
   o.samples = samples;
   o.tolerance = {atol, rtol};
-  o.eval.bindings = p.binding_map();
+  // The session's bindings serve the circuit's call nodes.
   // The circuit may use every core, unless a binding calls back into Python:
   // only this thread holds the GIL.
   o.threads = p.program().has_calls() ? 1 : 0;
@@ -146,7 +147,7 @@ py::object verify_program(py::handle self, py::handle reference, py::handle case
     if (!cs) raise_diagnostic(ErrorKind::Verification, cs.error());
     o.cases = std::move(cs.value());
   }
-  auto report = tc::verify(p.program(), *ref, o);
+  auto report = tc::workbench::verify(p.session(), *ref, o);
   if (!report) raise_diagnostic(ErrorKind::Verification, report.error());
   return json_to_py(tc::report_to_json(*report));
 }
@@ -160,7 +161,6 @@ py::object replace(py::handle original, py::handle candidate, py::handle referen
   options.max_cases = max_cases;
   options.tolerance = {atol, rtol};
   check_tolerance_argument(options.tolerance);
-  options.original_eval.bindings = o.binding_map();
   std::unique_ptr<tc::Reference> ref;
   if (!reference.is_none()) {
     ref = make_reference(reference, o.program());
@@ -168,7 +168,7 @@ py::object replace(py::handle original, py::handle candidate, py::handle referen
   }
   InterruptProgress progress;
   options.progress = &progress;
-  auto v = tc::verified_replacement(o.program(), c.program(), options);
+  auto v = tc::workbench::verified_replacement(o.session(), c.session(), options);
   if (!v) raise_diagnostic(ErrorKind::Verification, v.error());
   if (v->accepted) return py::none();
   std::string message = "replacement refused: " + v->reason;

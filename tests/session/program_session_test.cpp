@@ -279,5 +279,41 @@ TEST(ProgramSession, SingleCaseGradientsRunTheCompiledPlanAndAgreeBitForBit) {
   }
 }
 
+TEST(ProgramSession, AnalyzeOptimizeAndScheduleAreThePassesOnItsProgram) {
+  Builder b;
+  Value x = b.input("x", Domain::float64(-2, 3));
+  Value w = b.parameter("w", 4.0);
+  Value y = (x * w) + b.constant(2.0) * b.constant(3.0);
+  const Program program = b.build({{"y", y}}).value();
+  auto bindings = std::make_shared<Bindings>();
+  const ProgramSession s(program, bindings);
+
+  auto a = s.analyze();
+  auto direct = analyze(program);
+  ASSERT_TRUE(a.ok() && direct.ok());
+  ASSERT_EQ(a->intervals.size(), direct->intervals.size());
+  for (std::size_t k = 0; k < a->intervals.size(); ++k) EXPECT_EQ(a->intervals[k], direct->intervals[k]) << k;
+  EXPECT_EQ(a->output(s.program(), "y").lo, -2.0);
+  EXPECT_EQ(a->output(s.program(), "y").hi, 18.0);
+  AnalyzeOptions at_one;
+  at_one.params = {{"w", 1.0}};
+  const Interval y1 = s.analyze(at_one)->output(s.program(), "y");
+  EXPECT_EQ(y1.lo, 4.0) << "the parameter value asked for";
+  EXPECT_EQ(y1.hi, 9.0);
+
+  auto o = s.optimize();
+  auto o_direct = optimize(program);
+  ASSERT_TRUE(o.ok() && o_direct.ok());
+  EXPECT_EQ(o->stats.nodes_after, o_direct->stats.nodes_after);
+  EXPECT_LT(o->stats.nodes_after, o->stats.nodes_before) << "2 * 3 folded";
+  const ProgramSession next = s.derived(std::move(o->program));
+  EXPECT_EQ(next.bindings(), s.bindings()) << "the optimized program's calls are served as before";
+  EXPECT_EQ(next.program().nodes.size(), o->stats.nodes_after);
+
+  auto sched = s.schedule();
+  ASSERT_TRUE(sched.ok());
+  EXPECT_EQ(sched->layer_of, schedule(program)->layer_of);
+}
+
 }  // namespace
 }  // namespace tc

@@ -13,9 +13,6 @@
 #include "options/binding_options.h"
 #include "grad/gradients.h"
 #include "ir/artifact.h"
-#include "passes/analyze.h"
-#include "passes/optimize.h"
-#include "passes/schedule.h"
 
 namespace tc::wasm {
 
@@ -346,7 +343,7 @@ val CoreProgram::optimize_into(CoreProgram& out, const val& opts) const {
     if (!b) return error_value("argument", b.error());
     *slot = *b;
   }
-  auto r = tc::optimize(program(), o);
+  auto r = session_.optimize(o);
   if (!r) return error_value("pass", r.error());
   out.set(std::move(r->program), source_file_);
   val stats = val::object();
@@ -363,7 +360,7 @@ val CoreProgram::freeze_into(CoreProgram& out, const val& names) const {
 }
 
 val CoreProgram::schedule() const {
-  auto s = tc::schedule(program());
+  auto s = session_.schedule();
   if (!s) return error_value("pass", s.error());
   val layers = val::array();
   for (const auto& layer : s->layers) {
@@ -386,7 +383,7 @@ val CoreProgram::analyze(const val& opts) const {
     if (!b) return error_value("argument", b.error());
     o.free_parameters = *b;
   }
-  auto a = tc::analyze(program(), o);
+  auto a = session_.analyze(o);
   if (!a) return error_value("pass", a.error());
   auto end = [](double v) { return std::isinf(v) ? val::null() : val(v); };
   auto interval = [&](const Interval& i) {
