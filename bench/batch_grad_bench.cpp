@@ -36,6 +36,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <ctime>
 #include <map>
 #include <random>
@@ -43,6 +44,9 @@
 #include <tuple>
 #include <vector>
 
+#include <unistd.h>
+
+#include "eval/compiled_plan.h"
 #include "eval/evaluator.h"
 #include "grad/batch_gradients.h"
 #include "ir/builder.h"
@@ -62,8 +66,9 @@ tc::Program built(tc::Result<tc::Program> p, const char* name) {
 }
 
 /// torch_rules.THERMOSTAT_SOURCE, node for node as the frontend lowers it
-/// (if/elif on hard comparisons become selects), plus the correction.
-tc::Program thermostat() {
+/// (if/elif on hard comparisons become selects), plus the correction; with
+/// fewer steps, a rule of the small size people write (--compile-times).
+tc::Program thermostat(int steps = 42) {
   tc::Builder b;
   tc::Value temp = b.input("temp", tc::Domain::float64(-20, 40));
   tc::Value setpoint = b.input("setpoint", tc::Domain::float64(10, 30));
@@ -71,7 +76,7 @@ tc::Program thermostat() {
   tc::Value correction = b.parameter("correction", 0.0);
   tc::Value seen = outside + correction;
   tc::Value heat = b.constant(0.0), energy = b.constant(0.0);
-  for (int i = 0; i < 42; ++i) {
+  for (int i = 0; i < steps; ++i) {
     tc::Value on = temp < setpoint - 0.5;
     tc::Value off = temp > setpoint + 0.5;
     heat = b.select(on, b.constant(1.0), b.select(off, b.constant(0.0), heat));
@@ -299,10 +304,79 @@ std::vector<Case> cases() {
   return v;
 }
 
+/// --compile-times: each circuit's plans compiled cold (a fresh, empty
+/// cache folder per round), the evaluator's forward plan and the batched
+/// tape's gradient plan, against the Auto rule's estimates
+/// (eval_detail::estimated_compile_seconds). Wall seconds from the plan's
+/// status: writing the source, compiling, loading.
+double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+void compile_times(const std::string& only, int rounds) {
+  std::printf("\ncold compiles, %d rounds, medians (wall s) and the Auto rule's estimates\n", rounds);
+  std::printf("%-11s %6s | %9s %9s %7s | %9s %9s %7s | %9s\n", "circuit", "nodes", "forward", "estimate", "ratio",
+              "gradient", "estimate", "ratio", "grad/fwd");
+  const auto root = std::filesystem::temp_directory_path() / ("tc_compile_times_" + std::to_string(::getpid()));
+  std::vector<Case> all = cases();
+  all.insert(all.begin(), Case{"small_rule", thermostat(3), all.front().columns});
+  for (const Case& c : all) {
+    if (!only.empty() && only != c.name) continue;
+    std::vector<std::string> names;
+    for (const auto& [name, _] : c.program.outputs) names.push_back(name);
+    std::vector<double> fwd, grad;
+    for (int r = 0; r < rounds; ++r) {
+      const auto dir = root / (std::string(c.name) + "_" + std::to_string(r));
+      std::filesystem::remove_all(dir);
+      std::filesystem::create_directories(dir);
+      std::filesystem::permissions(dir, std::filesystem::perms::owner_all, std::filesystem::perm_options::replace);
+      ::setenv("TC_CACHE_DIR", dir.c_str(), 1);
+      tc::EvalOptions eo;
+      eo.plan = tc::EvalPlan::Compiled;
+      auto ev = tc::Evaluator::create(c.program, eo);
+      if (!ev) fail(ev.error().message);
+      std::vector<std::span<const double>> cols;
+      for (tc::NodeId id : ev->input_ids())
+        cols.emplace_back(c.columns.at(c.program.nodes[static_cast<std::size_t>(id)].name).data(), 64);
+      tc::BatchResult result;
+      if (auto st = ev->run_batch(cols, 64, tc::Env{}, result); !st) fail(st.error().message);
+      const tc::PlanStatus fs = ev->plan_status();
+      if (!fs.compiled || fs.cache_hit) fail(std::string(c.name) + ": the forward plan was not compiled cold: " + fs.summary);
+      fwd.push_back(fs.compile_seconds);
+      tc::GradOptions go;
+      go.plan = tc::EvalPlan::Compiled;
+      auto tape = tc::BatchGradientTape::create(c.program, names, go);
+      if (!tape) fail(tape.error().message);
+      std::vector<std::span<const double>> tape_cols;
+      for (const std::string& name : tape->inputs()) tape_cols.emplace_back(c.columns.at(name).data(), 64);
+      std::vector<double> out(64 * tape->outputs().size());
+      if (auto st = tape->forward(tape_cols, 64, tc::Env{}, out, nullptr); !st) fail(st.error().message);
+      const tc::PlanStatus gs = tape->plan_status();
+      if (gs.cache_hit) fail(std::string(c.name) + ": the gradient plan was found in an empty cache");
+      if (gs.compiled) grad.push_back(gs.compile_seconds);  // else an op without a compiled form (gathers)
+    }
+    const std::size_t nodes = c.program.nodes.size();
+    const double f = median_of(fwd), g = grad.empty() ? NAN : median_of(grad);
+    const double fe = tc::eval_detail::estimated_compile_seconds(nodes, tc::eval_detail::PlanWork::Batch);
+    const double ge = tc::eval_detail::estimated_compile_seconds(nodes, tc::eval_detail::PlanWork::GradientBatch);
+    std::printf("%-11s %6zu | %9.3f %9.3f %6.2fx | %9.3f %9.3f %6.2fx | %8.2fx\n", c.name, nodes, f, fe, f / fe, g, ge,
+                g / ge, g / f);
+  }
+  std::filesystem::remove_all(root);
+  const char* isa = std::getenv("TC_PLAN_ISA");
+  std::printf("ratio: measured / estimated (TC_PLAN_ISA=%s)\n", isa && *isa ? isa : "(the best this processor runs)");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  // An argument names the one circuit to run (for profiling one of them).
+  // An argument names the one circuit to run (for profiling one of them);
+  // --compile-times [CIRCUIT] times cold plan compiles instead.
+  if (argc > 1 && std::string(argv[1]) == "--compile-times") {
+    compile_times(argc > 2 ? argv[2] : "", 3);
+    return 0;
+  }
   const std::string only = argc > 1 ? argv[1] : "";
   const char* isa = std::getenv("TC_PLAN_ISA");
   std::printf("\n%zu cases, one thread, medians of 15 interleaved rounds (thread CPU time), ns per case;\n"

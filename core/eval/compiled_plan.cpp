@@ -65,6 +65,14 @@ constexpr double kCompileBaseS = 0.05;    ///< starting the compiler
 /// Compiling (gcc -O1), per node: long_loop (3,002 nodes) 0.5-0.8 s, the
 /// 1,805-node branchy loop 1.9 s on the AVX2 host (issue 34's code shape).
 constexpr double kCompileNodeS = 0.5e-3;
+/// A gradient plan (forward and reverse in one source, the reverse spelt
+/// per derivative term), cold, wall time, `tc_batch_grad_bench
+/// --compile-times` at load 2-3 (December 2026): a 65-node rule 0.30-0.35 s,
+/// the 767-node thermostat 1.2 (AVX2) to 2.2-2.6 s (AVX-512), long_loop
+/// (3,002 nodes) 2.5 to 4.3-4.9 s: 2.2-3.9x its forward plan, and 1.6-5.9x
+/// the forward's estimate, which it used before. This one is within 0.65-1.8x of each.
+constexpr double kGradCompileBaseS = 0.3;
+constexpr double kGradCompileNodeS = 1.2e-3;
 
 /// The interpreter seconds the Auto rule charges a call.
 double estimated_seconds(PlanWork work, double node_cases, double nodes) {
@@ -826,6 +834,12 @@ void PlanState::adopt_job() const {
   compiling_.store(false, std::memory_order_release);
 }
 
+double estimated_compile_seconds(std::size_t nodes, PlanWork work) {
+  const bool gradient = work == PlanWork::GradientCases || work == PlanWork::GradientBatch;
+  return gradient ? kGradCompileBaseS + static_cast<double>(nodes) * kGradCompileNodeS
+                  : kCompileBaseS + static_cast<double>(nodes) * kCompileNodeS;
+}
+
 const CompiledKernel* PlanState::kernel_for(const Prepared& p, double node_cases, PlanWork work) {
   if (const CompiledKernel* k = ready_.load(std::memory_order_acquire)) return k;
   return kernel_for([&] { return compiled_source(p); }, p.order.size(), node_cases, work);
@@ -847,7 +861,7 @@ const CompiledKernel* PlanState::kernel_for(const SourceFn& make, std::size_t no
   // what finding the plan costs, look in the cache; once it has spent what
   // compiling costs, compile. Neither path costs more than twice the better.
   const double nodes = static_cast<double>(node_count);
-  const double compile_at = compile_after_s_ >= 0 ? compile_after_s_ : kCompileBaseS + nodes * kCompileNodeS;
+  const double compile_at = compile_after_s_ >= 0 ? compile_after_s_ : estimated_compile_seconds(node_count, work);
   const double probe_at = std::min(nodes * kProbeNodeS, compile_at);
   double spent = 0.0;
   if (choice_ == EvalPlan::Auto) {

@@ -104,6 +104,12 @@ enum class PlanWork : std::uint8_t {
   GradientBatch,  ///< the batched tape's block kernels: forward+reverse, per case and per node and case
 };
 
+/// The Auto rule's estimate of writing, compiling and loading the plan of a
+/// `nodes`-node program for `work` (a gradient plan is the forward and the
+/// reverse pass in one source); bench/batch_grad_bench.cpp --compile-times
+/// prints it beside the measured time.
+double estimated_compile_seconds(std::size_t nodes, PlanWork work);
+
 /// One evaluator's compiled-plan state: the choice, the kernel once loaded,
 /// and under EvalPlan::Auto the interpreter work seen so far (see
 /// docs/evaluator.md for the rule). Auto compiles on a background thread and
