@@ -155,9 +155,14 @@ TEST(Calls, AConstantFloatPowerIsCPythonsPow) {
   ASSERT_FALSE(over.ok());
   EXPECT_NE(over.error().message.find("OverflowError"), std::string::npos) << over.error().message;
   // A run-time base or exponent keeps the rule of whole literal exponents.
-  auto runtime = compile_text("def f(x):\n    return x ** 0.5\n", {"x=float64:0:1"});
+  auto runtime = compile_text("def f(x):\n    return x ** 0.75\n", {"x=float64:0:1"});
   ASSERT_FALSE(runtime.ok());
   EXPECT_NE(runtime.error().message.find("integer literal exponent"), std::string::npos) << runtime.error().message;
+  // x ** 0.5 is pow(x, 0.5) in CPython, not math.sqrt bit for bit: the
+  // message says so and names math.sqrt.
+  auto half = compile_text("def f(x):\n    return x ** 0.5\n", {"x=float64:0:1"});
+  ASSERT_FALSE(half.ok());
+  EXPECT_NE(half.error().message.find("use math.sqrt(x)"), std::string::npos) << half.error().message;
 }
 
 // An import of a standard module no function uses (doctest, timeit kept for
