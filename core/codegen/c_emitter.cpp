@@ -1,5 +1,6 @@
 #include "codegen/c_emitter.h"
 #include "codegen/emit_form.h"
+#include "ir/math_functions.h"
 
 #include <cctype>
 #include <cmath>
@@ -318,6 +319,14 @@ class CGen {
       case Op::Sigmoid:
         use_sigmoid_ = true;
         value = R(o_.name + "_sigmoid(" + arg(0) + ")");
+        break;
+      case Op::Sqrt: case Op::Exp: case Op::Expm1: case Op::Log: case Op::Log2: case Op::Log10: case Op::Log1p:
+      case Op::Sin: case Op::Cos: case Op::Tan: case Op::Atan: case Op::Tanh:
+        // The C library's function by its row's name (the evaluator's and
+        // CPython's); the frontend's select keeps arguments outside the
+        // domain away from a live node, and an overflow is non-finite.
+        value = R(std::string(math_fn::of(form.op).c) + "(" + arg(0) + ")");
+        finite_check();
         break;
       case Op::Gather: {
         const std::size_t count = a.size() - 1;

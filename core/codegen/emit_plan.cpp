@@ -1,6 +1,7 @@
 #include "codegen/emit_plan.h"
 
 #include "base/bits.h"
+#include "ir/math_functions.h"
 #include "ir/op_semantics.h"
 #include <cfloat>
 #include <cmath>
@@ -79,6 +80,10 @@ Result<UseGraph> trace_uses(const Program& program, std::string_view target) {
     if (program.semantics_of(node) == Semantics::Relaxed && !is_leaf(node.op))
       return make_error("the " + t + " backend runs exact (or hybrid) forward semantics only; " +
                             describe_node(program, id) + " uses relaxed semantics",
+                        node.location, id);
+    if (const math_fn::MathFunction* f = math_fn::find(node.op); f && !math_fn::spelled_by(*f, t))
+      return make_error("the " + t + " backend has no " + std::string(op_name(node.op)) + " in float64 (ONNX Runtime's " +
+                            "kernel takes float only): " + describe_node(program, id),
                         node.location, id);
     const bool live = g.always_live[i] != 0;
     auto edge = [&](NodeId arg, UseEdge::Kind kind) {

@@ -1,5 +1,6 @@
 #include "emit/onnx_emitter.h"
 #include "codegen/emit_form.h"
+#include "ir/math_functions.h"
 
 #include <cmath>
 #include <cstring>
@@ -328,6 +329,20 @@ class OnnxGen {
         const std::string e = op("Exp", {op("Neg", {op("Abs", {x})})});
         const std::string den = op("Add", {d(1.0), e});
         v = R(op("Where", {op("GreaterOrEqual", {x, d(0.0)}), op("Div", {d(1.0), den}), op("Div", {e, den})}));
+        break;
+      }
+      case Op::Sqrt: case Op::Exp: case Op::Expm1: case Op::Log: case Op::Log2: case Op::Log10: case Op::Log1p:
+      case Op::Sin: case Op::Cos: case Op::Tan: case Op::Atan: case Op::Tanh: {
+        // The row's ONNX operator over float64 (math_functions.h; its
+        // tolerance class is in docs/evaluator.md).
+        const math_fn::Around& w = math_fn::of(form.op).onnx;
+        std::string x = arg(0);
+        if (w.pre_add != 0.0) x = op("Add", {d(w.pre_add), x});
+        std::string e = op(w.name, {x});
+        if (w.post_mul != 1.0) e = op("Mul", {e, d(w.post_mul)});
+        if (w.post_add != 0.0) e = op("Add", {e, d(w.post_add)});
+        v = R(e);
+        finite_check();
         break;
       }
       case Op::Gather: {

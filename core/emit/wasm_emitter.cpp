@@ -1,5 +1,6 @@
 #include "emit/wasm_emitter.h"
 #include "codegen/emit_form.h"
+#include "ir/math_functions.h"
 
 #include "base/bits.h"
 #include <cmath>
@@ -54,7 +55,7 @@ enum : std::uint8_t {
   kF32Eq = 0x5b, kF32Ne = 0x5c, kF32Lt = 0x5d, kF32Gt = 0x5e, kF32Le = 0x5f, kF32Ge = 0x60,
   kF64Ge = 0x66,
   kI32Add = 0x6a, kI32Mul = 0x6c, kI32And = 0x71, kI32Or = 0x72, kI32Shl = 0x74,
-  kF32Abs = 0x8b, kF32Neg = 0x8c, kF32Floor = 0x8e, kF32Add = 0x92, kF32Sub = 0x93, kF32Mul = 0x94, kF32Div = 0x95,
+  kF32Abs = 0x8b, kF32Neg = 0x8c, kF32Floor = 0x8e, kF32Sqrt = 0x91, kF32Add = 0x92, kF32Sub = 0x93, kF32Mul = 0x94, kF32Div = 0x95,
   kF64Abs = 0x99, kF64Neg = 0x9a, kF64Add = 0xa0, kF64Div = 0xa3,
   kF32DemoteF64 = 0xb6, kF64PromoteF32 = 0xbb, kI32ReinterpretF32 = 0xbc,
 };
@@ -83,13 +84,19 @@ class WasmGen {
     types.insert(types.end(), {0x60, 4, I32, I32, I32, I32, 0});
     types.insert(types.end(), {0x60, 0, 1, I32});
     section(out, 1, types);
+    // env.exp first (sigmoid calls index 0), then the math functions the
+    // body called, in the order it first called them; `run` and
+    // `heap_base` follow the imports.
     Bytes imports;
-    uleb(imports, 1);
-    name(imports, "env");
-    name(imports, "exp");
-    imports.push_back(0x00);
-    uleb(imports, 0);
+    uleb(imports, imports_.size());
+    for (const std::string& js : imports_) {
+      name(imports, "env");
+      name(imports, js);
+      imports.push_back(0x00);
+      uleb(imports, 0);
+    }
     section(out, 2, imports);
+    const auto run_index = static_cast<std::uint32_t>(imports_.size());
     Bytes funcs;
     uleb(funcs, 2);
     uleb(funcs, 1);
@@ -109,10 +116,10 @@ class WasmGen {
     uleb(exports, 0);
     name(exports, "run");
     exports.push_back(0x00);
-    uleb(exports, 1);
+    uleb(exports, run_index);
     name(exports, "heap_base");
     exports.push_back(0x00);
-    uleb(exports, 2);
+    uleb(exports, run_index + 1);
     section(out, 7, exports);
     Bytes codes;
     uleb(codes, 2);
@@ -135,6 +142,15 @@ class WasmGen {
   std::size_t n_;
   std::vector<int> input_col_;
   Bytes b_;
+  std::vector<std::string> imports_{"exp"};  ///< env.<name> imports, (f64) -> f64 each
+
+  /// The function index of import env.<js>, added on first use.
+  std::uint32_t import_index(const std::string& js) {
+    for (std::size_t k = 0; k < imports_.size(); ++k)
+      if (imports_[k] == js) return static_cast<std::uint32_t>(k);
+    imports_.push_back(js);
+    return static_cast<std::uint32_t>(imports_.size() - 1);
+  }
 
   void op(std::uint8_t o) { b_.push_back(o); }
   void i32c(std::int64_t v) { op(kI32Const); sleb(b_, static_cast<std::int32_t>(static_cast<std::uint32_t>(v))); }
@@ -292,6 +308,23 @@ class WasmGen {
         op(kSelect);
         op(kF32DemoteF64);
         break;
+      case Op::Sqrt: case Op::Exp: case Op::Expm1: case Op::Log: case Op::Log2: case Op::Log10: case Op::Log1p:
+      case Op::Sin: case Op::Cos: case Op::Tan: case Op::Atan: case Op::Tanh: {
+        // sqrt is an instruction (correctly rounded in f32); the others call
+        // JavaScript's Math.<name> in float64 and round once, like sigmoid.
+        const math_fn::MathFunction& f = math_fn::of(node.op);
+        ld(a[0]);
+        if (!f.js) {
+          op(kF32Sqrt);
+        } else {
+          op(kF64PromoteF32);
+          op(kCall);
+          uleb(b_, import_index(f.js));
+          op(kF32DemoteF64);
+        }
+        arith();
+        break;
+      }
       case Op::Gather: {
         const std::size_t count = a.size() - 1;
         ld(a[1]);

@@ -5,6 +5,9 @@
 ///
 /// ABI (all offsets in bytes, little endian, 4-byte elements):
 ///   import  env.exp : (f64) -> f64     used by sigmoid (JavaScript: Math.exp)
+///   import  env.<f> : (f64) -> f64     each math function the program calls
+///                                      (log, expm1, ...: JavaScript's Math.<f>),
+///                                      after exp; sqrt is the f32.sqrt instruction
 ///   export  memory                     linear memory; the host may grow it
 ///   export  heap_base : () -> i32      first byte the host may use; below it
 ///                                      lies the module's scratch

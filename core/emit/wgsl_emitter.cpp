@@ -1,5 +1,6 @@
 #include "emit/wgsl_emitter.h"
 #include "codegen/emit_form.h"
+#include "ir/math_functions.h"
 
 #include "base/bits.h"
 #include <cmath>
@@ -263,6 +264,20 @@ class Gen {
         line("let e" + sid + ": f32 = exp(-abs(" + x + "));");
         line("let d" + sid + ": f32 = 1.0f + e" + sid + ";");
         def("select(e" + sid + " / d" + sid + ", 1.0f / d" + sid + ", " + x + " >= 0.0f)");
+        break;
+      }
+      case Op::Sqrt: case Op::Exp: case Op::Expm1: case Op::Log: case Op::Log2: case Op::Log10: case Op::Log1p:
+      case Op::Sin: case Op::Cos: case Op::Tan: case Op::Atan: case Op::Tanh: {
+        // The row's WGSL builtin, in f32 (math_functions.h; its tolerance
+        // class is in docs/evaluator.md).
+        const math_fn::Around& w = math_fn::of(form.op).wgsl;
+        std::string x = val(args[0]);
+        if (w.pre_add != 0.0) x = "(" + konst(static_cast<float>(w.pre_add)) + " + " + x + ")";
+        std::string e = std::string(w.name) + "(" + x + ")";
+        if (w.post_mul != 1.0) e += " * " + konst(static_cast<float>(w.post_mul));
+        if (w.post_add != 0.0) e += (w.post_add < 0 ? " - " : " + ") + konst(static_cast<float>(std::fabs(w.post_add)));
+        def(e);
+        arith_check();
         break;
       }
       case Op::Gather: {

@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <string_view>
+#include <utility>
 
 #include "emit/spirv.h"
 #include "emit/wgsl_parser.h"
@@ -272,9 +274,14 @@ class Lowerer {
       return ok_status();
     };
     const std::string r = fresh();
-    if (f == "floor" || f == "exp" || f == "abs") {
+    // The f32 builtins of one argument the emitter writes, by their
+    // GLSL.std.450 instruction.
+    static constexpr std::pair<std::string_view, const char*> kGlsl[] = {
+        {"floor", "Floor"}, {"exp", "Exp"}, {"abs", "FAbs"}, {"sqrt", "Sqrt"}, {"log", "Log"}, {"log2", "Log2"},
+        {"sin", "Sin"},     {"cos", "Cos"}, {"tan", "Tan"},   {"atan", "Atan"}, {"tanh", "Tanh"}};
+    for (const auto& [name, g] : kGlsl) {
+      if (f != name) continue;
       if (Status s = want({Type::F32}); !s.ok()) return s.error();
-      const char* g = f == "floor" ? "Floor" : f == "exp" ? "Exp" : "FAbs";
       line(r + " = OpExtInst %f32 %glsl " + g + " " + args[0].id);
       return Value{r, Type::F32};
     }

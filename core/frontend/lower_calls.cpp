@@ -12,6 +12,7 @@
 #include <cstdlib>
 
 #include "frontend/lowerer.h"
+#include "ir/math_functions.h"
 
 namespace tc::py::lowering {
 
@@ -242,7 +243,29 @@ Val Lowerer::math_call(const std::string& member, const std::vector<Val>& args, 
     return cbool(member == "isfinite", loc);
   }
   if (member == "pow") return as_float(power(args[0], args[1], loc), loc);
+  if (const std::optional<Op> op = op_from_math(member)) {
+    // CPython's log(x, base) is log(x) / log(base), each checked, then one
+    // division (ZeroDivisionError for base 1).
+    if (*op == Op::Log && args.size() == 2)
+      return arith(ArithOp::Div, math_op(Op::Log, args[0], loc), math_op(Op::Log, args[1], loc), loc);
+    return math_op(*op, args[0], loc);
+  }
   fail("calling 'math." + member + "' is not supported yet", loc);
+}
+
+Val Lowerer::math_op(Op op, const Val& arg, SourceLoc loc) {
+  const math_fn::MathFunction& f = math_fn::of(op);
+  const std::string what = "math." + std::string(op_info(op).python);
+  const Val& x = scalar(arg, loc, (what + "()").c_str());
+  if (f.bound == -HUGE_VAL) return table_op(op, what, {x}, loc);
+  // ValueError("math domain error") outside the domain, as CPython's check
+  // before it calls the C function: a raise node the select reaches only
+  // there, so the node computing f never fails on those cases.
+  const Val bad = compare(f.open ? CmpOp::Le : CmpOp::Lt, x, cnum(f.bound, kF, loc), loc);
+  if (is_false(bad)) return table_op(op, what, {x}, loc);
+  const Val raised = *raising(math_fn::kDomainError, loc, Env{}).rv;
+  if (is_true(bad)) return raised;
+  return sel(bad, raised, table_op(op, what, {x}, loc), loc);
 }
 
 namespace {

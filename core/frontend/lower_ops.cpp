@@ -305,6 +305,14 @@ Val Lowerer::power(const Val& a, const Val& e, SourceLoc loc) {
     if (!std::isfinite(r)) fail("this constant power overflows: CPython raises OverflowError here", loc);
     return cnum(r, kF, loc);
   }
+  if (!e.array && e.is_const && e.c == 0.5)
+    // Not math.sqrt: CPython's x ** 0.5 is C's pow(x, 0.5), which gives 0.0
+    // for -0.0 (sqrt: -0.0), a complex number for a negative x, and need not
+    // round as the correctly rounded sqrt does.
+    fail("'x ** 0.5' of a value known only at run time is not supported: CPython computes it with C's pow(), "
+         "which is not math.sqrt bit for bit (-0.0 ** 0.5 is 0.0, a negative base gives a complex number); "
+         "use math.sqrt(x)",
+         loc);
   if (e.array || !e.is_const || (e.ty & kF) || e.c < 0 || e.c > 64)
     fail("'**' is supported only with a small non-negative integer literal exponent (0 to 64), e.g. x ** 2", loc);
   int n = static_cast<int>(e.c);

@@ -118,6 +118,9 @@ class Lowerer {
   // round, int, float, pow, divmod, isinstance and len.
   Val builtin_call(Builtin b, const ExprInfo& info, const std::string& f, const std::vector<Val>& args, SourceLoc loc);
   Val math_call(const std::string& member, const std::vector<Val>& args, SourceLoc loc);
+  /// math.f(x) of a math-module op (ir/math_functions.h): its node, behind
+  /// a raise of ValueError where x is outside f's domain.
+  Val math_op(Op op, const Val& arg, SourceLoc loc);
   // A function of the same file, lowered in place with its parameters bound
   // to the arguments' values (the resolver refused recursion).
   Val inline_call(const FunctionDef& g, const std::vector<Val>& args, SourceLoc loc);

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "ir/kernels.h"
+#include "ir/op.h"
 
 namespace tc::py {
 
@@ -98,16 +99,20 @@ bool ModuleScope::is_math_module(const Expr& e) const {
   return b && b->module == "math" && b->member.empty();
 }
 
+// A member the op table spells (ops.def's kMathModule rows) is lowered to
+// its op, whatever its row above says.
+static MathKind kind_of(const Row& r) { return op_from_math(r.name) ? MathKind::Composed : r.kind; }
+
 MathMember math_member(const std::string& name) {
   for (const Row& r : kMath)
-    if (name == r.name) return {r.kind, r.value, r.min_args, r.max_args};
+    if (name == r.name) return {kind_of(r), r.value, r.min_args, r.max_args};
   return {};
 }
 
 std::string math_supported_text() {
   std::string out;
   for (const Row& r : kMath)
-    if (r.kind == MathKind::Constant || r.kind == MathKind::Composed) out += (out.empty() ? "" : ", ") + std::string(r.name);
+    if (kind_of(r) == MathKind::Constant || kind_of(r) == MathKind::Composed) out += (out.empty() ? "" : ", ") + std::string(r.name);
   return out;
 }
 

@@ -366,7 +366,8 @@ bool is_supported_builtin(const std::string& name) {
 std::vector<std::string> supported_builtins() {
   std::vector<std::string> names;
   for (int k = 0; k < kOpCount; ++k)
-    if (const OpInfo& row = op_info(static_cast<Op>(k)); !row.python.empty()) names.emplace_back(row.python);
+    if (const OpInfo& row = op_info(static_cast<Op>(k)); !row.python.empty() && !row.has(kMathModule))
+      names.emplace_back(row.python);
   for (const char* c : kComposed) names.emplace_back(c);
   return names;
 }

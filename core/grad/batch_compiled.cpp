@@ -44,7 +44,8 @@ bool compiled_op(Op op) {
     case Op::Input: case Op::Parameter: case Op::Constant: case Op::State: case Op::Add: case Op::Sub:
     case Op::Mul: case Op::Div: case Op::Neg: case Op::Relu: case Op::Square: case Op::Lt: case Op::Le:
     case Op::Gt: case Op::Ge: case Op::Eq: case Op::Ne: case Op::Select: case Op::Affine: case Op::SparseAffine:
-    case Op::FloorDiv: case Op::Mod: case Op::Sigmoid:
+    case Op::FloorDiv: case Op::Mod: case Op::Sigmoid: case Op::Sqrt: case Op::Exp: case Op::Expm1: case Op::Log:
+    case Op::Log2: case Op::Log10: case Op::Log1p: case Op::Sin: case Op::Cos: case Op::Tan: case Op::Atan: case Op::Tanh:
       return true;
     default:
       return false;

@@ -26,7 +26,14 @@ std::optional<Op> op_from_name(std::string_view name) {
 std::optional<Op> op_from_python(std::string_view name) {
   if (name.empty()) return std::nullopt;
   for (const OpInfo& info : kTable)
-    if (info.python == name) return info.op;
+    if (info.python == name && !info.has(kMathModule)) return info.op;
+  return std::nullopt;
+}
+
+std::optional<Op> op_from_math(std::string_view name) {
+  if (name.empty()) return std::nullopt;
+  for (const OpInfo& info : kTable)
+    if (info.python == name && info.has(kMathModule)) return info.op;
   return std::nullopt;
 }
 

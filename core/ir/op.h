@@ -48,6 +48,9 @@ enum OpFlag : unsigned {
   /// Its Python spelling returns a float whatever the argument (sigmoid);
   /// without it the result has the argument's number type (relu).
   kPyFloat = 1u << 8,
+  /// Its python column names a member of the math module (math.sqrt), not
+  /// a builtin: ir/math_functions.h has its C function and domain.
+  kMathModule = 1u << 9,
 };
 
 enum class Op : std::uint8_t {
@@ -101,6 +104,9 @@ std::optional<Op> op_from_name(std::string_view name);
 /// The op a Python builtin name spells (the table's python column); nullopt
 /// for names that are not op builtins.
 std::optional<Op> op_from_python(std::string_view name);
+/// The op a member of the math module spells (rows with kMathModule):
+/// op_from_math("sqrt") is Op::Sqrt; nullopt for the others.
+std::optional<Op> op_from_math(std::string_view name);
 
 inline bool is_leaf(Op op) { return op_info(op).kind == OpKind::Leaf; }
 inline bool is_comparison(Op op) { return op_info(op).kind == OpKind::Compare; }

@@ -322,6 +322,11 @@ inline bool vjp_terms(Op op, Semantics s, const S& n, F&& f) {
       return true;
     case Op::Relu: go(0, TermKind::Relu); return true;
     case Op::Sigmoid: case Op::Square: go(0, TermKind::UnarySlope); return true;
+    // The math module's functions: g times the row's slope (math_functions.h).
+    case Op::Sqrt: case Op::Exp: case Op::Expm1: case Op::Log: case Op::Log2: case Op::Log10: case Op::Log1p:
+    case Op::Sin: case Op::Cos: case Op::Tan: case Op::Atan: case Op::Tanh:
+      go(0, TermKind::UnarySlope);
+      return true;
     case Op::Affine: case Op::SparseAffine:
       for (std::size_t j = 0; j < n.terms(); ++j)
         go(op == Op::Affine ? static_cast<int>(j) : n.term_arg(j), TermKind::Coef, j);

@@ -29,6 +29,7 @@
 
 #include "base/result.h"
 #include "ir/kernels.h"
+#include "ir/math_functions.h"
 #include "ir/op.h"
 
 // A lane-generic kernel is always inlined: GCC inlines a function only into
@@ -250,6 +251,17 @@ template <> struct Unary<Op::Sigmoid> : UnaryOp<Op::Sigmoid> {
   static double slope(double x) { return sigmoid_slope(x); }
 };
 
+/// The math module's functions (ir/math_functions.h's rows): the C
+/// library's value and the row's slope, binary64 only (Widened: a float32
+/// program computes them in binary64 and rounds, which for sqrt is also the
+/// correctly rounded binary32 square root, since 53 >= 2*24 + 2).
+template <Op O>
+  requires(math_fn::is_math(O))
+struct Unary<O> : UnaryOp<O> {
+  template <class L> static TC_KERNEL V<L> f(V<L> x) { return math_fn::of(O).value(x); }  // L is binary64 (Widened)
+  static double slope(double x) { return math_fn::of(O).slope(x); }
+};
+
 /// Calls fn(Unary<op>{}) and returns true when `op` is one of the unary
 /// kernels above; false for every other op. The switch lists every op, so
 /// a new op is classed here (-Werror=switch).
@@ -260,6 +272,18 @@ TC_KERNEL bool unary(Op op, Fn&& fn) {
     case Op::Relu: fn(Unary<Op::Relu>{}); return true;
     case Op::Sigmoid: fn(Unary<Op::Sigmoid>{}); return true;
     case Op::Square: fn(Unary<Op::Square>{}); return true;
+    case Op::Sqrt: fn(Unary<Op::Sqrt>{}); return true;
+    case Op::Exp: fn(Unary<Op::Exp>{}); return true;
+    case Op::Expm1: fn(Unary<Op::Expm1>{}); return true;
+    case Op::Log: fn(Unary<Op::Log>{}); return true;
+    case Op::Log2: fn(Unary<Op::Log2>{}); return true;
+    case Op::Log10: fn(Unary<Op::Log10>{}); return true;
+    case Op::Log1p: fn(Unary<Op::Log1p>{}); return true;
+    case Op::Sin: fn(Unary<Op::Sin>{}); return true;
+    case Op::Cos: fn(Unary<Op::Cos>{}); return true;
+    case Op::Tan: fn(Unary<Op::Tan>{}); return true;
+    case Op::Atan: fn(Unary<Op::Atan>{}); return true;
+    case Op::Tanh: fn(Unary<Op::Tanh>{}); return true;
     case Op::Input: case Op::Parameter: case Op::Constant: case Op::State: case Op::Add: case Op::Sub:
     case Op::Mul: case Op::Div: case Op::FloorDiv: case Op::Mod: case Op::Lt: case Op::Le: case Op::Gt:
     case Op::Ge: case Op::Eq: case Op::Ne: case Op::Select: case Op::Gather: case Op::GatherOneHot:
@@ -430,7 +454,9 @@ inline Failure value(Op op, bool exact, const N& n, double& r) {
     case Op::Add: r = add<D>(n.x(0), n.x(1)); return {};
     case Op::Sub: r = sub<D>(n.x(0), n.x(1)); return {};
     case Op::Mul: r = mul<D>(n.x(0), n.x(1)); return {};
-    case Op::Neg: case Op::Relu: case Op::Sigmoid: case Op::Square: {
+    case Op::Neg: case Op::Relu: case Op::Sigmoid: case Op::Square:
+    case Op::Sqrt: case Op::Exp: case Op::Expm1: case Op::Log: case Op::Log2: case Op::Log10: case Op::Log1p:
+    case Op::Sin: case Op::Cos: case Op::Tan: case Op::Atan: case Op::Tanh: {
       const double x = n.x(0);
       unary(op, [&](auto k) { r = decltype(k)::template f<D>(x); });
       return {};

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "ir/kernels.h"
+#include "ir/math_functions.h"
 
 namespace tc {
 
@@ -188,6 +189,22 @@ Interval sigmoid(const Interval& a) {
   return out;
 }
 
+Interval math_function(Op op, const Interval& a) {
+  // Arguments outside the domain raise and give no value. An increasing
+  // function gives f at the ends: exact for sqrt (correctly rounded), a few
+  // ulps wider for the C library's others (within an ulp or so), then
+  // clamped to its range; the others (sin, cos, tan) their whole range.
+  const math_fn::MathFunction& f = math_fn::of(op);
+  const double lo = std::max(a.lo, math_fn::lowest(f));
+  if (!(lo <= a.hi)) return {kInf, -kInf, false};  // always outside: empty
+  if (!f.increasing) return {f.range_lo, f.range_hi, false};
+  Interval out{f.value(lo), f.value(a.hi), false};
+  if (op != Op::Sqrt) out = widen(out, 4);
+  out.lo = std::max(out.lo, f.range_lo);
+  out.hi = std::min(out.hi, f.range_hi);
+  return out;
+}
+
 Interval square(const Interval& a) {
   Interval out = mul(a, a);
   out.lo = a.contains_zero() ? 0.0 : std::max(out.lo, 0.0);
@@ -234,6 +251,9 @@ std::optional<Interval> apply(Op op, std::span<const Interval> a) {
     case Op::Relu: return relu(a[0]);
     case Op::Sigmoid: return sigmoid(a[0]);
     case Op::Square: return square(a[0]);  // [0, max^2] when the argument spans 0
+    case Op::Sqrt: case Op::Exp: case Op::Expm1: case Op::Log: case Op::Log2: case Op::Log10: case Op::Log1p:
+    case Op::Sin: case Op::Cos: case Op::Tan: case Op::Atan: case Op::Tanh:
+      return math_function(op, a[0]);
     case Op::Gather: return gather(a[0], a.subspan(1));
     // A raise never gives a value: empty, so a select's hull is its other side.
     case Op::Raise: return Interval{kInf, -kInf, true};

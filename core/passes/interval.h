@@ -52,6 +52,9 @@ Interval floordiv(const Interval& a, const Interval& b);
 Interval mod(const Interval& a, const Interval& b);
 Interval relu(const Interval& a);
 Interval sigmoid(const Interval& a);
+/// A math-module function (ir/math_functions.h) over the arguments inside
+/// its domain (the others raise); empty when none is.
+Interval math_function(Op op, const Interval& a);
 /// x * x of one value: never negative, unlike mul(a, a) of two values.
 Interval square(const Interval& a);
 /// |x| (the frontend's abs(), a select of x and -x).

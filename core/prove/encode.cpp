@@ -64,6 +64,7 @@ struct Fp {
     return ordered(a, b) ? wrap(Z3_mk_fpa_mul(c, rne(), a, b)) : wrap(Z3_mk_fpa_mul(c, rne(), b, a));
   }
   expr div(const expr& a, const expr& b) const { return wrap(Z3_mk_fpa_div(c, rne(), a, b)); }
+  expr sqrt(const expr& a) const { return wrap(Z3_mk_fpa_sqrt(c, rne(), a)); }
   expr neg(const expr& a) const { return is_neg(a) ? a.arg(0) : wrap(Z3_mk_fpa_neg(c, a)); }
   expr abs(const expr& a) const { return wrap(Z3_mk_fpa_abs(c, a)); }
   /// IEEE remainder (quotient rounded to nearest, ties to even).
@@ -422,6 +423,14 @@ Result<ProgramTerms> Encoder::encode(const Program& p, const Merge& merge) {
         break;
       case Op::Sigmoid:
         return refuse("sigmoid has no exact encoding (exp is outside the smt floating-point theory)");
+      // IEEE square root, correctly rounded as the C library's: exact. A
+      // negative argument gives NaN (the finish check fails it); the
+      // frontend's select raises ValueError before it is live.
+      case Op::Sqrt: r = f.sqrt(x(0)); break;
+      case Op::Exp: case Op::Expm1: case Op::Log: case Op::Log2: case Op::Log10: case Op::Log1p:
+      case Op::Sin: case Op::Cos: case Op::Tan: case Op::Atan: case Op::Tanh:
+        return refuse("math." + std::string(op_name(node.op)) +
+                      " has no exact encoding (the C library's function is outside the smt floating-point theory)");
       case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge: case Op::Eq: case Op::Ne: {
         if (!exact)
           return refuse("a relaxed comparison has no exact encoding (its surrogate needs exp)");

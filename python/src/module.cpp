@@ -114,13 +114,14 @@ void bind_misc(py::module_& m) {
   m.def("python_builtins", [] {
     py::list names;
     for (int i = 0; i < tc::kOpCount; ++i) {
-      const std::string_view spelled = tc::op_info(static_cast<tc::Op>(i)).python;
-      if (!spelled.empty()) names.append(to_str(spelled));
+      const tc::OpInfo& info = tc::op_info(static_cast<tc::Op>(i));
+      if (!info.python.empty() && !info.has(tc::kMathModule)) names.append(to_str(info.python));
     }
     return names;
   });
   // The same builtins with the artifact name of the op each spells, for
-  // the Builder's convenience methods (Builder.relu(x) is op("relu", x)).
+  // the Builder's convenience methods (Builder.relu(x) is op("relu", x)),
+  // and the math module's functions (Builder.sqrt(x) is op("sqrt", x)).
   m.def("python_builtin_ops", [] {
     py::list pairs;
     for (int i = 0; i < tc::kOpCount; ++i) {

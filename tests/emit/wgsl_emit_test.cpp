@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <regex>
 #include <set>
@@ -12,12 +13,14 @@
 #include "base/atomic_file.h"
 #include "codegen/emit_plan.h"
 #include "emit/program_gen.h"
+#include "emit/onnx_emitter.h"
 #include "emit/spirv.h"
 #include "emit/wasm_emitter.h"
 #include "emit/wgsl_emitter.h"
 #include "support/golden.h"
 #include "ir/artifact.h"
 #include "ir/builder.h"
+#include "ir/math_functions.h"
 
 namespace tc {
 namespace {
@@ -268,6 +271,44 @@ TEST(WgslEmitter, LeafOutsideItsDomainIsALiveError) {
   auto plan_q = codegen::make_plan(q, "wgsl");
   ASSERT_TRUE(plan_q.ok());
   EXPECT_EQ(plan_q->leaf_error[static_cast<std::size_t>(w.id())], static_cast<std::uint8_t>(codegen::ErrorKind::Domain));
+}
+
+// The math module's functions (ir/math_functions.h): each spelt by its row
+// in WGSL (valid SPIR-V through the GLSL.std.450 instructions), in
+// WebAssembly (an import env.<name> after env.exp for each one the body
+// calls, sqrt an instruction), and in ONNX, which refuses the float-only
+// Tan and Atan by name.
+TEST(WgslEmitter, MathFunctionsAreSpeltByTheirRows) {
+  for (const math_fn::MathFunction& f : math_fn::kFunctions) {
+    const std::string name(op_name(f.op));
+    SCOPED_TRACE(name);
+    Builder b(Semantics::Exact);
+    Value x = b.input("x", Domain::float64(0.5, 4));
+    auto p = b.build(b.op(f.op, {x}) + x);
+    ASSERT_TRUE(p.ok()) << p.error().message;
+    auto wgsl = emit::emit_wgsl(*p);
+    ASSERT_TRUE(wgsl.ok()) << wgsl.error().message;
+    EXPECT_NE(wgsl->find(std::string(f.wgsl.name) + "("), std::string::npos) << *wgsl;
+    expect_valid_spirv(*wgsl, name);
+    auto wasm = emit::emit_wasm(*p);
+    ASSERT_TRUE(wasm.ok());
+    const std::string bytes(wasm->begin(), wasm->end());
+    if (f.js) {
+      // The import's name, preceded by its length byte, after env.exp's.
+      const std::string import = std::string(1, static_cast<char>(std::strlen(f.js))) + f.js;
+      const std::size_t exp_at = bytes.find(std::string("\x03" "exp", 4));
+      ASSERT_NE(exp_at, std::string::npos);
+      if (name != "exp") EXPECT_NE(bytes.find(import, exp_at + 4), std::string::npos);
+    }
+    auto onnx = emit::emit_onnx(*p);
+    if (f.onnx.name) {
+      EXPECT_TRUE(onnx.ok()) << onnx.error().message;
+    } else {
+      ASSERT_FALSE(onnx.ok());
+      EXPECT_NE(onnx.error().message.find("the onnx backend has no " + name), std::string::npos)
+          << onnx.error().message;
+    }
+  }
 }
 
 TEST(WasmEmitter, ModuleLayoutFollowsTheAbi) {

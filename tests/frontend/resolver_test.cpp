@@ -188,7 +188,7 @@ TEST(Resolver, EveryTableBuiltinIsSpelledByTheFrontend) {
   ASSERT_FALSE(unknown.ok());
   for (int k = 0; k < kOpCount; ++k) {
     const OpInfo& row = op_info(static_cast<Op>(k));
-    if (row.python.empty()) continue;
+    if (row.python.empty() || row.has(kMathModule)) continue;  // math.sqrt: MathModuleOpsAreMembersNotBuiltins
     ++spelled;
     const std::string name(row.python);
     SCOPED_TRACE("op " + std::string(row.name) + " spelled " + name);

@@ -242,7 +242,7 @@ function collect(prog, outF32, errU32, n) {
 
 async function runWasm(prog, inputs, cases) {
   const bytes = fs.readFileSync(prog.wasm);
-  const { instance } = await WebAssembly.instantiate(bytes, { env: { exp: Math.exp } });
+  const { instance } = await WebAssembly.instantiate(bytes, { env: { exp: Math.exp, expm1: Math.expm1, log: Math.log, log2: Math.log2, log10: Math.log10, log1p: Math.log1p, sin: Math.sin, cos: Math.cos, tan: Math.tan, atan: Math.atan, tanh: Math.tanh } });
   const { memory, run, heap_base } = instance.exports;
   const { n, data } = layout(prog, inputs, cases);
   const nOut = Object.keys(prog.json.outputs).length;

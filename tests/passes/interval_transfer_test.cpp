@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "ir/math_functions.h"
 #include "ir/op.h"
 #include "passes/interval.h"
 
@@ -98,6 +99,37 @@ TEST(IntervalTransfer, SquareAndAbsOfOneValue) {
   EXPECT_EQ(ival::square(Interval::of(-5, -2, true)), Interval::of(4, 25, true));
   EXPECT_EQ(ival::abs(Interval::of(-7, 3, true)), Interval::of(0, 7, true));
   EXPECT_EQ(ival::abs(Interval::of(-7, -3, true)), Interval::of(3, 7, true));
+}
+
+// The math module's functions: the part of the argument inside the domain
+// (the rest raises), its ends exact for sqrt (correctly rounded) and a few
+// ulps wider for the C library's others; every sampled value inside.
+TEST(IntervalTransfer, MathFunctionsCoverTheirDomainPart) {
+  EXPECT_EQ(ival::math_function(Op::Sqrt, Interval::of(-4, 9, true)), Interval::of(0, 3));
+  EXPECT_EQ(ival::math_function(Op::Sqrt, Interval::of(0.25, 2.25)), Interval::of(0.5, 1.5));
+  const Interval none = ival::math_function(Op::Sqrt, Interval::of(-4, -1, true));
+  EXPECT_GT(none.lo, none.hi);  // always raises: no value
+  const Interval log0 = ival::math_function(Op::Log, Interval::of(-1, 1, true));
+  EXPECT_LT(log0.lo, -744.0);  // log of the smallest positive double, not -inf
+  EXPECT_GT(log0.lo, -746.0);
+  EXPECT_GE(log0.hi, 0.0);
+  EXPECT_GE(ival::math_function(Op::Exp, Interval::of(-1e6, 0)).lo, 0.0);
+  EXPECT_GE(ival::math_function(Op::Expm1, Interval::of(-1e6, 0)).lo, -1.0);
+  EXPECT_EQ(ival::math_function(Op::Exp, Interval::of(0, 1000)).hi, HUGE_VAL);  // overflows
+  for (const math_fn::MathFunction& f : math_fn::kFunctions) {
+    SCOPED_TRACE(std::string(op_name(f.op)));
+    for (double lo = -3; lo <= 3; lo += 0.375)
+      for (double w : {0.0, 0.1, 1.0, 7.5}) {
+        const Interval a = Interval::of(lo, lo + w);
+        const Interval r = ival::math_function(f.op, a);
+        for (int k = 0; k <= 64; ++k) {
+          const double x = lo + w * k / 64.0;
+          if (math_fn::outside(f, x)) continue;
+          const double y = f.value(x);
+          EXPECT_TRUE(r.contains(y)) << "f(" << x << ") = " << y << " outside [" << r.lo << ", " << r.hi << "]";
+        }
+      }
+  }
 }
 
 }  // namespace

@@ -37,6 +37,10 @@ const std::map<std::string, Expect> kExpected = {
     {"relu", Expect::Encoded},     {"sigmoid", Expect::Refused},   {"gather", Expect::Encoded},
     {"gather_one_hot", Expect::Encoded}, {"affine", Expect::Encoded}, {"sparse_affine", Expect::Encoded},
     {"call", Expect::Refused},     {"square", Expect::Encoded},    {"raise", Expect::Encoded},
+    {"sqrt", Expect::Encoded},     {"exp", Expect::Refused},       {"expm1", Expect::Refused},
+    {"log", Expect::Refused},      {"log2", Expect::Refused},      {"log10", Expect::Refused},
+    {"log1p", Expect::Refused},    {"sin", Expect::Refused},       {"cos", Expect::Refused},
+    {"tan", Expect::Refused},      {"atan", Expect::Refused},      {"tanh", Expect::Refused},
 };
 
 /// A program whose output is one node of `op` over inputs a0.. (domain `d`).

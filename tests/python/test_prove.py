@@ -253,3 +253,15 @@ def test_an_unknown_proof_displays_in_amber_with_its_reason():
     html = r._repr_html_()
     assert "<b style='color:#d97706'>unknown</b>" in html and "no solver answered" in html
     assert "ProofReport({" in repr(r)
+
+
+def test_math_sqrt_is_encoded_exactly_and_the_libm_functions_refused_by_name():
+    # fp.sqrt is IEEE's correctly rounded root: a proof, and the domain
+    # error's counterexample; exp has no encoding in the theory.
+    src = "import math\ndef f(x):\n    return math.sqrt(x * x + 1)\n"
+    assert prove(compile(src, {"x": float64(min=-100, max=100)})).verdict == "cannot-fail"
+    r = prove(compile("import math\ndef f(x):\n    return math.sqrt(x)\n", {"x": float64(min=-1, max=4)}))
+    assert r.verdict == "can-fail" and r.counterexample.inputs["x"] < 0
+    assert "ValueError: math domain error" in r.counterexample["message"]
+    with pytest.raises(VerificationError, match=r"math.exp has no exact encoding"):
+        prove(compile("import math\ndef f(x):\n    return math.exp(x)\n", {"x": float64(min=-1, max=4)}))

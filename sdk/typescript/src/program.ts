@@ -771,6 +771,19 @@ export class Builder {
   relu(a: Arg): Value { return this.op('relu', a); }
   sigmoid(a: Arg): Value { return this.op('sigmoid', a); }
   square(a: Arg): Value { return this.op('square', a); }
+  /** The math module's functions (ops.def rows marked kMathModule). */
+  sqrt(a: Arg): Value { return this.op('sqrt', a); }
+  exp(a: Arg): Value { return this.op('exp', a); }
+  expm1(a: Arg): Value { return this.op('expm1', a); }
+  log(a: Arg): Value { return this.op('log', a); }
+  log2(a: Arg): Value { return this.op('log2', a); }
+  log10(a: Arg): Value { return this.op('log10', a); }
+  log1p(a: Arg): Value { return this.op('log1p', a); }
+  sin(a: Arg): Value { return this.op('sin', a); }
+  cos(a: Arg): Value { return this.op('cos', a); }
+  tan(a: Arg): Value { return this.op('tan', a); }
+  atan(a: Arg): Value { return this.op('atan', a); }
+  tanh(a: Arg): Value { return this.op('tanh', a); }
   floordiv(a: Arg, b: Arg): Value { return this.op('floordiv', a, b); }
   mod(a: Arg, b: Arg): Value { return this.op('mod', a, b); }
 

@@ -15,7 +15,7 @@ interface WasmExports {
 }
 
 export async function runWasmBytes(bytes: Uint8Array, inputs: string[], outputs: string[], cases: Values[]): Promise<WasmRun> {
-  const { instance } = (await WebAssembly.instantiate(bytes as BufferSource, { env: { exp: Math.exp } })) as WebAssembly.WebAssemblyInstantiatedSource;
+  const { instance } = (await WebAssembly.instantiate(bytes as BufferSource, { env: { exp: Math.exp, expm1: Math.expm1, log: Math.log, log2: Math.log2, log10: Math.log10, log1p: Math.log1p, sin: Math.sin, cos: Math.cos, tan: Math.tan, atan: Math.atan, tanh: Math.tanh } })) as WebAssembly.WebAssemblyInstantiatedSource;
   const x = instance.exports as unknown as WasmExports;
   const n = cases.length;
   const inPtr = x.heap_base();

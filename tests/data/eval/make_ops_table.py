@@ -41,6 +41,22 @@ class Err(Exception):
     pass
 
 
+# The math module's ops are the C library's functions with no domain check
+# of their own (the frontend guards the domain): CPython's math module calls
+# the same functions and raises instead of returning these values.
+POLE = {"log": 0.0, "log2": 0.0, "log10": 0.0, "log1p": -1.0}
+MATH = ("sqrt", "exp", "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan", "atan", "tanh")
+
+
+def c_math(name, x):
+    try:
+        return getattr(math, name)(x)
+    except OverflowError:  # exp, expm1 of a large x: the C function's +inf
+        return INF
+    except ValueError:  # outside the domain: -inf at the pole, else nan
+        return -INF if x == POLE.get(name) else float("nan")
+
+
 def finish(r, rnd, unrounded_ok=True):
     out = rnd(r)
     if math.isnan(out):
@@ -85,6 +101,8 @@ def evaluate(case):
         r = sigmoid(a[0])
     elif op == "square":
         r = a[0] * a[0]
+    elif op in MATH:
+        r = c_math(op, a[0])
     elif op == "gather":
         idx, vals = a[0], a[1:]
         if relaxed:
@@ -207,6 +225,30 @@ def cases():
             yield {"op": "square", "args": [v], "dtype": dtype, "semantics": "exact"}
         yield {"op": "square", "args": [-0.7], "dtype": dtype, "semantics": "relaxed"}
         yield {"op": "square", "args": [2e154], "dtype": dtype, "semantics": "hybrid"}
+    # The math module's functions: ordinary values, rounding ones, underflow,
+    # overflow (float64 and float32's own), the pole and outside the domain
+    # (non-finite results: the frontend raises before them), in both widths;
+    # they have one form in every semantics.
+    values = {
+        "sqrt": (4, 2, 0.5, -0.0, 0, 1e-310, 1e308, 1e-30, -1, 1e76),
+        "exp": (0, 1, -1, 0.1, 88.5, 709, 710, -1000, 100, 1e-10),
+        "expm1": (1e-10, -40, 1, 0.1, 89, 710, -0.0),
+        "log": (1, 2, 0.5, 1e-310, 1e308, 0, -0.0, -1, 10),
+        "log2": (8, 3, 0.1, 0, -2, 1e300),
+        "log10": (1000, 0.001, 7, 0, -1, 1e-300),
+        "log1p": (1e-12, -0.5, -1, -2, 1e300, 3, -0.0),
+        "sin": (0, -0.0, 1, 3.141592653589793, 1e22, -2.5, 1e-300),
+        "cos": (0, 1, 1.5707963267948966, 1e22, -2.5),
+        "tan": (0, 1, 1.5707963267948966, -1.5707963267948966, 1e22, 1e-300),
+        "atan": (0, 1, -1e300, 1e300, 0.5, -0.0),
+        "tanh": (0, 0.5, -20, 400, -1e-300, -0.0),
+    }
+    for op in MATH:
+        for dtype in ("float64", "float32"):
+            for v in values[op]:
+                yield {"op": op, "args": [v], "dtype": dtype, "semantics": "exact"}
+            yield {"op": op, "args": [0.75], "dtype": dtype, "semantics": "relaxed"}
+            yield {"op": op, "args": [1.5], "dtype": dtype, "semantics": "hybrid"}
 
 
 def main():
