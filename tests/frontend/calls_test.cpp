@@ -59,6 +59,23 @@ TEST(Calls, RoundToDigitsIsCPythonsDecimalRounding) {
 // round(x, n) against CPython itself on random values (fixed seed), when
 // Debian's python3 is there: the decisions at .5 of the n-th digit are where
 // a product x * 10^n rounded the wrong way would show.
+/// The values one per line in `format` (a printf format of one double) in a
+/// new temporary file, for a CPython process to read; its path, or "" when
+/// it cannot be written.
+std::string numbers_file(const std::vector<double>& xs, const char* format) {
+  char path[] = "/tmp/tc-numbers-XXXXXX";
+  const int fd = mkstemp(path);
+  if (fd < 0) return {};
+  std::string text;
+  char buf[64];
+  for (double x : xs) text += (std::snprintf(buf, sizeof buf, format, x), buf);
+  const bool written = write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+  close(fd);
+  if (written) return path;
+  std::remove(path);
+  return {};
+}
+
 TEST(Calls, RoundToDigitsAgreesWithCPythonOnRandomValues) {
   if (std::system("/usr/bin/python3 -c 'pass' >/dev/null 2>&1") != 0) GTEST_SKIP() << "no /usr/bin/python3";
   std::mt19937_64 rng(2026);
@@ -67,16 +84,8 @@ TEST(Calls, RoundToDigitsAgreesWithCPythonOnRandomValues) {
   std::uniform_int_distribution<int> cents(-1000000, 1000000);
   for (int k = 0; k < 1500; ++k) xs.push_back(wide(rng));
   for (int k = 0; k < 1500; ++k) xs.push_back(cents(rng) / 1000.0 + 0.0005);  // near the ties of round(x, 3)
-  char path[] = "/tmp/tc-round-XXXXXX";
-  const int fd = mkstemp(path);
-  ASSERT_GE(fd, 0);
-  {
-    std::string text;
-    char buf[64];
-    for (double x : xs) text += (std::snprintf(buf, sizeof buf, "%.17g\n", x), buf);
-    ASSERT_EQ(write(fd, text.data(), text.size()), static_cast<ssize_t>(text.size()));
-    close(fd);
-  }
+  const std::string path = numbers_file(xs, "%.17g\n");
+  ASSERT_FALSE(path.empty());
   const std::string cmd = std::string("/usr/bin/python3 -c \"import sys\n"
                                       "for l in open(sys.argv[1]):\n"
                                       "  x = float(l)\n"
@@ -91,7 +100,7 @@ TEST(Calls, RoundToDigitsAgreesWithCPythonOnRandomValues) {
     want.push_back(row);
   }
   pclose(py);
-  std::remove(path);
+  std::remove(path.c_str());
   ASSERT_EQ(want.size(), xs.size());
   for (int n = 0; n < 5; ++n) {
     auto c = compile_text("def f(x):\n    return round(x, " + std::to_string(n) + ")\n", {"x=float64:-2e4:2e4"});
@@ -238,16 +247,8 @@ TEST(Calls, MathFunctionsAgreeWithCPythonBitForBit) {
   for (int k = 0; k < 300; ++k) xs.push_back(small(rng));
   for (int k = 0; k < 300; ++k) xs.push_back(wide(rng));
   for (int k = 0; k < 300; ++k) xs.push_back(std::pow(10.0, decades(rng)));
-  char path[] = "/tmp/tc-math-XXXXXX";
-  const int fd = mkstemp(path);
-  ASSERT_GE(fd, 0);
-  {
-    std::string text;
-    char buf[64];
-    for (double x : xs) text += (std::snprintf(buf, sizeof buf, "%a\n", x), buf);
-    ASSERT_EQ(write(fd, text.data(), text.size()), static_cast<ssize_t>(text.size()));
-    close(fd);
-  }
+  const std::string path = numbers_file(xs, "%a\n");  // hexadecimal: CPython reads them with float.fromhex
+  ASSERT_FALSE(path.empty());
   for (const Fn& fn : fns) {
     SCOPED_TRACE(fn.call);
     const std::string cmd = std::string("/usr/bin/python3 -c \"import math, sys\n"
@@ -292,7 +293,7 @@ TEST(Calls, MathFunctionsAgreeWithCPythonBitForBit) {
       }
     }
   }
-  std::remove(path);
+  std::remove(path.c_str());
 }
 
 TEST(Calls, MathFunctionsSpellingsDomainsAndTypes) {
