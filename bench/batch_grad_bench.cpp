@@ -153,6 +153,11 @@ struct Figures {
   double one_tape = 0, one_compiled = 0;
 };
 
+double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
 Figures measure(const Case& c, int rounds, int reps) {
   // Every row pinned: under Auto a plan found in the plan cache (or
   // compiled in the background) would switch to generated C in the middle
@@ -277,20 +282,16 @@ Figures measure(const Case& c, int rounds, int reps) {
     ot.push_back((t1 - t0) * 1e9 / one_reps);
     oc.push_back((t2 - t1) * 1e9 / one_reps);
   }
-  auto median = [](std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
-  };
   benchmark::DoNotOptimize(param_grads.data());
   benchmark::DoNotOptimize(param_grads_c.data());
-  f.run_batch = median(rb);
-  f.forward = median(fw);
-  f.forward_reverse = median(fr);
-  f.run_batch_c = median(rbc);
-  f.forward_c = median(fwc);
-  f.forward_reverse_c = median(frc);
-  f.one_tape = median(ot);
-  f.one_compiled = median(oc);
+  f.run_batch = median_of(rb);
+  f.forward = median_of(fw);
+  f.forward_reverse = median_of(fr);
+  f.run_batch_c = median_of(rbc);
+  f.forward_c = median_of(fwc);
+  f.forward_reverse_c = median_of(frc);
+  f.one_tape = median_of(ot);
+  f.one_compiled = median_of(oc);
   return f;
 }
 
@@ -309,11 +310,6 @@ std::vector<Case> cases() {
 /// tape's gradient plan, against the Auto rule's estimates
 /// (eval_detail::estimated_compile_seconds). Wall seconds from the plan's
 /// status: writing the source, compiling, loading.
-double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
 void compile_times(const std::string& only, int rounds) {
   std::printf("\ncold compiles, %d rounds, medians (wall s) and the Auto rule's estimates\n", rounds);
   std::printf("%-11s %6s | %9s %9s %7s | %9s %9s %7s | %9s\n", "circuit", "nodes", "forward", "estimate", "ratio",

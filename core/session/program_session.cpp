@@ -57,10 +57,8 @@ Result<Analysis> ProgramSession::analyze(const AnalyzeOptions& options) const {
   return tc::analyze(*program_, options);
 }
 
-Result<ProgramSession::Optimized> ProgramSession::optimize(const OptimizeOptions& options) const {
-  auto r = tc::optimize(*program_, options);
-  if (!r) return r.error();
-  return Optimized{std::move(r->program), std::move(r->stats)};
+Result<Optimized> ProgramSession::optimize(const OptimizeOptions& options) const {
+  return tc::optimize(*program_, options);
 }
 
 Result<Schedule> ProgramSession::schedule() const { return tc::schedule(*program_); }

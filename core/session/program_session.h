@@ -86,12 +86,8 @@ class ProgramSession {
   /// The interval analysis of the program (options: parameter values to
   /// assume, free parameters, a root semantics or dtype laid over).
   [[nodiscard]] Result<Analysis> analyze(const AnalyzeOptions& options = {}) const;
-  /// The optimized program with its figures; session() makes the session
+  /// The optimized program with its figures; derived() makes the session
   /// a client keeps for it (the same bindings serve its call nodes).
-  struct Optimized {
-    Program program;
-    OptimizeStats stats;
-  };
   [[nodiscard]] Result<Optimized> optimize(const OptimizeOptions& options = {}) const;
   /// A new session over `program` with this session's bindings: the
   /// program an optimize, a freeze or new parameter values made from it.
